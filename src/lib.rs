@@ -1,0 +1,6 @@
+//! permaudit: audits OpenCode permission configuration exactly as OpenCode 1.18.34 reads it.
+//!
+//! See `ARCHITECTURE.md` for the pipeline and its invariants.
+
+pub mod source;
+pub mod syntax;

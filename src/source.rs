@@ -1,0 +1,170 @@
+//! Source texts and locations.
+//!
+//! Every value permaudit reads carries a [`Loc`]: which source it came from and the byte
+//! range inside the text the user wrote. Line and column are computed only when rendering.
+
+use std::fmt;
+
+/// Index of a source in a [`SourceMap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceId(pub u32);
+
+/// A byte range in a source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A place in a source: the source and a byte range of its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub source: SourceId,
+    pub span: Span,
+}
+
+/// What kind of thing a source is; decides how it is named in output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A file on disk, by its path as permaudit found it.
+    File(std::path::PathBuf),
+    /// The value of an environment variable (`OPENCODE_CONFIG_CONTENT`, `OPENCODE_PERMISSION`).
+    EnvVar(String),
+}
+
+/// One text permaudit read, kept whole for diagnostics.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub origin: Origin,
+    /// The text as read (invalid UTF-8 replaced by U+FFFD, as Bun's decoder does).
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(origin: Origin, text: String) -> SourceFile {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        SourceFile {
+            origin,
+            text,
+            line_starts,
+        }
+    }
+
+    /// A name for humans and machine output: the path, or `env:NAME`.
+    pub fn name(&self) -> String {
+        match &self.origin {
+            Origin::File(p) => p.display().to_string(),
+            Origin::EnvVar(v) => format!("env:{v}"),
+        }
+    }
+
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match &self.origin {
+            Origin::File(p) => Some(p),
+            Origin::EnvVar(_) => None,
+        }
+    }
+
+    /// 1-based line and column (column counted in Unicode scalar values) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        // `offset` may fall inside a multi-byte character after span arithmetic; count the
+        // characters that start before it.
+        let col = self.text[start..]
+            .char_indices()
+            .take_while(|(i, _)| start + i < offset)
+            .count();
+        (line + 1, col + 1)
+    }
+}
+
+/// All sources of one run, addressed by [`SourceId`].
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, file: SourceFile) -> SourceId {
+        self.files.push(file);
+        SourceId((self.files.len() - 1) as u32)
+    }
+
+    pub fn get(&self, id: SourceId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (SourceId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (SourceId(i as u32), f))
+    }
+
+    /// `(name, line, column)` of a location.
+    pub fn position(&self, loc: Loc) -> Position {
+        let f = self.get(loc.source);
+        let (line, column) = f.line_col(loc.span.start);
+        Position {
+            name: f.name(),
+            line,
+            column,
+        }
+    }
+}
+
+/// A rendered location: `path:line:column`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub name: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.name, self.line, self.column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = SourceFile::new(Origin::EnvVar("X".into()), "ab\né{x\n".into());
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(3), (2, 1));
+        // 'é' is two bytes; '{' is the second character of line 2.
+        assert_eq!(f.line_col(5), (2, 2));
+        assert_eq!(f.line_col(999), (3, 1));
+    }
+}

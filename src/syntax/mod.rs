@@ -1,0 +1,5 @@
+//! Syntax: texts into values with spans. JSONC configs, YAML frontmatter of agent files,
+//! `{env:…}`/`{file:…}` substitution, and JavaScript object semantics.
+
+pub mod jsonc;
+pub mod value;
