@@ -3,4 +3,5 @@
 //! See `ARCHITECTURE.md` for the pipeline and its invariants.
 
 pub mod source;
+pub mod glob;
 pub mod syntax;
