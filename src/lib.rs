@@ -3,5 +3,7 @@
 //! See `ARCHITECTURE.md` for the pipeline and its invariants.
 
 pub mod source;
+pub mod discover;
 pub mod glob;
+pub mod model;
 pub mod syntax;

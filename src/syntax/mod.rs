@@ -2,4 +2,5 @@
 //! `{env:…}`/`{file:…}` substitution, and JavaScript object semantics.
 
 pub mod jsonc;
+pub mod subst;
 pub mod value;

@@ -110,19 +110,30 @@ pub fn is_array_index(key: &str) -> Option<u32> {
 }
 
 /// An object with JavaScript property semantics (see the module docs).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct JsObject {
+///
+/// Generic over the value type so that the model's typed maps (permission objects, agent
+/// maps) get exactly the same key order as parsed JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsObject<V = Node> {
     /// Keys in insertion order; [`JsObject::iter`] applies the index-key rule.
-    entries: IndexMap<String, Node>,
+    entries: IndexMap<String, V>,
 }
 
-impl JsObject {
-    pub fn new() -> JsObject {
+impl<V> Default for JsObject<V> {
+    fn default() -> Self {
+        JsObject {
+            entries: IndexMap::new(),
+        }
+    }
+}
+
+impl<V> JsObject<V> {
+    pub fn new() -> JsObject<V> {
         JsObject::default()
     }
 
     /// `obj[key] = value`: an existing key keeps its position and takes the value.
-    pub fn set(&mut self, key: String, value: Node) {
+    pub fn set(&mut self, key: String, value: V) {
         if let Some(slot) = self.entries.get_mut(&key) {
             *slot = value;
         } else {
@@ -130,11 +141,11 @@ impl JsObject {
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub fn get(&self, key: &str) -> Option<&V> {
         self.entries.get(key)
     }
 
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         self.entries.get_mut(key)
     }
 
@@ -143,7 +154,7 @@ impl JsObject {
     }
 
     /// `delete obj[key]`.
-    pub fn remove(&mut self, key: &str) -> Option<Node> {
+    pub fn remove(&mut self, key: &str) -> Option<V> {
         self.entries.shift_remove(key)
     }
 
@@ -156,8 +167,8 @@ impl JsObject {
     }
 
     /// `Object.entries(obj)` order: array-index keys ascending, then the rest by insertion.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Node)> {
-        let mut index_keys: Vec<(u32, &str, &Node)> = self
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
+        let mut index_keys: Vec<(u32, &str, &V)> = self
             .entries
             .iter()
             .filter_map(|(k, v)| is_array_index(k).map(|n| (n, k.as_str(), v)))
@@ -174,28 +185,39 @@ impl JsObject {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.iter().map(|(k, _)| k)
     }
+
+    /// `{...a, ...b}` with `combine(old, new)` deciding the value of a key present in both.
+    pub fn merged_with(&self, other: &JsObject<V>, combine: impl Fn(&V, &V) -> V) -> JsObject<V>
+    where
+        V: Clone,
+    {
+        let mut out = JsObject::new();
+        for (k, v) in self.iter() {
+            out.set(k.to_string(), v.clone());
+        }
+        for (k, v) in other.iter() {
+            let nv = match out.get(k) {
+                Some(old) => combine(old, v),
+                None => v.clone(),
+            };
+            out.set(k.to_string(), nv);
+        }
+        out
+    }
 }
 
 /// remeda `mergeDeep(target, source)` as OpenCode 1.18.34 uses it to merge configs:
 /// `{...target, ...source}`, with keys whose values are plain objects on both sides merged
 /// recursively. Arrays and scalars are replaced wholesale.
 pub fn merge_deep(target: &JsObject, source: &JsObject) -> JsObject {
-    let mut out = JsObject::new();
-    for (k, v) in target.iter() {
-        out.set(k.to_string(), v.clone());
-    }
-    for (k, v) in source.iter() {
-        let merged = match (out.get(k).map(|n| &n.value), &v.value) {
-            (Some(Value::Object(a)), Value::Object(b)) => Node {
-                value: Value::Object(merge_deep(a, b)),
-                loc: v.loc,
-                key: v.key,
-            },
-            _ => v.clone(),
-        };
-        out.set(k.to_string(), merged);
-    }
-    out
+    target.merged_with(source, |old, new| match (&old.value, &new.value) {
+        (Value::Object(a), Value::Object(b)) => Node {
+            value: Value::Object(merge_deep(a, b)),
+            loc: new.loc,
+            key: new.key,
+        },
+        _ => new.clone(),
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,322 @@
+//! Which config sources OpenCode 1.18.34 reads, in its order (spec §5.1).
+//!
+//! Discovery sees the machine only through [`Host`]; the CLI provides the real one, tests a
+//! fake. The result is an ordered list of [`Step`]s: lowest precedence first, exactly the
+//! order in which OpenCode merges them.
+
+use crate::model::Layer;
+use std::path::{Component, Path, PathBuf};
+
+/// The machine as OpenCode sees it: environment variables and the filesystem.
+pub trait Host {
+    /// An environment variable (`None` when unset).
+    fn var(&self, name: &str) -> Option<String>;
+    /// A file's bytes.
+    fn read(&self, path: &Path) -> Result<Vec<u8>, String>;
+    fn is_file(&self, path: &Path) -> bool;
+    fn is_dir(&self, path: &Path) -> bool;
+    /// Entries of a directory: `(name, is_dir)`, sorted by name; empty when unreadable.
+    fn list_dir(&self, path: &Path) -> Vec<(String, bool)>;
+}
+
+/// The directories OpenCode derives from the environment (spec's `HOME`, `CONFIG`, `DATA`,
+/// `TMP`, `WT`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    pub home: PathBuf,
+    /// `${XDG_CONFIG_HOME:-$HOME/.config}/opencode`
+    pub config: PathBuf,
+    /// `${XDG_DATA_HOME:-$HOME/.local/share}/opencode`
+    pub data: PathBuf,
+    /// `os.tmpdir()/opencode`
+    pub tmp: PathBuf,
+    /// The directory OpenCode starts in.
+    pub cwd: PathBuf,
+    /// The git worktree root, or `/` outside git.
+    pub worktree: PathBuf,
+}
+
+/// Lexically normalise an absolute path (`.` and `..` removed), as Node's `path.resolve`.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// Node's `path.relative(from, to)` for absolute POSIX paths.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let (from, to) = (normalize(from), normalize(to));
+    let f: Vec<_> = from.components().skip(1).collect();
+    let t: Vec<_> = to.components().skip(1).collect();
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); f.len() - common];
+    parts.extend(t[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.join("/")
+}
+
+impl Paths {
+    pub fn from_host(host: &dyn Host, cwd: &Path) -> Paths {
+        let home = PathBuf::from(host.var("HOME").unwrap_or_else(|| "/".to_string()));
+        let xdg = |var: &str, default: &str| -> PathBuf {
+            match host.var(var) {
+                Some(v) if !v.is_empty() => PathBuf::from(v),
+                _ => home.join(default),
+            }
+        };
+        let config = xdg("XDG_CONFIG_HOME", ".config").join("opencode");
+        let data = xdg("XDG_DATA_HOME", ".local/share").join("opencode");
+        // os.tmpdir(): $TMPDIR (or TMP, TEMP), trailing slash dropped, else /tmp.
+        let tmpdir = ["TMPDIR", "TMP", "TEMP"]
+            .iter()
+            .find_map(|v| host.var(v).filter(|s| !s.is_empty()))
+            .map(|s| {
+                if s.len() > 1 && s.ends_with('/') {
+                    s[..s.len() - 1].to_string()
+                } else {
+                    s
+                }
+            })
+            .unwrap_or_else(|| "/tmp".to_string());
+        let cwd = normalize(cwd);
+        let worktree = cwd
+            .ancestors()
+            .find(|d| host.is_dir(&d.join(".git")) || host.is_file(&d.join(".git")))
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Paths {
+            home,
+            config,
+            data,
+            tmp: PathBuf::from(tmpdir).join("opencode"),
+            cwd,
+            worktree,
+        }
+    }
+
+    /// Directories from `cwd` up to the worktree root, nearest first.
+    pub fn up_to_worktree(&self) -> Vec<PathBuf> {
+        self.cwd
+            .ancestors()
+            .take_while(|d| d.starts_with(&self.worktree))
+            .map(Path::to_path_buf)
+            .collect()
+    }
+}
+
+/// What kind of agent a markdown file defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkdownKind {
+    /// `{agent,agents}/**/*.md`
+    Agent,
+    /// `{mode,modes}/*.md`: an agent with `mode: primary`.
+    Mode,
+}
+
+/// One source to read, in OpenCode's merge order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A JSONC config file.
+    File { path: PathBuf, layer: Layer },
+    /// A JSONC config held in an environment variable (`OPENCODE_CONFIG_CONTENT`).
+    EnvConfig { var: String, layer: Layer },
+    /// A markdown agent or mode file.
+    Markdown {
+        path: PathBuf,
+        name: String,
+        kind: MarkdownKind,
+    },
+}
+
+/// Everything discovery found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovery {
+    pub paths: Paths,
+    pub steps: Vec<Step>,
+    /// Sources OpenCode may read that permaudit cannot (remote configs), said aloud.
+    pub notes: Vec<String>,
+}
+
+fn truthy(v: Option<String>) -> bool {
+    // OpenCode's Flag.truthy: "true" or "1" (case-insensitive).
+    v.map(|s| {
+        let s = s.to_ascii_lowercase();
+        s == "true" || s == "1"
+    })
+    .unwrap_or(false)
+}
+
+/// Markdown files under `dir` matching `{sub}/**/*.md` (recursive) or `{sub}/*.md`.
+fn markdown_files(host: &dyn Host, dir: &Path, sub: &str, recursive: bool) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let base = dir.join(sub);
+    if !host.is_dir(&base) {
+        return out;
+    }
+    // Bounded walk: symlink loops and absurd depths must not hang us.
+    let mut stack = vec![(base.clone(), String::new(), 0usize)];
+    while let Some((d, rel, depth)) = stack.pop() {
+        if depth > 32 {
+            continue;
+        }
+        for (name, is_dir) in host.list_dir(&d) {
+            let relname = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            if is_dir {
+                if recursive {
+                    stack.push((d.join(&name), relname, depth + 1));
+                }
+            } else if let Some(stem) = relname.strip_suffix(".md") {
+                out.push((d.join(&name), stem.to_string()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Discover the sources OpenCode would read when started in `cwd`.
+pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
+    let paths = Paths::from_host(host, cwd);
+    let mut steps = Vec::new();
+    let mut notes = Vec::new();
+    let file = |steps: &mut Vec<Step>, path: PathBuf, layer: Layer| {
+        if host.is_file(&path) {
+            steps.push(Step::File { path, layer });
+        }
+    };
+
+    // 1. Remote well-known configs come from auth.json entries of type `wellknown`.
+    let auth = paths.data.join("auth.json");
+    if host.is_file(&auth) {
+        notes.push(format!(
+            "{} may name remote (well-known) configs, which OpenCode fetches and permaudit cannot read offline",
+            auth.display()
+        ));
+    }
+    // 2. Global config dir.
+    for name in ["config.json", "opencode.json", "opencode.jsonc"] {
+        file(&mut steps, paths.config.join(name), Layer::Global);
+    }
+    // 3. OPENCODE_CONFIG.
+    if let Some(p) = host.var("OPENCODE_CONFIG").filter(|s| !s.is_empty()) {
+        steps.push(Step::File {
+            path: normalize(&paths.cwd.join(p)),
+            layer: Layer::OpencodeConfig,
+        });
+    }
+    let project_disabled = truthy(host.var("OPENCODE_DISABLE_PROJECT_CONFIG"));
+    let upward = paths.up_to_worktree();
+    // 4. Project files, root-most first; opencode.json before opencode.jsonc.
+    if !project_disabled {
+        for dir in upward.iter().rev() {
+            for name in ["opencode.json", "opencode.jsonc"] {
+                file(&mut steps, dir.join(name), Layer::Project);
+            }
+        }
+    }
+    // 5. Config directories.
+    let config_dir_env = host
+        .var("OPENCODE_CONFIG_DIR")
+        .filter(|s| !s.is_empty())
+        .map(|p| normalize(&paths.cwd.join(p)));
+    let mut dirs: Vec<(PathBuf, Layer)> = vec![(paths.config.clone(), Layer::Global)];
+    if !project_disabled {
+        for d in &upward {
+            let dot = d.join(".opencode");
+            if host.is_dir(&dot) {
+                dirs.push((dot, Layer::DotOpencode));
+            }
+        }
+    }
+    let home_dot = paths.home.join(".opencode");
+    if host.is_dir(&home_dot) {
+        dirs.push((home_dot, Layer::HomeDotOpencode));
+    }
+    if let Some(d) = &config_dir_env {
+        dirs.push((d.clone(), Layer::ConfigDir));
+    }
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (dir, layer) in dirs {
+        if seen.contains(&dir) {
+            continue;
+        }
+        seen.push(dir.clone());
+        if dir.to_string_lossy().ends_with(".opencode") || Some(&dir) == config_dir_env.as_ref() {
+            for name in ["opencode.json", "opencode.jsonc"] {
+                file(&mut steps, dir.join(name), layer);
+            }
+        }
+        for sub in ["agent", "agents"] {
+            for (path, name) in markdown_files(host, &dir, sub, true) {
+                steps.push(Step::Markdown {
+                    path,
+                    name,
+                    kind: MarkdownKind::Agent,
+                });
+            }
+        }
+        for sub in ["mode", "modes"] {
+            for (path, name) in markdown_files(host, &dir, sub, false) {
+                steps.push(Step::Markdown {
+                    path,
+                    name,
+                    kind: MarkdownKind::Mode,
+                });
+            }
+        }
+    }
+    // 6. OPENCODE_CONFIG_CONTENT.
+    if host.var("OPENCODE_CONFIG_CONTENT").is_some_and(|s| !s.is_empty()) {
+        steps.push(Step::EnvConfig {
+            var: "OPENCODE_CONFIG_CONTENT".to_string(),
+            layer: Layer::ConfigContent,
+        });
+    }
+    // 7. Console/org remote config: only when logged in to an org.
+    if host.is_file(&paths.data.join("account.json")) {
+        notes.push("an OpenCode account is configured: an org's remote config, if any, is fetched by OpenCode and not read by permaudit".to_string());
+    }
+    // 8. Managed config dir.
+    let managed = host
+        .var("OPENCODE_TEST_MANAGED_CONFIG_DIR")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/etc/opencode"));
+    for name in ["opencode.json", "opencode.jsonc"] {
+        file(&mut steps, managed.join(name), Layer::Managed);
+    }
+    Discovery {
+        paths,
+        steps,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_like_node() {
+        assert_eq!(
+            relative(Path::new("/a/b/proj"), Path::new("/h/.local/share/opencode/plans/*.md")),
+            "../../../h/.local/share/opencode/plans/*.md"
+        );
+        assert_eq!(
+            relative(Path::new("/"), Path::new("/tmp/x/*.md")),
+            "tmp/x/*.md"
+        );
+        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/b/c")), "c");
+    }
+}

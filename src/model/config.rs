@@ -1,0 +1,468 @@
+//! One config source decoded exactly as OpenCode's V1 schema decodes it, with every refusal
+//! OpenCode makes reported as a [`ConfigError`].
+//!
+//! Mirrors `packages/core/src/v1/config/permission.ts` and `agent.ts` of 1.18.34 (spec §3,
+//! §5.4–5.6): the string form `"permission": "allow"` becomes `{"*": "allow"}` per file;
+//! action-only keys refuse objects; `agent.NAME.tools` is folded into that agent's
+//! permission per file (tools first, then `Object.assign` of the permission object); the V2
+//! `permissions` key is refused. Unknown keys are ignored, as OpenCode ignores them.
+
+use super::rule::{Action, Layer};
+use crate::source::Loc;
+use crate::syntax::value::{JsObject, Node, Value};
+
+/// A refusal: OpenCode would exit with "Configuration is invalid".
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub loc: Loc,
+    /// JSON path of the offending value, as OpenCode prints it (`permission.bash`).
+    pub path: String,
+    /// What OpenCode expects there.
+    pub message: String,
+}
+
+/// One action in a permission object, with where it was written and the layer it joins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaf {
+    pub action: Action,
+    /// Where the rule is written: the pattern key, or the permission key for the string form.
+    pub loc: Loc,
+    pub layer: Layer,
+}
+
+/// The value of one permission key after decoding.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermEntry {
+    /// `"bash": "deny"`: one rule with pattern `*` (string form).
+    Action(Leaf),
+    /// `"bash": {"git *": "allow"}`: one rule per pattern (object form).
+    Patterns(JsObject<Leaf>),
+}
+
+/// A decoded `permission` object: permission key → entry, in JavaScript key order.
+pub type PermissionMap = JsObject<PermEntry>;
+
+/// remeda `mergeDeep` restricted to permission maps: objects merge key by key, anything else
+/// replaces the earlier value in the earlier position.
+pub fn merge_permission(a: &PermissionMap, b: &PermissionMap) -> PermissionMap {
+    a.merged_with(b, |old, new| match (old, new) {
+        (PermEntry::Patterns(x), PermEntry::Patterns(y)) => {
+            PermEntry::Patterns(x.merged_with(y, |_, n| n.clone()))
+        }
+        _ => new.clone(),
+    })
+}
+
+/// A legacy `tools` entry: `"bash": false`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolEntry {
+    pub enabled: bool,
+    pub loc: Loc,
+}
+
+/// An `agent.NAME` (or `mode.NAME`, or markdown agent) entry after decoding.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AgentEntry {
+    pub permission: Option<PermissionMap>,
+    pub disable: Option<bool>,
+    pub mode: Option<String>,
+    pub hidden: Option<bool>,
+    /// Where the entry was (last) written.
+    pub loc: Option<Loc>,
+}
+
+impl AgentEntry {
+    /// mergeDeep of two entries: scalars replaced, permission maps merged.
+    pub fn merge(&self, later: &AgentEntry) -> AgentEntry {
+        AgentEntry {
+            permission: match (&self.permission, &later.permission) {
+                (Some(a), Some(b)) => Some(merge_permission(a, b)),
+                (a, b) => b.clone().or_else(|| a.clone()),
+            },
+            disable: later.disable.or(self.disable),
+            mode: later.mode.clone().or_else(|| self.mode.clone()),
+            hidden: later.hidden.or(self.hidden),
+            loc: later.loc.or(self.loc),
+        }
+    }
+}
+
+/// The parts of one config source that decide permissions.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FileConfig {
+    pub permission: Option<PermissionMap>,
+    pub tools: Option<JsObject<ToolEntry>>,
+    pub agent: JsObject<AgentEntry>,
+    pub mode: JsObject<AgentEntry>,
+}
+
+/// Permission keys whose value must be an action string (spec §3.1).
+pub const ACTION_ONLY_KEYS: [&str; 5] = ["todowrite", "question", "webfetch", "websearch", "doom_loop"];
+
+/// Legacy tool names that all set `edit` (spec §5.4).
+pub fn tool_permission_name(tool: &str) -> &str {
+    match tool {
+        "write" | "edit" | "patch" => "edit",
+        other => other,
+    }
+}
+
+fn err(node: &Node, path: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        loc: node.loc,
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+fn key_loc(node: &Node) -> Loc {
+    node.key.unwrap_or(node.loc)
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn action_of(node: &Node, path: &str, expected: &str) -> Result<Action, ConfigError> {
+    match &node.value {
+        Value::String(s) => Action::parse(s).ok_or_else(|| {
+            err(
+                node,
+                path,
+                format!(
+                    "expected {expected}: one of \"allow\", \"ask\", \"deny\" (case-sensitive), got {}",
+                    node.value.preview()
+                ),
+            )
+        }),
+        v => Err(err(
+            node,
+            path,
+            format!("expected {expected}, got {}", v.preview()),
+        )),
+    }
+}
+
+/// Decode a `permission` value (top level or an agent's).
+pub fn decode_permission(node: &Node, path: &str, layer: Layer) -> Result<PermissionMap, ConfigError> {
+    let mut map = PermissionMap::new();
+    match &node.value {
+        Value::String(_) => {
+            let action = action_of(node, path, "an action or an object of permissions")?;
+            map.set(
+                "*".to_string(),
+                PermEntry::Action(Leaf {
+                    action,
+                    loc: node.loc,
+                    layer,
+                }),
+            );
+        }
+        Value::Object(o) => {
+            for (key, v) in o.iter() {
+                let p = join(path, key);
+                let entry = match &v.value {
+                    Value::String(_) => PermEntry::Action(Leaf {
+                        action: action_of(v, &p, "an action")?,
+                        loc: key_loc(v),
+                        layer,
+                    }),
+                    Value::Object(_) if ACTION_ONLY_KEYS.contains(&key) => {
+                        return Err(err(
+                            v,
+                            &p,
+                            format!(
+                                "`{key}` takes only an action string (\"allow\", \"ask\" or \"deny\"), not an object of patterns"
+                            ),
+                        ));
+                    }
+                    Value::Object(patterns) => {
+                        let mut out = JsObject::new();
+                        for (pat, pv) in patterns.iter() {
+                            let action = action_of(pv, &join(&p, pat), "an action")?;
+                            out.set(
+                                pat.to_string(),
+                                Leaf {
+                                    action,
+                                    loc: key_loc(pv),
+                                    layer,
+                                },
+                            );
+                        }
+                        PermEntry::Patterns(out)
+                    }
+                    other => {
+                        return Err(err(
+                            v,
+                            &p,
+                            format!(
+                                "expected an action string or an object of pattern → action, got {}",
+                                other.preview()
+                            ),
+                        ));
+                    }
+                };
+                map.set(key.to_string(), entry);
+            }
+        }
+        other => {
+            return Err(err(
+                node,
+                path,
+                format!(
+                    "expected an action string or an object of permissions, got {}",
+                    other.preview()
+                ),
+            ));
+        }
+    }
+    Ok(map)
+}
+
+/// Decode a legacy `tools` map: tool name → boolean.
+pub fn decode_tools(node: &Node, path: &str) -> Result<JsObject<ToolEntry>, ConfigError> {
+    let Value::Object(o) = &node.value else {
+        return Err(err(
+            node,
+            path,
+            format!("expected an object of tool → boolean, got {}", node.value.preview()),
+        ));
+    };
+    let mut out = JsObject::new();
+    for (k, v) in o.iter() {
+        let Value::Bool(b) = v.value else {
+            return Err(err(
+                v,
+                &join(path, k),
+                format!("expected a boolean, got {}", v.value.preview()),
+            ));
+        };
+        out.set(
+            k.to_string(),
+            ToolEntry {
+                enabled: b,
+                loc: key_loc(v),
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Translate a tools map to permission entries: `write`, `edit` and `patch` all set `edit`
+/// (first position, last value); every other key maps to itself (spec §5.4).
+pub fn tools_to_permission(tools: &JsObject<ToolEntry>, layer: Layer) -> PermissionMap {
+    let mut map = PermissionMap::new();
+    for (k, t) in tools.iter() {
+        let action = if t.enabled { Action::Allow } else { Action::Deny };
+        map.set(
+            tool_permission_name(k).to_string(),
+            PermEntry::Action(Leaf {
+                action,
+                loc: t.loc,
+                layer,
+            }),
+        );
+    }
+    map
+}
+
+/// Which kind of agent entry is being decoded; decides the layers of its rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// `agent.NAME` in a JSON config.
+    Json,
+    /// `mode.NAME` in a JSON config, or a `mode/*.md` file.
+    Mode,
+    /// An `agent/**/*.md` file.
+    Markdown,
+}
+
+const MODES: [&str; 3] = ["primary", "subagent", "all"];
+
+/// Decode one agent entry (`agent.NAME`, `mode.NAME`, or a markdown agent's frontmatter).
+pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEntry, ConfigError> {
+    let Value::Object(o) = &node.value else {
+        return Err(err(
+            node,
+            path,
+            format!("expected an agent object, got {}", node.value.preview()),
+        ));
+    };
+    let mut entry = AgentEntry {
+        loc: Some(key_loc(node)),
+        ..AgentEntry::default()
+    };
+    let perm_layer = match kind {
+        EntryKind::Json => Layer::AgentConfig,
+        EntryKind::Mode => Layer::Mode,
+        EntryKind::Markdown => Layer::MarkdownAgent,
+    };
+    let mut permission = None;
+    let mut tools = None;
+    for (k, v) in o.iter() {
+        let p = join(path, k);
+        match k {
+            "permissions" => {
+                return Err(err(
+                    v,
+                    &p,
+                    "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
+                ));
+            }
+            "permission" => permission = Some(decode_permission(v, &p, perm_layer)?),
+            "tools" => tools = Some(decode_tools(v, &p)?),
+            "disable" | "hidden" => {
+                let Value::Bool(b) = v.value else {
+                    return Err(err(v, &p, format!("expected a boolean, got {}", v.value.preview())));
+                };
+                if k == "disable" {
+                    entry.disable = Some(b);
+                } else {
+                    entry.hidden = Some(b);
+                }
+            }
+            "mode" => match v.value.as_str() {
+                Some(m) if MODES.contains(&m) => entry.mode = Some(m.to_string()),
+                _ => {
+                    return Err(err(
+                        v,
+                        &p,
+                        format!(
+                            "expected \"primary\", \"subagent\" or \"all\", got {}",
+                            v.value.preview()
+                        ),
+                    ));
+                }
+            },
+            "model" | "prompt" | "description" | "color" | "variant" => {
+                if !matches!(v.value, Value::String(_)) {
+                    return Err(err(v, &p, format!("expected a string, got {}", v.value.preview())));
+                }
+            }
+            "temperature" | "top_p" | "steps" | "maxSteps" => {
+                if !matches!(v.value, Value::Number(_)) {
+                    return Err(err(v, &p, format!("expected a number, got {}", v.value.preview())));
+                }
+            }
+            _ => {} // other keys go to `options` in OpenCode
+        }
+    }
+    // `perm = {}` from tools, then `Object.assign(perm, permission)`: shallow, so a
+    // permission key of the same name keeps the tools position and takes its value.
+    entry.permission = match (tools, permission) {
+        (None, p) => p,
+        (Some(t), p) => {
+            let mut perm = tools_to_permission(&t, Layer::AgentLegacyTools);
+            if let Some(p) = p {
+                for (k, v) in p.iter() {
+                    perm.set(k.to_string(), v.clone());
+                }
+            }
+            Some(perm)
+        }
+    };
+    Ok(entry)
+}
+
+/// Decode a whole config file's top-level object.
+pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError> {
+    let Value::Object(o) = &root.value else {
+        return Err(err(
+            root,
+            "",
+            format!("expected a config object at the top level, got {}", root.value.preview()),
+        ));
+    };
+    let mut cfg = FileConfig::default();
+    for (k, v) in o.iter() {
+        match k {
+            "permissions" => {
+                return Err(err(
+                    v,
+                    k,
+                    "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
+                ));
+            }
+            "permission" => cfg.permission = Some(decode_permission(v, k, layer)?),
+            "tools" => cfg.tools = Some(decode_tools(v, k)?),
+            "agent" | "mode" => {
+                let Value::Object(agents) = &v.value else {
+                    return Err(err(
+                        v,
+                        k,
+                        format!("expected an object of agents, got {}", v.value.preview()),
+                    ));
+                };
+                let kind = if k == "agent" { EntryKind::Json } else { EntryKind::Mode };
+                let mut out = JsObject::new();
+                for (name, a) in agents.iter() {
+                    out.set(name.to_string(), decode_agent(a, &join(k, name), kind)?);
+                }
+                if k == "agent" {
+                    cfg.agent = out;
+                } else {
+                    cfg.mode = out;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceId;
+    use crate::syntax::jsonc;
+
+    fn decode(text: &str) -> Result<FileConfig, ConfigError> {
+        let n = jsonc::parse(text, SourceId(0), &|o| o).unwrap();
+        decode_file(&n, Layer::Project)
+    }
+
+    fn keys(m: &PermissionMap) -> Vec<String> {
+        m.keys().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn string_form_is_star() {
+        let c = decode(r#"{"permission":"allow"}"#).unwrap();
+        assert_eq!(keys(c.permission.as_ref().unwrap()), ["*"]);
+    }
+
+    #[test]
+    fn refusals() {
+        for (t, path) in [
+            (r#"{"permission":{"bash":"ALLOW"}}"#, "permission.bash"),
+            (r#"{"permission":{"webfetch":{"https://x/*":"deny"}}}"#, "permission.webfetch"),
+            (r#"{"permission":{"bash":null}}"#, "permission.bash"),
+            (r#"{"permission":[]}"#, "permission"),
+            (r#"{"permission":{"bash":{"git":{"*":"deny"}}}}"#, "permission.bash.git"),
+            (r#"{"permission":{"bash":5}}"#, "permission.bash"),
+            (r#"{"permissions":{}}"#, "permissions"),
+            (r#"{"agent":{"build":{"permissions":{}}}}"#, "agent.build.permissions"),
+            (r#"[]"#, ""),
+        ] {
+            let e = decode(t).unwrap_err();
+            assert_eq!(e.path, path, "{t}");
+        }
+    }
+
+    #[test]
+    fn agent_tools_come_first_and_lose_to_permission() {
+        let c = decode(
+            r#"{"agent":{"build":{"permission":{"bash":"allow","write":"ask"},"tools":{"webfetch":false,"write":false,"bash":false}}}}"#,
+        )
+        .unwrap();
+        let b = c.agent.get("build").unwrap().permission.as_ref().unwrap();
+        assert_eq!(keys(b), ["webfetch", "edit", "bash", "write"]);
+        let PermEntry::Action(l) = b.get("bash").unwrap() else { panic!() };
+        assert_eq!(l.action, Action::Allow);
+        assert_eq!(l.layer, Layer::AgentConfig);
+    }
+}
