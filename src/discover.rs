@@ -12,11 +12,26 @@ pub trait Host {
     /// An environment variable (`None` when unset).
     fn var(&self, name: &str) -> Option<String>;
     /// A file's bytes.
-    fn read(&self, path: &Path) -> Result<Vec<u8>, String>;
+    fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError>;
     fn is_file(&self, path: &Path) -> bool;
     fn is_dir(&self, path: &Path) -> bool;
     /// Entries of a directory: `(name, is_dir)`, sorted by name; empty when unreadable.
     fn list_dir(&self, path: &Path) -> Vec<(String, bool)>;
+}
+
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    pub kind: ReadErrorKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadErrorKind {
+    NotFound,
+    PermissionDenied,
+    /// A directory, a file over permaudit's size limit, an I/O error.
+    Other,
 }
 
 /// The directories OpenCode derives from the environment (spec's `HOME`, `CONFIG`, `DATA`,
@@ -140,6 +155,8 @@ pub enum Step {
 pub struct Discovery {
     pub paths: Paths,
     pub steps: Vec<Step>,
+    /// The config directories, in OpenCode's order (for skills).
+    pub config_dirs: Vec<PathBuf>,
     /// Sources OpenCode may read that permaudit cannot (remote configs), said aloud.
     pub notes: Vec<String>,
 }
@@ -185,13 +202,89 @@ fn markdown_files(host: &dyn Host, dir: &Path, sub: &str, recursive: bool) -> Ve
     out
 }
 
+/// Directories holding a file named `file` under `base` (recursively, `base` itself
+/// included), in walk order; `dot` includes hidden entries. Bounded in depth.
+pub fn dirs_with_file(host: &dyn Host, base: &Path, file: &str, dot: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if !host.is_dir(base) {
+        return out;
+    }
+    let mut stack = vec![(base.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let entries = host.list_dir(&d);
+        if entries.iter().any(|(n, is_dir)| !is_dir && n == file) && !out.contains(&d) {
+            out.push(d.clone());
+        }
+        if depth >= 32 {
+            continue;
+        }
+        for (name, is_dir) in entries.into_iter().rev() {
+            if is_dir && (dot || !name.starts_with('.')) {
+                stack.push((d.join(name), depth + 1));
+            }
+        }
+    }
+    out
+}
+
+/// Effect's `Config.boolean` as OpenCode reads its skill flags: `Err` for a value it refuses.
+pub fn flag(host: &dyn Host, name: &str) -> Result<bool, String> {
+    match host.var(name).as_deref() {
+        None => Ok(false),
+        Some("true" | "yes" | "on" | "1" | "y") => Ok(true),
+        Some("false" | "no" | "off" | "0" | "n") => Ok(false),
+        Some(other) => Err(format!(
+            "{name}={other:?}: OpenCode fails to start (it accepts only true/yes/on/1/y or false/no/off/0/n)"
+        )),
+    }
+}
+
+/// The skill directories OpenCode whitelists for `external_directory` (every directory
+/// holding a `SKILL.md`, valid skill or not), in its discovery order, without `skills.paths`
+/// (which comes from the merged config).
+pub fn skill_dirs(host: &dyn Host, paths: &Paths, config_dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut add = |dirs: Vec<PathBuf>| {
+        for d in dirs {
+            if !out.contains(&d) {
+                out.push(d);
+            }
+        }
+    };
+    let external_off = flag(host, "OPENCODE_DISABLE_EXTERNAL_SKILLS")?;
+    let claude_off = flag(host, "OPENCODE_DISABLE_CLAUDE_CODE")? || flag(host, "OPENCODE_DISABLE_CLAUDE_CODE_SKILLS")?;
+    if !external_off {
+        let mut roots = Vec::new();
+        if !claude_off {
+            roots.push(paths.home.join(".claude"));
+        }
+        roots.push(paths.home.join(".agents"));
+        for d in paths.up_to_worktree() {
+            if !claude_off {
+                roots.push(d.join(".claude"));
+            }
+            roots.push(d.join(".agents"));
+        }
+        for r in roots {
+            add(dirs_with_file(host, &r.join("skills"), "SKILL.md", true));
+        }
+    }
+    for d in config_dirs {
+        for sub in ["skill", "skills"] {
+            add(dirs_with_file(host, &d.join(sub), "SKILL.md", false));
+        }
+    }
+    Ok(out)
+}
+
 /// Discover the sources OpenCode would read when started in `cwd`.
 pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
     let paths = Paths::from_host(host, cwd);
     let mut steps = Vec::new();
     let mut notes = Vec::new();
+    // A directory where a config file is expected is pushed too: OpenCode fails to read it.
     let file = |steps: &mut Vec<Step>, path: PathBuf, layer: Layer| {
-        if host.is_file(&path) {
+        if host.is_file(&path) || host.is_dir(&path) {
             steps.push(Step::File { path, layer });
         }
     };
@@ -299,6 +392,7 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
     Discovery {
         paths,
         steps,
+        config_dirs: seen,
         notes,
     }
 }

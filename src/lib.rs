@@ -3,7 +3,12 @@
 //! See `ARCHITECTURE.md` for the pipeline and its invariants.
 
 pub mod source;
+pub mod cli;
 pub mod discover;
 pub mod glob;
+pub mod host;
+pub mod load;
 pub mod model;
+pub mod project;
+pub mod report;
 pub mod syntax;

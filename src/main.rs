@@ -1,1 +1,6 @@
-fn main() {}
+use clap::Parser;
+
+fn main() {
+    let cli = permaudit::cli::Cli::parse();
+    std::process::exit(permaudit::cli::run(cli));
+}

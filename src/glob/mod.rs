@@ -1,5 +1,7 @@
 //! The wildcard language: OpenCode's matcher, exactly.
 
+pub mod analysis;
+pub mod automaton;
 pub mod wildcard;
 
 pub use wildcard::{Platform, Wildcard, matches};

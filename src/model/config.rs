@@ -37,6 +37,10 @@ pub enum PermEntry {
     Action(Leaf),
     /// `"bash": {"git *": "allow"}`: one rule per pattern (object form).
     Patterns(JsObject<Leaf>),
+    /// Entries of something that is not a plain object, which only `OPENCODE_PERMISSION`
+    /// can deliver (an array's index keys; nothing for a number, boolean or null). Rules
+    /// come out like the object form, but a later merge replaces it instead of merging.
+    List(JsObject<Leaf>),
 }
 
 /// A decoded `permission` object: permission key → entry, in JavaScript key order.
@@ -87,6 +91,13 @@ impl AgentEntry {
     }
 }
 
+/// A `references` entry: a local directory or a git repository OpenCode clones.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reference {
+    Local(String),
+    Git { repository: String, branch: Option<String> },
+}
+
 /// The parts of one config source that decide permissions.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FileConfig {
@@ -94,6 +105,82 @@ pub struct FileConfig {
     pub tools: Option<JsObject<ToolEntry>>,
     pub agent: JsObject<AgentEntry>,
     pub mode: JsObject<AgentEntry>,
+    /// `skills.paths` (or the non-URL entries of a V2 `skills` array).
+    pub skill_paths: Option<Vec<String>>,
+    /// `references` (or `reference`), by name.
+    pub references: Option<JsObject<Reference>>,
+}
+
+fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
+    let Value::Object(o) = &node.value else {
+        return Err(err(node, path, format!("expected an object of references, got {}", node.value.preview())));
+    };
+    let mut out = JsObject::new();
+    for (name, v) in o.iter() {
+        let p = join(path, name);
+        let r = match &v.value {
+            Value::String(s) => {
+                if s.starts_with('.') || s.starts_with('/') || s.starts_with('~') {
+                    Reference::Local(s.clone())
+                } else {
+                    Reference::Git { repository: s.clone(), branch: None }
+                }
+            }
+            Value::Object(fields) => {
+                let get = |k: &str| -> Result<Option<String>, ConfigError> {
+                    match fields.get(k) {
+                        None => Ok(None),
+                        Some(n) => match &n.value {
+                            Value::String(s) => Ok(Some(s.clone())),
+                            other => Err(err(n, &join(&p, k), format!("expected a string, got {}", other.preview()))),
+                        },
+                    }
+                };
+                if let Some(path) = get("path")? {
+                    Reference::Local(path)
+                } else if let Some(repository) = get("repository")? {
+                    Reference::Git { repository, branch: get("branch")? }
+                } else {
+                    return Err(err(v, &p, "expected a `path` or a `repository` key"));
+                }
+            }
+            other => return Err(err(v, &p, format!("expected a string or an object, got {}", other.preview()))),
+        };
+        out.set(name.to_string(), r);
+    }
+    Ok(out)
+}
+
+fn decode_skills(node: &Node, path: &str) -> Result<Option<Vec<String>>, ConfigError> {
+    let strings = |n: &Node, p: &str| -> Result<Vec<String>, ConfigError> {
+        let Value::Array(items) = &n.value else {
+            return Err(err(n, p, format!("expected an array of strings, got {}", n.value.preview())));
+        };
+        items
+            .iter()
+            .map(|i| match &i.value {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(err(i, p, format!("expected a string, got {}", other.preview()))),
+            })
+            .collect()
+    };
+    match &node.value {
+        // V2 lowering: a `skills` array splits into paths and http(s) urls.
+        Value::Array(_) => Ok(Some(
+            strings(node, path)?
+                .into_iter()
+                .filter(|s| {
+                    let l = s.to_ascii_lowercase();
+                    !(l.starts_with("http://") || l.starts_with("https://"))
+                })
+                .collect(),
+        )),
+        Value::Object(o) => match o.get("paths") {
+            Some(p) => Ok(Some(strings(p, &join(path, "paths"))?)),
+            None => Ok(None),
+        },
+        other => Err(err(node, path, format!("expected an object, got {}", other.preview()))),
+    }
 }
 
 /// Permission keys whose value must be an action string (spec §3.1).
@@ -389,6 +476,14 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
             }
             "permission" => cfg.permission = Some(decode_permission(v, k, layer)?),
             "tools" => cfg.tools = Some(decode_tools(v, k)?),
+            "skills" => cfg.skill_paths = decode_skills(v, k)?,
+            "references" => cfg.references = Some(decode_references(v, k)?),
+            "reference" => {
+                let r = decode_references(v, k)?;
+                if cfg.references.is_none() {
+                    cfg.references = Some(r);
+                }
+            }
             "agent" | "mode" => {
                 let Value::Object(agents) = &v.value else {
                     return Err(err(

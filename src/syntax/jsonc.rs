@@ -41,7 +41,18 @@ fn parse_options() -> ParseOptions {
     }
 }
 
-/// Parse `text` (the source's whole text, or a substituted copy of it) into a [`Node`].
+/// How a text is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// A config file: a leading BOM is dropped by the file decoder.
+    File,
+    /// `OPENCODE_CONFIG_CONTENT`: the same parser, but no decoder drops a BOM.
+    EnvText,
+    /// `JSON.parse` (`OPENCODE_PERMISSION`): strict JSON, and `__proto__` is an own key.
+    StrictJson,
+}
+
+/// Parse a config file's text (or a substituted copy of it) into a [`Node`].
 ///
 /// `to_orig` maps a byte offset of `text` back to the user's own text, so that every span
 /// points at what the user wrote even after `{env:…}` substitution.
@@ -50,14 +61,91 @@ pub fn parse(
     source: SourceId,
     to_orig: &dyn Fn(usize) -> usize,
 ) -> Result<Node, SyntaxError> {
+    parse_as(text, source, to_orig, Dialect::File)
+}
+
+/// The characters microsoft jsonc-parser's scanner refuses but the `jsonc-parser` crate
+/// accepts: whitespace other than space, tab, LF and CR between tokens (`InvalidSymbol`), and
+/// raw control characters inside strings (`InvalidCharacter`).
+fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
+    #[derive(PartialEq)]
+    enum St {
+        Code,
+        Str,
+        Line,
+        Block,
+    }
+    let mut st = St::Code;
+    let mut str_start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match st {
+            St::Code => match c {
+                '"' => {
+                    st = St::Str;
+                    str_start = i;
+                }
+                '/' if chars.peek().map(|p| p.1) == Some('/') => st = St::Line,
+                '/' if chars.peek().map(|p| p.1) == Some('*') => {
+                    chars.next();
+                    st = St::Block;
+                }
+                ' ' | '\t' | '\n' | '\r' => {}
+                c if c.is_whitespace() || c == '\u{feff}' => {
+                    return Some((i, i + c.len_utf8(), "InvalidSymbol: only space, tab, LF and CR separate tokens"));
+                }
+                _ => {}
+            },
+            St::Str => match c {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => st = St::Code,
+                c if (c as u32) < 0x20 => {
+                    return Some((str_start, i + 1, "InvalidCharacter: a raw control character (tab, newline, …) inside a string; escape it"));
+                }
+                _ => {}
+            },
+            St::Line => {
+                if c == '\n' || c == '\r' {
+                    st = St::Code;
+                }
+            }
+            St::Block => {
+                if c == '*' && chars.peek().map(|p| p.1) == Some('/') {
+                    chars.next();
+                    st = St::Code;
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Parse `text` as the given [`Dialect`].
+pub fn parse_as(
+    text: &str,
+    source: SourceId,
+    to_orig: &dyn Fn(usize) -> usize,
+    dialect: Dialect,
+) -> Result<Node, SyntaxError> {
     let loc = |start: usize, end: usize| Loc {
         source,
         span: Span::new(to_orig(start), to_orig(end).max(to_orig(start))),
     };
-    // A UTF-8 byte order mark is accepted (Bun's text decoding drops it).
-    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let bom = if dialect == Dialect::File && text.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
     let body = &text[bom..];
-    if body.is_empty() {
+    if let Some((s, e, message)) = extra_checks(body) {
+        return Err(SyntaxError {
+            loc: loc(bom + s, bom + e),
+            message: message.to_string(),
+        });
+    }
+    if body.is_empty() && dialect != Dialect::StrictJson {
         return Ok(Node {
             value: Value::Object(JsObject::new()),
             loc: loc(0, 0),
@@ -70,7 +158,15 @@ pub fn parse(
             comments: jsonc_parser::CommentCollectionStrategy::Off,
             tokens: false,
         },
-        &parse_options(),
+        &if dialect == Dialect::StrictJson {
+            ParseOptions {
+                allow_comments: false,
+                allow_trailing_commas: false,
+                ..parse_options()
+            }
+        } else {
+            parse_options()
+        },
     );
     match parsed {
         Err(e) => {
@@ -86,12 +182,18 @@ pub fn parse(
                 message: "Expected a value (a file of only whitespace or comments is refused)"
                     .into(),
             }),
-            Some(v) => Ok(convert(&v, bom, &loc, None)),
+            Some(v) => Ok(convert(&v, bom, &loc, None, dialect == Dialect::StrictJson)),
         },
     }
 }
 
-fn convert(v: &ast::Value, base: usize, loc: &dyn Fn(usize, usize) -> Loc, key: Option<Loc>) -> Node {
+fn convert(
+    v: &ast::Value,
+    base: usize,
+    loc: &dyn Fn(usize, usize) -> Loc,
+    key: Option<Loc>,
+    keep_proto: bool,
+) -> Node {
     use jsonc_parser::common::Ranged;
     let r = v.range();
     let value = match v {
@@ -102,7 +204,7 @@ fn convert(v: &ast::Value, base: usize, loc: &dyn Fn(usize, usize) -> Loc, key: 
         ast::Value::Array(a) => Value::Array(
             a.elements
                 .iter()
-                .map(|e| convert(e, base, loc, None))
+                .map(|e| convert(e, base, loc, None, keep_proto))
                 .collect(),
         ),
         ast::Value::Object(o) => {
@@ -114,11 +216,11 @@ fn convert(v: &ast::Value, base: usize, loc: &dyn Fn(usize, usize) -> Loc, key: 
                 };
                 // microsoft jsonc-parser builds objects by assignment, and assigning
                 // `__proto__` never creates an own property: the key vanishes.
-                if name == "__proto__" {
+                if name == "__proto__" && !keep_proto {
                     continue;
                 }
                 let kl = loc(base + kr.start, base + kr.end);
-                obj.set(name, convert(&p.value, base, loc, Some(kl)));
+                obj.set(name, convert(&p.value, base, loc, Some(kl), keep_proto));
             }
             Value::Object(obj)
         }
@@ -191,6 +293,34 @@ mod tests {
         let n = p("{\"__proto__\": {\"x\": \"deny\"}, \"y\": \"ask\"}").unwrap();
         let keys: Vec<_> = n.value.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["y"]);
+    }
+
+    #[test]
+    fn microsoft_scanner_strictness() {
+        for t in [
+            "{\"a\":\u{a0}\"b\"}",
+            "{\"a\":\u{b}\"b\"}",
+            "{\"a\":\"b\"}\u{feff}",
+            "{\"a\":\"b\tc\"}",
+            "{\"a\":\"b\u{0}\"}",
+        ] {
+            assert!(p(t).is_err(), "{t:?} should be refused");
+        }
+        assert!(p("{\"a\":\"b\\\"\t\"}").is_err());
+        assert!(p("{\"a\":\r\n\t\"b\\\"c\"} // \u{a0}").is_ok());
+        assert!(p("{\"a\":\"\u{a0}\"} /* \u{b} */").is_ok());
+    }
+
+    #[test]
+    fn strict_json_keeps_proto_and_refuses_comments() {
+        let s = |t: &str| parse_as(t, SourceId(0), &|o| o, Dialect::StrictJson);
+        let n = s("{\"__proto__\":{\"x\":\"deny\"}}").unwrap();
+        assert!(n.value.as_object().unwrap().get("__proto__").is_some());
+        assert!(s("{\"a\":1,}").is_err());
+        assert!(s("// c\n{}").is_err());
+        assert!(s("").is_err());
+        let bom = |t: &str| parse_as(t, SourceId(0), &|o| o, Dialect::EnvText);
+        assert!(bom("\u{feff}{}").is_err());
     }
 
     #[test]

@@ -1,0 +1,651 @@
+//! Which rules of an ordered ruleset can ever decide anything (spec §2.1: the decision for
+//! an input is the **last** rule matching it).
+//!
+//! A rule is a pair of globs (permission, pattern); an input is a pair (permission name,
+//! subject). Rule `i` decides input `(p, s)` when it matches it and no later rule does, so
+//! rule `i` is dead exactly when
+//!
+//! ```text
+//! L_perm(i) × L_pat(i)  ⊆  ⋃_{j > i} L_perm(j) × L_pat(j)
+//! ```
+//!
+//! # Construction: permission cells
+//!
+//! A union of products is not a product, so the pair question does not split into two
+//! one-dimensional ones directly. It does split per *permission cell*: for a name `p`, let
+//! `J(p)` be the later rules whose permission glob matches `p`. For that `p` the covered
+//! subjects are `⋃_{j ∈ J(p)} L_pat(j)`, so rule `i` is dead iff for every `p ∈ L_perm(i)`,
+//! `L_pat(i) ⊆ ⋃_{j ∈ J(p)} L_pat(j)`. `J(p)` takes few values, and they are exactly the
+//! accepting signatures of the product DFA of rule `i`'s permission glob with the later
+//! rules' distinct permission globs ([`Product::cells`]), each with a shortest name as
+//! witness. That enumeration is itself an exact automaton search, not sampling. Only the
+//! *minimal* signatures (by set inclusion) need checking, because a name matched by more
+//! later rules is covered at least as well. Each remaining check is one containment of
+//! rule `i`'s pattern in a union of patterns ([`difference`]), whose witness completes the
+//! pair.
+//!
+//! # Cost
+//!
+//! Real rulesets have few distinct permission globs, so the cell search is small: the
+//! globs are mostly literal names, and a literal component dies at its first mismatch. Each
+//! check then builds one pattern product. Every public query runs on its own
+//! [`Budget`] (default [`DEFAULT_BUDGET`]), shared by all of its searches; past it the
+//! answer is [`Outcome::Inconclusive`], never a guess.
+//!
+//! # Exactness
+//!
+//! Exact over all UTF-16 code-unit sequences on both platforms: Windows case folding is
+//! handled by the class construction in [`super::automaton`]. Witnesses are the shortest
+//! within their cell, so they can be the empty string (a real, if unlikely, permission
+//! name or subject); callers that want a friendlier example may prefer a known name from
+//! the same cell. Witnesses are well-formed UTF-16 whenever such a witness exists among the
+//! classes searched.
+
+use std::collections::{HashMap, HashSet};
+use std::iter;
+
+use super::automaton::{
+    Budget, Cell, DEFAULT_BUDGET, Outcome, Product, Word, difference, intersection,
+};
+use super::wildcard::{Platform, Wildcard, subject_units};
+
+/// The part of a rule that decides which inputs it matches; the action is irrelevant to
+/// reachability.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RuleShape {
+    pub permission: String,
+    pub pattern: String,
+}
+
+impl RuleShape {
+    pub fn new(permission: impl Into<String>, pattern: impl Into<String>) -> RuleShape {
+        RuleShape {
+            permission: permission.into(),
+            pattern: pattern.into(),
+        }
+    }
+}
+
+/// One evaluation input: a permission name and a subject (spec §2.1).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Input {
+    pub permission: Word,
+    pub subject: Word,
+}
+
+impl Input {
+    pub fn new(permission: &str, subject: &str) -> Input {
+        Input {
+            permission: Word::from(permission),
+            subject: Word::from(subject),
+        }
+    }
+}
+
+/// An input that a rule matches but a later rule decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overridden {
+    pub input: Input,
+    /// Index of the rule that decides `input`, always greater than the rule asked about.
+    pub decider: usize,
+}
+
+/// An ordered ruleset compiled for analysis. Globs are deduplicated, so rules that share a
+/// permission or a pattern share its automaton component.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    platform: Platform,
+    budget: u64,
+    permissions: Vec<Wildcard>,
+    patterns: Vec<Wildcard>,
+    rules: Vec<Shape>,
+}
+
+/// A rule as indices into the distinct globs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    permission: usize,
+    pattern: usize,
+}
+
+impl Analysis {
+    pub fn new(rules: &[RuleShape], platform: Platform) -> Analysis {
+        let mut permissions = Interner::default();
+        let mut patterns = Interner::default();
+        let rules = rules
+            .iter()
+            .map(|r| Shape {
+                permission: permissions.intern(&r.permission),
+                pattern: patterns.intern(&r.pattern),
+            })
+            .collect();
+        Analysis {
+            platform,
+            budget: DEFAULT_BUDGET,
+            permissions: permissions.globs,
+            patterns: patterns.globs,
+            rules,
+        }
+    }
+
+    /// Work units each query may spend (see [`Budget`]).
+    pub fn with_budget(self, units: u64) -> Analysis {
+        Analysis {
+            budget: units,
+            ..self
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Does rule `i` match the input? False for an index out of range.
+    pub fn matches(&self, i: usize, input: &Input) -> bool {
+        self.rules.get(i).is_some_and(|r| {
+            self.permission(r)
+                .is_match_units(input.permission.units(), self.platform)
+                && self
+                    .pattern(r)
+                    .is_match_units(input.subject.units(), self.platform)
+        })
+    }
+
+    /// The rule that decides the input: the last one matching it, or `None` for the
+    /// default (ask).
+    pub fn decision(&self, input: &Input) -> Option<usize> {
+        (0..self.rules.len())
+            .rev()
+            .find(|&i| self.matches(i, input))
+    }
+
+    /// An input that rule `i` decides, or [`Outcome::Empty`] if the rule is dead: every
+    /// input it matches is matched by a later rule too. (A rule that does not exist decides
+    /// nothing.)
+    pub fn decides(&self, i: usize) -> Outcome<Input> {
+        let Some(rule) = self.rules.get(i) else {
+            return Outcome::Empty;
+        };
+        let later = self.rules.get(i + 1..).unwrap_or_default();
+        let mut budget = Budget::new(self.budget);
+
+        // Component 0 is rule i's permission glob, component k ≥ 1 is `later_perms[k - 1]`.
+        let later_perms = distinct(later.iter().map(|r| r.permission));
+        let globs: Vec<&Wildcard> = iter::once(self.permission(rule))
+            .chain(later_perms.iter().filter_map(|&p| self.permissions.get(p)))
+            .collect();
+        let cells = match Product::new(&globs, self.platform).cells(&[0], &mut budget) {
+            Ok(cells) => cells,
+            Err(_) => return Outcome::Inconclusive,
+        };
+
+        let mut inconclusive = false;
+        let mut checked: HashSet<Vec<usize>> = HashSet::new();
+        for cell in minimal(&cells) {
+            let covering_perms: HashSet<usize> = cell
+                .accepting
+                .iter()
+                .filter_map(|&k| later_perms.get(k.checked_sub(1)?).copied())
+                .collect();
+            let mut covering: Vec<usize> = later
+                .iter()
+                .filter(|r| covering_perms.contains(&r.permission))
+                .map(|r| r.pattern)
+                .collect();
+            covering.sort_unstable();
+            covering.dedup();
+            // A later rule with the same pattern covers this whole cell.
+            if covering.contains(&rule.pattern) || !checked.insert(covering.clone()) {
+                continue;
+            }
+            let others: Vec<&Wildcard> = covering
+                .iter()
+                .filter_map(|&k| self.patterns.get(k))
+                .collect();
+            match difference(self.pattern(rule), &others, self.platform, &mut budget) {
+                Outcome::Witness(subject) => {
+                    return Outcome::Witness(Input {
+                        permission: cell.witness.clone(),
+                        subject,
+                    });
+                }
+                Outcome::Empty => {}
+                Outcome::Inconclusive => inconclusive = true,
+            }
+        }
+        if inconclusive {
+            Outcome::Inconclusive
+        } else {
+            Outcome::Empty
+        }
+    }
+
+    /// An input that rule `i` matches but a later rule decides, with that rule; or
+    /// [`Outcome::Empty`] if rule `i` decides every input it matches. The later rules are
+    /// tried from the last one down, so the witness's decider is the last rule that takes
+    /// anything from rule `i`.
+    pub fn overridden(&self, i: usize) -> Outcome<Overridden> {
+        let mut budget = Budget::new(self.budget);
+        let mut inconclusive = false;
+        for j in (i + 1..self.rules.len()).rev() {
+            match self.intersect(i, j, &mut budget) {
+                Outcome::Witness(input) => match self.decision(&input) {
+                    // The witness matches j > i, so its decider is at least j; evaluating it
+                    // concretely keeps the answer exact even past an inconclusive later check.
+                    Some(decider) if decider > i => {
+                        return Outcome::Witness(Overridden { input, decider });
+                    }
+                    _ => inconclusive = true,
+                },
+                Outcome::Empty => {}
+                Outcome::Inconclusive => inconclusive = true,
+            }
+        }
+        if inconclusive {
+            Outcome::Inconclusive
+        } else {
+            Outcome::Empty
+        }
+    }
+
+    /// An input that rules `a` and `b` both match, or [`Outcome::Empty`] if they are
+    /// disjoint (or either does not exist).
+    pub fn intersection(&self, a: usize, b: usize) -> Outcome<Input> {
+        self.intersect(a, b, &mut Budget::new(self.budget))
+    }
+
+    /// A product of languages meets another iff both coordinates meet.
+    fn intersect(&self, a: usize, b: usize, budget: &mut Budget) -> Outcome<Input> {
+        let (Some(ra), Some(rb)) = (self.rules.get(a), self.rules.get(b)) else {
+            return Outcome::Empty;
+        };
+        let permission = match intersection(
+            &[self.permission(ra), self.permission(rb)],
+            self.platform,
+            budget,
+        ) {
+            Outcome::Witness(p) => p,
+            other => return other.map(|_| Input::default()),
+        };
+        intersection(&[self.pattern(ra), self.pattern(rb)], self.platform, budget).map(|subject| {
+            Input {
+                permission,
+                subject,
+            }
+        })
+    }
+
+    fn permission(&self, rule: &Shape) -> &Wildcard {
+        self.permissions.get(rule.permission).unwrap_or(&NOTHING)
+    }
+
+    fn pattern(&self, rule: &Shape) -> &Wildcard {
+        self.patterns.get(rule.pattern).unwrap_or(&NOTHING)
+    }
+}
+
+/// Unreachable fallback for an index the interner did not hand out.
+static NOTHING: Wildcard = Wildcard {
+    tokens: Vec::new(),
+    optional_tail: false,
+};
+
+/// Deduplicates globs by their code units (after `\` → `/`), which determine the compiled
+/// wildcard.
+#[derive(Default)]
+struct Interner {
+    globs: Vec<Wildcard>,
+    index: HashMap<Vec<u16>, usize>,
+}
+
+impl Interner {
+    fn intern(&mut self, glob: &str) -> usize {
+        let globs = &mut self.globs;
+        *self.index.entry(subject_units(glob)).or_insert_with(|| {
+            globs.push(Wildcard::compile(glob));
+            globs.len() - 1
+        })
+    }
+}
+
+/// The items in first-seen order, without repeats.
+fn distinct(items: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut seen = HashSet::new();
+    items.filter(|x| seen.insert(*x)).collect()
+}
+
+/// The cells whose accepting set has no proper subset among the others, in their order.
+fn minimal(cells: &[Cell]) -> impl Iterator<Item = &Cell> {
+    cells.iter().filter(move |c| {
+        !cells.iter().any(|d| {
+            d.accepting.len() < c.accepting.len()
+                && d.accepting.iter().all(|k| c.accepting.contains(k))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn analysis(rules: &[(&str, &str)]) -> Analysis {
+        let shapes: Vec<RuleShape> = rules.iter().map(|(p, s)| RuleShape::new(*p, *s)).collect();
+        Analysis::new(&shapes, Platform::Unix)
+    }
+
+    fn pair(input: &Input) -> (String, String) {
+        (input.permission.to_string(), input.subject.to_string())
+    }
+
+    fn decided(a: &Analysis, i: usize) -> Option<(String, String)> {
+        match a.decides(i) {
+            Outcome::Witness(input) => {
+                assert_eq!(
+                    a.decision(&input),
+                    Some(i),
+                    "witness {input:?} not decided by {i}"
+                );
+                Some(pair(&input))
+            }
+            Outcome::Empty => None,
+            Outcome::Inconclusive => panic!("rule {i}: inconclusive"),
+        }
+    }
+
+    fn some(p: &str, s: &str) -> Option<(String, String)> {
+        Some((p.to_string(), s.to_string()))
+    }
+
+    #[test]
+    fn later_catch_all_kills_earlier_rules() {
+        // edit * ask, edit tests/** deny, edit ** allow
+        let a = analysis(&[("edit", "*"), ("edit", "tests/**"), ("edit", "**")]);
+        assert_eq!(decided(&a, 0), None);
+        assert_eq!(decided(&a, 1), None);
+        assert_eq!(decided(&a, 2), some("edit", ""));
+        let Outcome::Witness(o) = a.overridden(1) else {
+            panic!("rule 1 is overridden");
+        };
+        assert_eq!(
+            (pair(&o.input), o.decider),
+            (("edit".into(), "tests/".into()), 2)
+        );
+        assert_eq!(a.overridden(2), Outcome::Empty);
+    }
+
+    #[test]
+    fn specific_rule_after_general_both_decide() {
+        // bash * deny, bash git * allow
+        let a = analysis(&[("bash", "*"), ("bash", "git *")]);
+        assert_eq!(decided(&a, 0), some("bash", ""));
+        assert_eq!(decided(&a, 1), some("bash", "git"));
+        let Outcome::Witness(o) = a.overridden(0) else {
+            panic!("rule 0 is partly overridden");
+        };
+        assert_eq!(
+            (pair(&o.input), o.decider),
+            (("bash".into(), "git".into()), 1)
+        );
+        assert_eq!(a.overridden(1), Outcome::Empty);
+    }
+
+    #[test]
+    fn trailing_space_star() {
+        // `git *` covers `git`, not the other way round.
+        let a = analysis(&[("bash", "git"), ("bash", "git *")]);
+        assert_eq!(decided(&a, 0), None);
+        let a = analysis(&[("bash", "git *"), ("bash", "git")]);
+        assert_eq!(decided(&a, 0), some("bash", "git "));
+        // `git **` is no optional tail: it leaves `git` alone.
+        let a = analysis(&[("bash", "git"), ("bash", "git **")]);
+        assert_eq!(decided(&a, 0), some("bash", "git"));
+        // The optional tail works on permission names too: `bash *` applies to `bash`.
+        let a = analysis(&[("bash", "ls"), ("bash *", "*")]);
+        assert_eq!(decided(&a, 0), None);
+    }
+
+    #[test]
+    fn permission_globs() {
+        let a = analysis(&[("*", "*"), ("ed*", "*"), ("github_*", "*"), ("edit", "*")]);
+        assert_eq!(decided(&a, 0), some("", ""));
+        assert_eq!(decided(&a, 1), some("ed", ""));
+        assert_eq!(decided(&a, 2), some("github_", ""));
+        assert_eq!(decided(&a, 3), some("edit", ""));
+
+        // A wider permission glob later covers the narrower one...
+        let a = analysis(&[("edit", "src/*"), ("ed*", "*")]);
+        assert_eq!(decided(&a, 0), None);
+        // ...but not the other way round.
+        let a = analysis(&[("ed*", "src/*"), ("edit", "*")]);
+        assert_eq!(decided(&a, 0), some("ed", "src/"));
+        // Two later rules that cover different names and different subjects cover neither
+        // cell completely: `edit` with `b` escapes the first, `edit` with `a` the second.
+        let a = analysis(&[("e*", "*"), ("ed*", "a*"), ("*t", "b*"), ("*", "c*")]);
+        assert_eq!(decided(&a, 0), some("e", ""));
+        let a = analysis(&[("edit", "?"), ("ed*", "a"), ("*t", "?")]);
+        assert_eq!(decided(&a, 0), None);
+        let a = analysis(&[("edit", "??"), ("ed*", "a?"), ("*t", "?b")]);
+        assert_eq!(decided(&a, 0), some("edit", "ba"));
+    }
+
+    #[test]
+    fn intersections_of_rules() {
+        let a = analysis(&[
+            ("ed*", "src/*"),
+            ("*it", "*.rs"),
+            ("bash", "*"),
+            ("edit", "docs/*"),
+        ]);
+        assert_eq!(
+            a.intersection(0, 1).map(|i| pair(&i)),
+            Outcome::Witness(("edit".into(), "src/.rs".into()))
+        );
+        assert_eq!(a.intersection(0, 2), Outcome::Empty);
+        assert_eq!(a.intersection(0, 3), Outcome::Empty);
+        assert_eq!(
+            a.intersection(1, 3).map(|i| pair(&i)),
+            Outcome::Witness(("edit".into(), "docs/.rs".into()))
+        );
+        assert_eq!(a.intersection(0, 9), Outcome::Empty);
+    }
+
+    #[test]
+    fn windows_is_exact_too() {
+        let rules = [
+            RuleShape::new("bash", "Git *"),
+            RuleShape::new("BASH", "git *"),
+        ];
+        let a = Analysis::new(&rules, Platform::Windows);
+        assert_eq!(a.decides(0), Outcome::Empty);
+        let a = Analysis::new(&rules, Platform::Unix);
+        assert_eq!(
+            a.decides(0).map(|i| pair(&i)),
+            Outcome::Witness(("bash".into(), "Git".into()))
+        );
+    }
+
+    #[test]
+    fn out_of_range_is_harmless() {
+        let a = analysis(&[("bash", "*")]);
+        assert_eq!(a.decides(5), Outcome::Empty);
+        assert_eq!(a.overridden(5), Outcome::Empty);
+        assert_eq!(decided(&a, 0), some("bash", ""));
+        assert_eq!(decided(&analysis(&[]), 0), None);
+    }
+
+    #[test]
+    fn pathological_rulesets_stay_within_budget() {
+        let started = std::time::Instant::now();
+        // 200 rules whose patterns alternate `*a` and `a*`: every rule but the last two is
+        // dead (the same glob comes back two rules later).
+        let rules: Vec<(&str, &str)> = (0..200)
+            .map(|k| ("bash", if k % 2 == 0 { "*a" } else { "a*" }))
+            .collect();
+        let a = analysis(&rules);
+        for i in 0..198 {
+            assert_eq!(a.decides(i), Outcome::Empty, "rule {i}");
+        }
+        assert!(a.decides(198).witness().is_some());
+        assert!(a.decides(199).witness().is_some());
+
+        // 200 distinct patterns `(*a)^k`: `(*a)^k` ⊆ `(*a)^m` for m ≤ k, so with k
+        // descending every rule but the last is dead.
+        let globs: Vec<String> = (1..=200).rev().map(|k| "*a".repeat(k)).collect();
+        let rules: Vec<RuleShape> = globs
+            .iter()
+            .map(|g| RuleShape::new("bash", g.as_str()))
+            .collect();
+        let a = Analysis::new(&rules, Platform::Unix);
+        for i in [0, 1, 100, 198] {
+            assert!(
+                matches!(a.decides(i), Outcome::Empty | Outcome::Inconclusive),
+                "rule {i}"
+            );
+        }
+        assert!(a.decides(199).witness().is_some());
+
+        // Exponential subset blowup: answered or inconclusive, never wrong or slow.
+        let q = "?".repeat(30);
+        let (narrow, wide) = (format!("*a{q}"), format!("*a{q}*"));
+        let a = analysis(&[("bash", narrow.as_str()), ("bash", wide.as_str())]);
+        assert!(matches!(
+            a.decides(0),
+            Outcome::Empty | Outcome::Inconclusive
+        ));
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "took {:?}",
+            started.elapsed()
+        );
+    }
+
+    const GLOB_UNITS: [char; 6] = ['a', 'b', '/', ' ', '*', '?'];
+    /// `x` is never mentioned by a glob, so it stands for the "other" class.
+    const INPUT_UNITS: [char; 5] = ['a', 'b', '/', ' ', 'x'];
+
+    fn glob(max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(&GLOB_UNITS[..]), 0..=max)
+            .prop_map(|cs| cs.into_iter().collect())
+    }
+
+    fn ruleset() -> impl Strategy<Value = Vec<RuleShape>> {
+        prop::collection::vec(
+            (glob(3), glob(4)).prop_map(|(p, s)| RuleShape::new(p, s)),
+            1..=5,
+        )
+    }
+
+    fn all_strings(max: usize) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut layer = vec![String::new()];
+        for _ in 0..max {
+            layer = layer
+                .iter()
+                .flat_map(|s| INPUT_UNITS.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            out.extend(layer.iter().cloned());
+        }
+        out
+    }
+
+    /// Evaluates every input up to the bounds with the real matcher: for each
+    /// (permission, subject) pair, the bitset of rules matching it.
+    struct Brute {
+        /// (rules matching the permission, rules matching the subject), per string.
+        perms: Vec<u32>,
+        subjects: Vec<u32>,
+    }
+
+    impl Brute {
+        fn new(rules: &[RuleShape]) -> Brute {
+            let mask = |s: &str, pick: fn(&RuleShape) -> &str| {
+                rules
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| Wildcard::compile(pick(r)).is_match(s, Platform::Unix))
+                    .fold(0u32, |m, (i, _)| m | 1 << i)
+            };
+            Brute {
+                perms: all_strings(3)
+                    .iter()
+                    .map(|p| mask(p, |r| &r.permission))
+                    .collect(),
+                subjects: all_strings(5)
+                    .iter()
+                    .map(|s| mask(s, |r| &r.pattern))
+                    .collect(),
+            }
+        }
+
+        /// Is there an input whose matching rules satisfy `f`?
+        fn any(&self, f: impl Fn(u32) -> bool) -> bool {
+            self.perms
+                .iter()
+                .any(|p| self.subjects.iter().any(|s| f(p & s)))
+        }
+    }
+
+    /// The decider of a set of matching rules: the highest.
+    fn last(m: u32) -> Option<usize> {
+        (m != 0).then(|| 31 - m.leading_zeros() as usize)
+    }
+
+    /// Checks a witness with the real matcher on strings, independently of `Analysis`.
+    fn real_decision(rules: &[RuleShape], input: &Input) -> Option<usize> {
+        let p = input.permission.to_exact_string().unwrap();
+        let s = input.subject.to_exact_string().unwrap();
+        (0..rules.len()).rev().find(|&i| {
+            Wildcard::compile(&rules[i].permission).is_match(&p, Platform::Unix)
+                && Wildcard::compile(&rules[i].pattern).is_match(&s, Platform::Unix)
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn claims_agree_with_the_real_matcher(rules in ruleset()) {
+            let a = Analysis::new(&rules, Platform::Unix);
+            let brute = Brute::new(&rules);
+            for i in 0..rules.len() {
+                let bit = 1u32 << i;
+                match a.decides(i) {
+                    // (a), (c): the witness is decided by rule i.
+                    Outcome::Witness(input) => {
+                        prop_assert_eq!(real_decision(&rules, &input), Some(i), "decides({}) = {:?}", i, input);
+                    }
+                    // (b): no input up to the bounds is decided by rule i.
+                    Outcome::Empty => prop_assert!(
+                        !brute.any(|m| last(m) == Some(i)),
+                        "rule {} claimed dead but decides something", i
+                    ),
+                    Outcome::Inconclusive => prop_assert!(false, "decides({}) inconclusive", i),
+                }
+                match a.overridden(i) {
+                    Outcome::Witness(o) => {
+                        prop_assert!(o.decider > i);
+                        prop_assert_eq!(real_decision(&rules, &o.input), Some(o.decider));
+                        prop_assert!(a.matches(i, &o.input));
+                    }
+                    Outcome::Empty => prop_assert!(
+                        !brute.any(|m| m & bit != 0 && last(m) != Some(i)),
+                        "rule {} claimed never overridden", i
+                    ),
+                    Outcome::Inconclusive => prop_assert!(false, "overridden({}) inconclusive", i),
+                }
+                for j in 0..rules.len() {
+                    match a.intersection(i, j) {
+                        Outcome::Witness(input) => prop_assert!(a.matches(i, &input) && a.matches(j, &input)),
+                        Outcome::Empty => prop_assert!(!brute.any(|m| m & bit != 0 && m & (1 << j) != 0)),
+                        Outcome::Inconclusive => prop_assert!(false, "intersection inconclusive"),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! Load: read every discovered source through the [`Host`], substitute, parse, decode and
+//! merge, exactly in OpenCode's order (spec §5). The result is the merged permission-relevant
+//! config with provenance on every leaf.
+
+use crate::discover::{self, Discovery, Host, MarkdownKind, Paths, ReadErrorKind, Step};
+use crate::model::config::{
+    self, AgentEntry, ConfigError, EntryKind, FileConfig, PermEntry, PermissionMap, Reference, ToolEntry,
+    merge_permission, tools_to_permission,
+};
+use crate::model::{Action, Layer};
+use crate::model::config::Leaf;
+use crate::source::{Loc, Origin, SourceFile, SourceId, SourceMap, Span};
+use crate::syntax::value::{JsObject, Node, Value};
+use crate::syntax::frontmatter::{self, Frontmatter};
+use crate::syntax::{jsonc, subst};
+use std::path::{Path, PathBuf};
+
+/// The largest source permaudit reads (OpenCode has no limit; this keeps `/dev/zero` and
+/// runaway files from hanging or exhausting memory).
+pub const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
+
+/// The merged, permission-relevant config.
+#[derive(Debug, Clone, Default)]
+pub struct Merged {
+    /// Top-level `permission`, after `mode`, `OPENCODE_PERMISSION` and `tools` (spec §5.1).
+    pub permission: PermissionMap,
+    pub agent: JsObject<AgentEntry>,
+}
+
+/// A problem OpenCode does not refuse but an auditor must say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    pub loc: Loc,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// Everything loaded.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub sources: SourceMap,
+    pub discovery: Discovery,
+    pub merged: Merged,
+    pub warnings: Vec<Warning>,
+    /// Directories (skills, references) joining the `external_directory` whitelist.
+    pub whitelist_dirs: Vec<String>,
+}
+
+impl Loaded {
+    pub fn paths(&self) -> &Paths {
+        &self.discovery.paths
+    }
+}
+
+/// Why OpenCode would refuse to start (permaudit exits 2).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadError {
+    /// A source could not be read.
+    Read { path: PathBuf, message: String },
+    /// Not valid JSONC.
+    Syntax { loc: Loc, message: String },
+    /// Valid JSONC that OpenCode's schema refuses.
+    Invalid(ConfigError),
+    /// A `{file:…}` reference that cannot be read.
+    FileRef { loc: Loc, message: String },
+    /// Something OpenCode accepts but whose rules permaudit cannot know (JavaScript frontmatter).
+    Unauditable { loc: Loc, message: String },
+}
+
+/// A failed load keeps the sources read so far, for rendering the error.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub sources: SourceMap,
+    pub error: LoadError,
+}
+
+struct Loader<'a> {
+    host: &'a dyn Host,
+    sources: SourceMap,
+    warnings: Vec<Warning>,
+    paths: Paths,
+}
+
+fn decode_text(bytes: &[u8]) -> String {
+    // Bun decodes files as UTF-8, replacing invalid sequences with U+FFFD.
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl Loader<'_> {
+    /// Read a source. `Ok(None)` for a file that is missing or unreadable, which OpenCode's
+    /// `readFileStringSafe` treats as absent.
+    fn read(&mut self, path: &Path) -> Result<Option<SourceId>, LoadError> {
+        match self.host.read(path) {
+            Ok(bytes) => Ok(Some(self.sources.add(SourceFile::new(
+                Origin::File(path.to_path_buf()),
+                decode_text(&bytes),
+            )))),
+            Err(e) if e.kind != ReadErrorKind::Other => Ok(None),
+            Err(e) => Err(LoadError::Read {
+                path: path.to_path_buf(),
+                message: e.message,
+            }),
+        }
+    }
+
+    /// Substitute and parse one JSONC source whose `{file:}` references resolve in `dir`.
+    fn parse_json(
+        &mut self,
+        id: SourceId,
+        dir: &Path,
+        dialect: jsonc::Dialect,
+    ) -> Result<Node, LoadError> {
+        let text = self.sources.get(id).text.clone();
+        let host = self.host;
+        let home = self.paths.home.clone();
+        let read_file = |reference: &str| -> Result<String, String> {
+            let p = if let Some(rest) = reference.strip_prefix("~/") {
+                home.join(rest)
+            } else {
+                discover::normalize(&dir.join(reference))
+            };
+            if !host.is_file(&p) && !host.is_dir(&p) {
+                return Err(format!(
+                    "bad file reference: \"{{file:{reference}}}\" {} does not exist",
+                    p.display()
+                ));
+            }
+            host.read(&p)
+                .map(|b| decode_text(&b))
+                .map_err(|e| format!("bad file reference: \"{{file:{reference}}}\": {}", e.message))
+        };
+        let env = |name: &str| host.var(name);
+        let sub = subst::substitute(&text, &env, &read_file).map_err(|e| LoadError::FileRef {
+            loc: Loc {
+                source: id,
+                span: Span::new(e.start, e.end),
+            },
+            message: e.message,
+        })?;
+        jsonc::parse_as(&sub.text, id, &|o| sub.to_source(o), dialect).map_err(|e| LoadError::Syntax {
+            loc: e.loc,
+            message: e.message,
+        })
+    }
+
+    /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with
+    /// the agent schema (spec §5.5). Returns the agent's name (a frontmatter `name:` replaces
+    /// the file-derived one) and its entry, or `None` when OpenCode drops the file.
+    fn markdown(
+        &mut self,
+        path: &Path,
+        derived: &str,
+        kind: MarkdownKind,
+    ) -> Result<Option<(String, AgentEntry)>, LoadError> {
+        let Some(id) = self.read(path)? else {
+            return Ok(None);
+        };
+        let text = self.sources.get(id).text.clone();
+        let entry_kind = match kind {
+            MarkdownKind::Agent => EntryKind::Markdown,
+            MarkdownKind::Mode => EntryKind::Mode,
+        };
+        let what = match kind {
+            MarkdownKind::Agent => "agent",
+            MarkdownKind::Mode => "mode",
+        };
+        let data = match frontmatter::parse(&text, id) {
+            Frontmatter::Absent => return Ok(Some((derived.to_string(), with_mode(AgentEntry::default(), kind)))),
+            Frontmatter::Data(node) => node,
+            Frontmatter::BrokenKept(e) => {
+                self.warnings.push(Warning {
+                    loc: e.loc,
+                    code: "broken-frontmatter",
+                    message: format!(
+                        "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode loads it with the whole file as its prompt and NO permission rules from this file",
+                        e.message
+                    ),
+                });
+                return Ok(Some((derived.to_string(), with_mode(AgentEntry::default(), kind))));
+            }
+            Frontmatter::BrokenDropped(e) => {
+                self.warnings.push(Warning {
+                    loc: e.loc,
+                    code: "broken-frontmatter",
+                    message: format!(
+                        "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode silently drops this {what}",
+                        e.message
+                    ),
+                });
+                return Ok(None);
+            }
+            Frontmatter::Executable(e) => {
+                return Err(LoadError::Unauditable {
+                    loc: e.loc,
+                    message: format!(
+                        "{what} `{derived}`: its frontmatter is JavaScript, which OpenCode evaluates while loading the config; permaudit cannot know the rules it produces ({})",
+                        e.message
+                    ),
+                });
+            }
+        };
+        let name = match data.value.as_object().and_then(|o| o.get("name")) {
+            Some(n) => js_to_string(&n.value),
+            None => derived.to_string(),
+        };
+        match config::decode_agent(&data, "", entry_kind) {
+            Ok(entry) => Ok(Some((name, with_mode(entry, kind)))),
+            // A mode file that fails the schema is silently skipped (spec §5.5).
+            Err(e) if kind == MarkdownKind::Mode => {
+                self.warnings.push(Warning {
+                    loc: e.loc,
+                    code: "skipped-mode",
+                    message: format!(
+                        "mode `{name}` fails OpenCode's agent schema at `{}` ({}); OpenCode silently skips it",
+                        e.path, e.message
+                    ),
+                });
+                Ok(None)
+            }
+            Err(e) => Err(LoadError::Invalid(e)),
+        }
+    }
+}
+
+/// JavaScript `String(value)` for a property key.
+fn js_to_string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.clone(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|n| match &n.value {
+                Value::Null => String::new(),
+                other => js_to_string(other),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+fn with_mode(mut e: AgentEntry, kind: MarkdownKind) -> AgentEntry {
+    if kind == MarkdownKind::Mode {
+        e.mode = Some("primary".to_string());
+    }
+    e
+}
+
+#[derive(Default)]
+struct Acc {
+    skill_paths: Vec<String>,
+    /// name → whitelisted directory (None: skipped), first position kept.
+    references: JsObject<Option<String>>,
+    permission: Option<PermissionMap>,
+    tools: Option<JsObject<ToolEntry>>,
+    agent: JsObject<AgentEntry>,
+    mode: JsObject<AgentEntry>,
+}
+
+impl Acc {
+    fn merge(&mut self, f: FileConfig, dir: &Path, paths: &Paths) {
+        if let Some(p) = &f.skill_paths {
+            self.skill_paths = p.clone();
+        }
+        if let Some(refs) = &f.references {
+            for (name, r) in refs.iter() {
+                self.references.set(name.to_string(), reference_dir(name, r, dir, paths));
+            }
+        }
+        if let Some(p) = f.permission {
+            self.permission = Some(match &self.permission {
+                Some(a) => merge_permission(a, &p),
+                None => p,
+            });
+        }
+        if let Some(t) = f.tools {
+            self.tools = Some(match &self.tools {
+                Some(a) => a.merged_with(&t, |_, n| n.clone()),
+                None => t,
+            });
+        }
+        self.agent = self.agent.merged_with(&f.agent, |a, b| a.merge(b));
+        self.mode = self.mode.merged_with(&f.mode, |a, b| a.merge(b));
+    }
+}
+
+/// `OPENCODE_PERMISSION`: `JSON.parse`d (strict JSON) and merged onto `permission` with no
+/// validation, so any JSON value can become an action (spec §3.6). Invalid JSON is skipped.
+fn env_permission(text: &str, id: SourceId) -> Option<PermissionMap> {
+    let strict = |o: usize| o;
+    let node = jsonc::parse_as(text, id, &strict, jsonc::Dialect::StrictJson).ok()?;
+    let mut map = PermissionMap::new();
+    let leaf = |n: &Node, loc: Loc| Leaf {
+        action: Action::from_json(&to_json(&n.value)),
+        loc,
+        layer: Layer::EnvPermission,
+    };
+    let entries: Vec<(String, Node)> = match &node.value {
+        Value::Object(o) => o.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        // `{...perm, ..."deny"}` spreads a string into its characters.
+        Value::String(s) => s
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    i.to_string(),
+                    Node {
+                        value: Value::String(c.to_string()),
+                        loc: node.loc,
+                        key: None,
+                    },
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (k, v) in entries {
+        let kl = v.key.unwrap_or(v.loc);
+        let entry = match &v.value {
+            Value::Object(pats) => {
+                let mut out = JsObject::new();
+                for (p, pv) in pats.iter() {
+                    out.set(p.to_string(), leaf(pv, pv.key.unwrap_or(pv.loc)));
+                }
+                PermEntry::Patterns(out)
+            }
+            Value::Array(items) => {
+                let mut out = JsObject::new();
+                for (i, pv) in items.iter().enumerate() {
+                    out.set(i.to_string(), leaf(pv, pv.loc));
+                }
+                PermEntry::Patterns(out)
+            }
+            // Object.entries of a number or boolean is empty: no rules.
+            Value::Number(_) | Value::Bool(_) | Value::Null => PermEntry::Patterns(JsObject::new()),
+            Value::String(_) => PermEntry::Action(leaf(&v, kl)),
+        };
+        map.set(k, entry);
+    }
+    Some(map)
+}
+
+fn to_json(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => serde_json::from_str(n).unwrap_or(serde_json::Value::Null),
+        Value::String(s) => s.clone().into(),
+        Value::Array(a) => a.iter().map(|n| to_json(&n.value)).collect(),
+        Value::Object(o) => serde_json::Value::Object(
+            o.iter().map(|(k, n)| (k.to_string(), to_json(&n.value))).collect(),
+        ),
+    }
+}
+
+/// The directory a reference whitelists, as OpenCode's `core/config-reference` plugin
+/// computes it; `None` for a name or repository it skips.
+fn reference_dir(name: &str, r: &Reference, dir: &Path, paths: &Paths) -> Option<String> {
+    if name.is_empty() || name.chars().any(|c| c == '/' || c == '`' || c == ',' || c.is_whitespace()) {
+        return None;
+    }
+    match r {
+        Reference::Local(p) => Some(if let Some(rest) = p.strip_prefix("~/") {
+            discover::normalize(&paths.home.join(rest)).display().to_string()
+        } else {
+            discover::normalize(&dir.join(p)).display().to_string()
+        }),
+        Reference::Git { repository, branch } => {
+            let repo = repository.trim_end_matches('/');
+            let (host, rest) = if let Some(i) = repo.find("://") {
+                let after = &repo[i + 3..];
+                let after = after.rsplit_once('@').map_or(after, |(_, h)| h);
+                after.split_once('/')?
+            } else if let Some((user_host, path)) = repo.split_once(':').filter(|(h, _)| h.contains('@')) {
+                (user_host.rsplit_once('@').map_or(user_host, |(_, h)| h), path)
+            } else {
+                let (first, rest) = repo.split_once('/')?;
+                if first.contains('.') { (first, rest) } else { ("github.com", repo) }
+            };
+            let rest = rest.strip_suffix(".git").unwrap_or(rest);
+            let mut p = paths.data.join("repos");
+            for h in host.split(':') {
+                p.push(h);
+            }
+            for seg in rest.split('/').filter(|s| !s.is_empty()) {
+                p.push(seg);
+            }
+            let mut s = p.display().to_string();
+            if let Some(b) = branch {
+                s.push('@');
+                s.push_str(&encode_uri_component(b));
+            }
+            Some(s)
+        }
+    }
+}
+
+/// JavaScript `encodeURIComponent`.
+fn encode_uri_component(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Load everything OpenCode would load when started in `cwd`.
+pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
+    let discovery = discover::discover(host, cwd);
+    let mut l = Loader {
+        host,
+        sources: SourceMap::new(),
+        warnings: Vec::new(),
+        paths: discovery.paths.clone(),
+    };
+    match run(&mut l, &discovery) {
+        Ok((merged, whitelist_dirs)) => Ok(Loaded {
+            sources: l.sources,
+            discovery,
+            merged,
+            warnings: l.warnings,
+            whitelist_dirs,
+        }),
+        Err(error) => Err(Box::new(Failure {
+            sources: l.sources,
+            error,
+        })),
+    }
+}
+
+fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>), LoadError> {
+    let mut acc = Acc::default();
+    for step in &discovery.steps {
+        match step {
+            Step::File { path, layer } => {
+                let Some(id) = l.read(path)? else {
+                    continue;
+                };
+                let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+                let node = l.parse_json(id, &dir, jsonc::Dialect::File)?;
+                acc.merge(
+                    config::decode_file(&node, *layer).map_err(LoadError::Invalid)?,
+                    &dir,
+                    &l.paths,
+                );
+            }
+            Step::EnvConfig { var, layer } => {
+                let text = l.host.var(var).unwrap_or_default();
+                let id = l
+                    .sources
+                    .add(SourceFile::new(Origin::EnvVar(var.clone()), text));
+                let dir = l.paths.cwd.clone();
+                let node = l.parse_json(id, &dir, jsonc::Dialect::EnvText)?;
+                acc.merge(
+                    config::decode_file(&node, *layer).map_err(LoadError::Invalid)?,
+                    &dir,
+                    &l.paths,
+                );
+            }
+            Step::Markdown { path, name, kind } => {
+                if let Some((name, entry)) = l.markdown(path, name, *kind)? {
+                    let mut one = JsObject::new();
+                    one.set(name, entry);
+                    acc.agent = acc.agent.merged_with(&one, |a, b| a.merge(b));
+                }
+            }
+        }
+    }
+    // The deprecated `mode` map joins `agent` as `{...mode, mode: "primary"}`.
+    let mut agent = acc.agent;
+    for (name, m) in acc.mode.iter() {
+        let mut m = m.clone();
+        m.mode = Some("primary".to_string());
+        let mut one = JsObject::new();
+        one.set(name.to_string(), m);
+        agent = agent.merged_with(&one, |a, b| a.merge(b));
+    }
+    let mut permission = acc.permission.unwrap_or_default();
+    if let Some(text) = l.host.var("OPENCODE_PERMISSION") {
+        let id = l.sources.add(SourceFile::new(
+            Origin::EnvVar("OPENCODE_PERMISSION".into()),
+            text.clone(),
+        ));
+        match env_permission(&text, id) {
+            Some(p) => permission = merge_permission(&permission, &p),
+            None => l.warnings.push(Warning {
+                loc: Loc {
+                    source: id,
+                    span: Span::new(0, text.len()),
+                },
+                code: "ignored-env-permission",
+                message: "OPENCODE_PERMISSION is not valid JSON; OpenCode ignores it (with only a log warning)".into(),
+            }),
+        }
+    }
+    // Top-level `tools` is translated after all merging, its keys first, so any
+    // `permission` key of the same name wins (spec §5.4).
+    if let Some(tools) = &acc.tools {
+        permission = merge_permission(&tools_to_permission(tools, Layer::LegacyTools), &permission);
+    }
+    // The external_directory whitelist: skill directories, `skills.paths`, references.
+    let mut dirs: Vec<PathBuf> = discover::skill_dirs(l.host, &l.paths, &discovery.config_dirs)
+        .map_err(|message| LoadError::Read { path: PathBuf::from("(environment)"), message })?;
+    for p in &acc.skill_paths {
+        let base = if let Some(rest) = p.strip_prefix("~/") {
+            l.paths.home.join(rest)
+        } else {
+            discover::normalize(&l.paths.cwd.join(p))
+        };
+        for d in discover::dirs_with_file(l.host, &base, "SKILL.md", false) {
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+    }
+    let mut white: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    white.extend(acc.references.iter().filter_map(|(_, d)| d.clone()));
+    Ok((Merged { permission, agent }, white))
+}

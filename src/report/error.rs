@@ -1,0 +1,74 @@
+//! Load errors (configs OpenCode refuses) as miette diagnostics with source snippets.
+
+use super::Style;
+use crate::load::{Failure, LoadError};
+use crate::source::{Loc, SourceMap};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+
+/// `(location, headline, label)` of a load error.
+fn parts(e: &LoadError) -> (Option<Loc>, String, String) {
+    match e {
+        LoadError::Read { path, message } => (
+            None,
+            format!("{}: cannot read: {message}", path.display()),
+            String::new(),
+        ),
+        LoadError::Syntax { loc, message } => (
+            Some(*loc),
+            format!("not valid JSONC (OpenCode refuses the file): {message}"),
+            "here".to_string(),
+        ),
+        LoadError::Invalid(c) => (
+            Some(c.loc),
+            format!(
+                "OpenCode refuses this config{}: {}",
+                if c.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at `{}`", c.path)
+                },
+                c.message
+            ),
+            c.message.clone(),
+        ),
+        LoadError::FileRef { loc, message } => (
+            Some(*loc),
+            format!("OpenCode refuses this config: {message}"),
+            "this reference".to_string(),
+        ),
+        LoadError::Unauditable { loc, message } => (Some(*loc), message.clone(), "here".to_string()),
+    }
+}
+
+/// Render a load failure: a `path:line:col: error: …` line, then the snippet.
+pub fn render(f: &Failure, style: Style) -> String {
+    render_error(&f.sources, &f.error, style)
+}
+
+pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String {
+    let (loc, headline, label) = parts(e);
+    let Some(loc) = loc else {
+        return format!("error: {headline}\n");
+    };
+    let pos = sources.position(loc);
+    let mut out = format!("{pos}: error: {headline}\n");
+    let file = sources.get(loc.source);
+    let diag = MietteDiagnostic::new(headline.clone())
+        .with_code("permaudit::refused")
+        .with_label(LabeledSpan::at(loc.span.start..loc.span.end.max(loc.span.start), label));
+    let report = miette::Report::new(diag)
+        .with_source_code(NamedSource::new(file.name(), file.text.clone()));
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let mut snippet = String::new();
+    if GraphicalReportHandler::new_themed(theme)
+        .render_report(&mut snippet, report.as_ref())
+        .is_ok()
+    {
+        out.push_str(&snippet);
+    }
+    out
+}

@@ -1,0 +1,89 @@
+//! `permaudit rules`: each agent's merged ruleset with provenance.
+//!
+//! JSON contract, version 1:
+//! `{"version":1,"agent":NAME,"mode":…,"hidden":bool,"native":bool,"rules":[{"permission",
+//! "pattern","action","layer","source":{"path","line","column"}|null,"builtin":…}],
+//! "hidden_tools":[…]}`; with every agent, `{"version":1,"agents":[…]}`.
+
+use super::{Style, source_json};
+use crate::model::agents::{Agent, hidden_tools};
+use crate::project::Project;
+use serde_json::json;
+
+pub fn agent_json(p: &Project, a: &Agent) -> serde_json::Value {
+    let sources = &p.loaded.sources;
+    let rules: Vec<_> = a
+        .rules
+        .iter()
+        .map(|r| {
+            json!({
+                "permission": r.permission,
+                "pattern": r.pattern,
+                "action": r.action.to_json(),
+                "layer": r.layer.as_str(),
+                "source": source_json(sources, r.loc),
+                "builtin": r.builtin,
+            })
+        })
+        .collect();
+    json!({
+        "version": 1,
+        "agent": a.name,
+        "mode": a.mode.as_str(),
+        "hidden": a.hidden,
+        "native": a.native,
+        "rules": rules,
+        "hidden_tools": hidden_tools(&a.rules, p.platform),
+    })
+}
+
+pub fn json_all(p: &Project) -> serde_json::Value {
+    json!({
+        "version": 1,
+        "agents": p.agents.iter().map(|a| agent_json(p, a)).collect::<Vec<_>>(),
+    })
+}
+
+pub fn human(p: &Project, agents: &[&Agent], style: Style) -> String {
+    let sources = &p.loaded.sources;
+    let mut out = String::new();
+    for (n, a) in agents.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let tag = if a.hidden { ", hidden" } else { "" };
+        out.push_str(&format!(
+            "{} ({}{tag})\n",
+            style.bold(&a.name),
+            a.mode.as_str()
+        ));
+        let wp = a.rules.iter().map(|r| r.permission.chars().count()).max().unwrap_or(0).min(24);
+        let wpat = a.rules.iter().map(|r| r.pattern.chars().count()).max().unwrap_or(0).min(48);
+        for (i, r) in a.rules.iter().enumerate() {
+            let action = r.action.to_string();
+            let origin = match r.loc {
+                Some(l) => sources.position(l).to_string(),
+                None => format!("built-in ({})", r.builtin.as_deref().unwrap_or("")),
+            };
+            out.push_str(&format!(
+                "  {i:>3}  {:<wp$}  {:<wpat$}  {}{}  {}  {}\n",
+                r.permission,
+                r.pattern,
+                style.paint_action(&action),
+                " ".repeat(5usize.saturating_sub(action.chars().count())),
+                style.dim(&format!("{:<18}", r.layer.as_str())),
+                style.dim(&origin),
+            ));
+        }
+        let hidden = hidden_tools(&a.rules, p.platform);
+        out.push_str(&format!(
+            "  hidden tools: {}\n",
+            if hidden.is_empty() {
+                "none".to_string()
+            } else {
+                hidden.join(", ")
+            }
+        ));
+    }
+    out
+}

@@ -1,0 +1,336 @@
+//! Conformance: permaudit against the real OpenCode 1.18.34 binary (the oracle).
+//!
+//! * `agent_rulesets_match_opencode`: seeded random config trees covering every config
+//!   source OpenCode 1.18.34 reads (spec §5). For each tree, `opencode agent list --pure`
+//!   gives the ground truth; `permaudit rules --format json` must print the same agents, with
+//!   the same mode and exactly the same sequence of (permission, pattern, action). Where
+//!   OpenCode refuses the config, permaudit must exit 2 and point at `file:line:col`.
+//! * `wildcard_decisions_match_opencode`: matcher probes (spec §10.1): with
+//!   `permission.glob = {"*":"allow", P:"deny"}` the glob tool is denied exactly when P
+//!   matches S; `permaudit explain glob S` must decide the same.
+//!
+//! Setup: `scripts/install-oracle.sh` (or OPENCODE_BIN=/path/to/opencode). Knobs:
+//! PERMAUDIT_CONFORMANCE_SEED, PERMAUDIT_CONFORMANCE_CASES (60), PERMAUDIT_CONFORMANCE_GLOB_CASES
+//! (30), PERMAUDIT_CONFORMANCE_ONLY=3,17 (re-run single cases), PERMAUDIT_CONFORMANCE_JOBS (4),
+//! PERMAUDIT_CONFORMANCE_VERBOSE=1, PERMAUDIT_SKIP_ORACLE=1 (local only; never under CI).
+//! Failing cases are saved under target/conformance-failures/<seed>-<n>/ with a repro.sh.
+
+mod support;
+
+use serde_json::Value;
+use std::path::Path;
+use std::time::Instant;
+use support::cases::{self, Case};
+use support::harness::{self, Outcome, Scratch, say};
+use support::oracle::{self, Located, Run, Verdict};
+
+const ORACLE_RULES_ARGS: &[&str] = &["agent", "list", "--pure"];
+const PERMAUDIT_RULES_ARGS: &[&str] = &["rules", "--format", "json"];
+
+fn oracle_or_skip(test: &str) -> Option<std::path::PathBuf> {
+    match oracle::locate() {
+        Located::Found(bin) => Some(bin),
+        Located::Skip(msg) => {
+            say(&format!(
+                "\n!!!!!!!! {test} SKIPPED (PERMAUDIT_SKIP_ORACLE=1) !!!!!!!!\n{msg}\n\
+                 permaudit was NOT checked against OpenCode.\n"
+            ));
+            None
+        }
+    }
+}
+
+struct Tally {
+    passed: usize,
+    failed: Vec<String>,
+    notes: usize,
+}
+
+fn tally(results: Vec<(String, Outcome)>) -> Tally {
+    let mut t = Tally {
+        passed: 0,
+        failed: Vec::new(),
+        notes: 0,
+    };
+    for (id, o) in results {
+        match o {
+            Outcome::Pass => t.passed += 1,
+            Outcome::PassWithNotes(_) => {
+                t.passed += 1;
+                t.notes += 1;
+            }
+            Outcome::Fail(_) => t.failed.push(id),
+        }
+    }
+    t
+}
+
+fn finish(name: &str, seed: u64, t: Tally, started: Instant, extra: &str) {
+    let summary = format!(
+        "{name}: {} passed, {} failed (seed {seed}, {}{}{extra})",
+        t.passed,
+        t.failed.len(),
+        harness::elapsed(started),
+        if t.notes > 0 {
+            format!(", {} with advisory notes", t.notes)
+        } else {
+            String::new()
+        },
+    );
+    say(&summary);
+    if !t.failed.is_empty() {
+        let indices: Vec<&str> = t
+            .failed
+            .iter()
+            .filter_map(|id| id.rsplit('-').next())
+            .collect();
+        panic!(
+            "{summary}\nfailing cases: {}\nsaved under {}\nre-run them with \
+             PERMAUDIT_CONFORMANCE_SEED={seed} PERMAUDIT_CONFORMANCE_ONLY={} cargo test --test conformance {name}",
+            t.failed.join(", "),
+            harness::failures_dir().display(),
+            indices.join(","),
+        );
+    }
+}
+
+/// Print a finished case: always when it failed or carries notes, otherwise only verbose.
+fn report_case(
+    case: &Case,
+    root: &Path,
+    outcome: &Outcome,
+    oracle_bin: &Path,
+    outputs: &[(&str, &Run)],
+    args: (&[&str], &[&str]),
+    extra: &str,
+) {
+    match outcome {
+        Outcome::Fail(why) => {
+            let report = format!("{}{extra}{why}", harness::describe(case, root));
+            let dir = harness::save_failure(case, &report, outputs, oracle_bin, args.0, args.1);
+            say(&format!(
+                "\n======== FAILED {} ========\n{report}saved: {}\n",
+                case.id,
+                dir.display()
+            ));
+        }
+        Outcome::PassWithNotes(notes) => {
+            say(&format!("note {}: {}", case.id, notes.join("; ")));
+        }
+        Outcome::Pass => {
+            if harness::verbose() {
+                say(&format!(
+                    "\n-------- ok {} --------\n{}{extra}",
+                    case.id,
+                    harness::describe(case, root)
+                ));
+            }
+        }
+    }
+}
+
+/// Per-agent rule counts, or the refusal, for verbose output.
+fn verdict_summary(run: &Run) -> String {
+    match oracle::verdict(run) {
+        Ok(Verdict::Agents(a)) => {
+            let mut s = String::from("  oracle: accepted;");
+            for (name, agent) in &a {
+                s.push_str(&format!(" {name}({}):{}", agent.mode, agent.rules.len()));
+            }
+            s.push('\n');
+            if harness::verbose() {
+                if let Some(build) = a.get("build") {
+                    for (i, r) in build.rules.iter().enumerate() {
+                        s.push_str(&format!("    build[{i}] {}\n", r.show()));
+                    }
+                }
+            }
+            s
+        }
+        Ok(Verdict::Refused(r)) => format!("  oracle: REFUSED at {} {:?}\n", r.file, r.syntax_at),
+        Ok(Verdict::Crashed(m)) => {
+            format!("  oracle: CRASHED {}\n", m.lines().last().unwrap_or(""))
+        }
+        Err(e) => format!("  oracle: unusable run: {e}\n"),
+    }
+}
+
+#[derive(Default)]
+struct Kinds {
+    accepted: usize,
+    refused: usize,
+    crashed: usize,
+}
+
+#[test]
+fn agent_rulesets_match_opencode() {
+    let Some(bin) = oracle_or_skip("agent_rulesets_match_opencode") else {
+        return;
+    };
+    let seed = harness::seed();
+    let indices = harness::indices("PERMAUDIT_CONFORMANCE_CASES", 60);
+    harness::clear_failures(false);
+    let scratch = Scratch::new();
+    let started = Instant::now();
+    let kinds = std::sync::Mutex::new(Kinds::default());
+    let results = harness::parallel(indices, |i| {
+        let case = cases::generate(seed, i);
+        let root = scratch.case_root(&case.id);
+        harness::materialize(&case, &root, true);
+        let env = harness::full_env(&case, &root, &scratch.fakebin);
+        let o = harness::run_oracle(&bin, &case, &root, &env, ORACLE_RULES_ARGS);
+        // A pristine copy at the same absolute path: see the module comment of harness.rs.
+        harness::materialize(&case, &root, true);
+        let p = harness::run_permaudit(&case, &root, &env, PERMAUDIT_RULES_ARGS);
+        let outcome = harness::compare_rules(&o, &p);
+        {
+            let mut k = kinds.lock().unwrap();
+            match oracle::verdict(&o) {
+                Ok(Verdict::Agents(_)) => k.accepted += 1,
+                Ok(Verdict::Refused(_)) => k.refused += 1,
+                Ok(Verdict::Crashed(_)) => k.crashed += 1,
+                Err(_) => {}
+            }
+        }
+        report_case(
+            &case,
+            &root,
+            &outcome,
+            &bin,
+            &[("oracle", &o), ("permaudit", &p)],
+            (ORACLE_RULES_ARGS, PERMAUDIT_RULES_ARGS),
+            &verdict_summary(&o),
+        );
+        let _ = std::fs::remove_dir_all(root.parent().unwrap());
+        (case.id, outcome)
+    });
+    let k = kinds.into_inner().unwrap();
+    let extra = format!(
+        "; OpenCode accepted {}, refused {}, crashed on {}",
+        k.accepted, k.refused, k.crashed
+    );
+    finish(
+        "agent_rulesets_match_opencode",
+        seed,
+        tally(results),
+        started,
+        &extra,
+    );
+}
+
+#[test]
+fn wildcard_decisions_match_opencode() {
+    let Some(bin) = oracle_or_skip("wildcard_decisions_match_opencode") else {
+        return;
+    };
+    let seed = harness::seed();
+    let indices = harness::indices("PERMAUDIT_CONFORMANCE_GLOB_CASES", 30);
+    harness::clear_failures(true);
+    let scratch = Scratch::new();
+    let started = Instant::now();
+    let results = harness::parallel(indices, |i| {
+        let gc = cases::generate_glob(seed, i);
+        let case = &gc.case;
+        let root = scratch.case_root(&case.id);
+        harness::materialize(case, &root, true);
+        let env = harness::full_env(case, &root, &scratch.fakebin);
+        let subject = harness::resolve_home(&gc.subject, &root);
+        let params = serde_json::json!({ "pattern": subject }).to_string();
+        let oargs = [
+            "debug", "agent", "build", "--pure", "--tool", "glob", "--params", &params,
+        ];
+        let o = harness::run_oracle(&bin, case, &root, &env, &oargs);
+        harness::materialize(case, &root, true);
+        let pargs = [
+            "explain", "--agent", "build", "--format", "json", "--", "glob", &subject,
+        ];
+        let p = harness::run_permaudit(case, &root, &env, &pargs);
+        let outcome = compare_glob(&o, &p, &gc.pattern, &subject);
+        report_case(
+            case,
+            &root,
+            &outcome,
+            &bin,
+            &[("oracle", &o), ("permaudit", &p)],
+            (&oargs, &pargs),
+            "",
+        );
+        let _ = std::fs::remove_dir_all(root.parent().unwrap());
+        (case.id.clone(), outcome)
+    });
+    finish(
+        "wildcard_decisions_match_opencode",
+        seed,
+        tally(results),
+        started,
+        "",
+    );
+}
+
+/// The oracle's glob call is denied iff the pattern matched; permaudit's `explain` line for
+/// agent build must say `deny` then, and `allow` otherwise (nothing else can apply: the
+/// built-in `* * allow` precedes the two glob rules).
+fn compare_glob(o: &Run, p: &Run, pattern: &str, subject: &str) -> Outcome {
+    let probe = format!("pattern {pattern:?} vs input {subject:?}");
+    let Some(denied) = oracle::glob_denied(o) else {
+        return Outcome::Fail(format!(
+            "ORACLE RUN UNUSABLE for {probe} (exit {:?}):\n{}{}",
+            o.code,
+            o.stdout,
+            o.stderr_plain()
+        ));
+    };
+    let want = if denied { "deny" } else { "allow" };
+    let lines: Vec<Value> = p
+        .stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let line = lines.iter().find(|v| {
+        v.get("agent").and_then(Value::as_str) == Some("build")
+            && v.get("permission").and_then(Value::as_str) == Some("glob")
+    });
+    let Some(line) = line else {
+        return Outcome::Fail(format!(
+            "{probe}: OpenCode says {want}; permaudit printed no JSON line for agent build \
+             (exit {:?})\n--- stdout\n{}--- stderr\n{}",
+            p.code, p.stdout, p.stderr
+        ));
+    };
+    let got = line.get("action").cloned().unwrap_or(Value::Null);
+    let input_ok = line.get("input").and_then(Value::as_str) == Some(subject);
+    if got == Value::from(want) && input_ok {
+        Outcome::Pass
+    } else {
+        Outcome::Fail(format!(
+            "{probe}: OpenCode says {want} ({}), permaudit says {got}{}\n    permaudit line: {line}\n",
+            if denied {
+                "the pattern matched"
+            } else {
+                "the pattern did not match"
+            },
+            if input_ok {
+                ""
+            } else {
+                " (and its `input` field is not the probe input)"
+            },
+        ))
+    }
+}
+
+/// `cargo test --test conformance preview -- --ignored`: print the generated cases (no
+/// oracle, no permaudit), to see what a seed covers.
+#[test]
+#[ignore]
+fn preview_generated_cases() {
+    let seed = harness::seed();
+    let root = Path::new("@ROOT@");
+    for i in harness::indices("PERMAUDIT_CONFORMANCE_CASES", 60) {
+        say(&harness::describe(&cases::generate(seed, i), root));
+    }
+    for i in harness::indices("PERMAUDIT_CONFORMANCE_GLOB_CASES", 30) {
+        let g = cases::generate_glob(seed, i);
+        say(&format!("{}: {}", g.case.id, g.case.notes.join("; ")));
+    }
+}

@@ -1,0 +1,301 @@
+//! The oracle: the real OpenCode 1.18.34 binary, run isolated (spec §10.0), and parsers
+//! for what it prints.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub const VERSION: &str = "1.18.34";
+/// Seconds before `timeout` kills one oracle call (a normal call takes ~3 s).
+pub const TIMEOUT_SECS: u32 = 60;
+
+pub enum Located {
+    Found(PathBuf),
+    /// PERMAUDIT_SKIP_ORACLE=1 and no binary: the caller skips, loudly.
+    Skip(String),
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// OPENCODE_BIN, else `<repo>/.oracle/node_modules/opencode-linux-x64/bin/opencode`.
+/// A missing binary fails the test unless PERMAUDIT_SKIP_ORACLE=1 (never honoured under CI).
+pub fn locate() -> Located {
+    let (bin, origin) = match std::env::var_os("OPENCODE_BIN") {
+        Some(p) => (PathBuf::from(p), "OPENCODE_BIN"),
+        None => (
+            repo_root().join(".oracle/node_modules/opencode-linux-x64/bin/opencode"),
+            "the default location",
+        ),
+    };
+    if bin.is_file() {
+        check_version(&bin);
+        return Located::Found(bin);
+    }
+    let msg = format!(
+        "the OpenCode {VERSION} oracle is missing: {} ({origin}) does not exist.\n\
+         Install it with `scripts/install-oracle.sh` (npm install into <repo>/.oracle), \
+         or point OPENCODE_BIN at an opencode {VERSION} binary.",
+        bin.display()
+    );
+    let skip = std::env::var("PERMAUDIT_SKIP_ORACLE").is_ok_and(|v| v == "1");
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    if skip && !ci {
+        Located::Skip(msg)
+    } else if skip {
+        panic!(
+            "{msg}\nPERMAUDIT_SKIP_ORACLE=1 is ignored under CI: CI must run the conformance suite."
+        )
+    } else {
+        panic!("{msg}\n(Set PERMAUDIT_SKIP_ORACLE=1 to skip these tests locally.)")
+    }
+}
+
+/// The suite is only meaningful against 1.18.34; checked once per test process.
+fn check_version(bin: &Path) {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    let res = CHECKED.get_or_init(|| {
+        let scratch = tempfile::Builder::new()
+            .prefix("permaudit-oracle-version-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let out = Command::new(bin)
+            .arg("--version")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", scratch.path())
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .current_dir(scratch.path())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+        let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if v == VERSION {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} reports version {v:?}, the suite needs {VERSION}; run scripts/install-oracle.sh",
+                bin.display()
+            ))
+        }
+    });
+    if let Err(e) = res {
+        panic!("{e}");
+    }
+}
+
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn stderr_plain(&self) -> String {
+        strip_ansi(&self.stderr)
+    }
+}
+
+/// Run the oracle under `timeout`, with exactly `env` (the caller builds the isolated env).
+pub fn run(bin: &Path, cwd: &Path, env: &[(String, String)], args: &[&str]) -> Run {
+    let out = Command::new("timeout")
+        .arg(TIMEOUT_SECS.to_string())
+        .arg(bin)
+        .args(args)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot spawn `timeout {}`: {e}", bin.display()));
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One rule as printed. Fields are JSON values: OPENCODE_PERMISSION is not validated, so an
+/// action can be `42`, `null` or an object (spec 3.6).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    pub permission: Value,
+    pub pattern: Value,
+    pub action: Value,
+}
+
+impl Rule {
+    pub fn from_json(v: &Value) -> Result<Rule, String> {
+        let o = v
+            .as_object()
+            .ok_or_else(|| format!("rule is not an object: {v}"))?;
+        let f = |k: &str| {
+            o.get(k)
+                .cloned()
+                .ok_or_else(|| format!("rule lacks {k:?}: {v}"))
+        };
+        Ok(Rule {
+            permission: f("permission")?,
+            pattern: f("pattern")?,
+            action: f("action")?,
+        })
+    }
+
+    /// `permission | pattern | action`, strings shown as JSON strings so whitespace is visible.
+    pub fn show(&self) -> String {
+        format!("{} | {} | {}", self.permission, self.pattern, self.action)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Agent {
+    pub mode: String,
+    pub rules: Vec<Rule>,
+}
+
+pub type Agents = BTreeMap<String, Agent>;
+
+/// Parse `opencode agent list` output: for each agent a header line `name (mode)` at column 0,
+/// then the JSON array of its rules, pretty-printed, whose closing `]` is at column 0.
+pub fn parse_agent_list(stdout: &str) -> Result<Agents, String> {
+    let mut agents = Agents::new();
+    let mut lines = stdout.lines();
+    while let Some(line) = lines.next() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let header = line
+            .strip_suffix(')')
+            .and_then(|l| l.rsplit_once(" ("))
+            .filter(|_| !line.starts_with([' ', '[', ']', '{', '}']));
+        let Some((name, mode)) = header else {
+            return Err(format!("unexpected line in `agent list` output: {line:?}"));
+        };
+        let mut json = String::new();
+        for l in lines.by_ref() {
+            json.push_str(l);
+            json.push('\n');
+            if l == "]" || (json.trim() == "[]") {
+                break;
+            }
+        }
+        let v: Value = serde_json::from_str(&json)
+            .map_err(|e| format!("rules of agent {name:?} are not JSON ({e}):\n{json}"))?;
+        let rules = v
+            .as_array()
+            .ok_or_else(|| format!("rules of agent {name:?} are not an array"))?
+            .iter()
+            .map(Rule::from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let agent = Agent {
+            mode: mode.to_string(),
+            rules,
+        };
+        if agents.insert(name.to_string(), agent).is_some() {
+            return Err(format!("agent {name:?} listed twice"));
+        }
+    }
+    if agents.is_empty() {
+        return Err("`agent list` printed no agents".into());
+    }
+    Ok(agents)
+}
+
+/// OpenCode refused the configuration.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    /// The file named in the message (an absolute path, or `OPENCODE_CONFIG_CONTENT`).
+    pub file: String,
+    /// First `<Error> at line L, column C` of a JSONC syntax error, if any.
+    pub syntax_at: Option<(u32, u32)>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    Agents(Agents),
+    Refused(Refusal),
+    /// Exit 1 with some other error, e.g. `Object.entries requires that input parameter not
+    /// be null or undefined` for OPENCODE_PERMISSION='{"bash":null}'. OpenCode cannot start
+    /// with such a setup, so permaudit must refuse it too.
+    Crashed(String),
+}
+
+/// What one `agent list` run says. Err means the run itself is unusable (timeout, garbage).
+pub fn verdict(run: &Run) -> Result<Verdict, String> {
+    let err = run.stderr_plain();
+    match run.code {
+        Some(0) => parse_agent_list(&run.stdout).map(Verdict::Agents),
+        Some(124) => Err(format!("oracle timed out after {TIMEOUT_SECS}s")),
+        Some(1) => {
+            if let Some(r) = parse_refusal(&err) {
+                Ok(Verdict::Refused(r))
+            } else if err.contains("Error:") {
+                Ok(Verdict::Crashed(err.trim().to_string()))
+            } else {
+                Err(format!("oracle exited 1 without an error message:\n{err}"))
+            }
+        }
+        other => Err(format!("oracle exited with {other:?}:\n{err}")),
+    }
+}
+
+pub fn parse_refusal(err: &str) -> Option<Refusal> {
+    let file = if let Some(i) = err.find("Configuration is invalid at ") {
+        let rest = &err[i + "Configuration is invalid at ".len()..];
+        let line = rest.lines().next().unwrap_or("");
+        // `… at <file>: bad file reference: …` carries more text after the path.
+        line.split(": ").next().unwrap_or(line).trim().to_string()
+    } else if let Some(i) = err.find("Config file at ") {
+        let rest = &err[i + "Config file at ".len()..];
+        let end = rest.find(" is not valid JSON(C)")?;
+        rest[..end].to_string()
+    } else {
+        return None;
+    };
+    let syntax_at = err.find("--- Errors ---").and_then(|i| {
+        let l = err[i..].lines().nth(1)?;
+        let (_, at) = l.split_once(" at line ")?;
+        let (line, col) = at.split_once(", column ")?;
+        Some((line.trim().parse().ok()?, col.trim().parse().ok()?))
+    });
+    Some(Refusal {
+        file,
+        syntax_at,
+        message: err.trim().to_string(),
+    })
+}
+
+/// The glob-tool probe of spec §10.1: Some(true) when the call was denied (the pattern under
+/// test matched), Some(false) when the tool ran, None when the output is neither.
+pub fn glob_denied(run: &Run) -> Option<bool> {
+    let all = format!("{}{}", run.stdout, run.stderr_plain());
+    if all.contains("prevents you from using") {
+        Some(true)
+    } else if all.contains("No files found") {
+        Some(false)
+    } else {
+        None
+    }
+}
