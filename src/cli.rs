@@ -49,8 +49,38 @@ pub enum Format {
     Json,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Find rules that never take effect, shadowed denies and broken or suspicious entries,
+    /// each proven with an example input.
+    Check {
+        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+        format: CheckFormat,
+        /// Exit 1 when a finding reaches this level.
+        #[arg(long, value_enum, default_value_t = FailOn::Error)]
+        fail_on: FailOn,
+    },
+    /// Show the documentation of a finding kind (or list them all).
+    Rule {
+        /// A finding id such as `shadowed-deny`.
+        id: Option<String>,
+    },
     /// Print each agent's merged ruleset with provenance.
     Rules {
         /// Only this agent.
@@ -81,6 +111,7 @@ pub enum Command {
 
 /// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
 pub const EXIT_OK: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_REFUSED: i32 = 2;
 
 fn style_for(choice: ColorChoice, tty: bool) -> Style {
@@ -118,6 +149,9 @@ pub fn run(cli: Cli) -> i32 {
         eprintln!("error: -C {}: not a directory", cwd.display());
         return EXIT_REFUSED;
     }
+    if let Command::Rule { id } = &cli.command {
+        return rule_docs(id.as_deref());
+    }
     let platform = match cli.platform {
         PlatformArg::Unix => Platform::Unix,
         PlatformArg::Windows => Platform::Windows,
@@ -137,6 +171,34 @@ pub fn run(cli: Cli) -> i32 {
         eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
     }
     let code = match cli.command {
+        Command::Rule { .. } => EXIT_OK,
+        Command::Check { format, fail_on } => {
+            let findings = crate::checks::run(&project);
+            let text = match format {
+                CheckFormat::Human => report::check::human(&project, &findings, out_style),
+                CheckFormat::Json => format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&report::check::json(&project, &findings)).unwrap_or_default()
+                ),
+                CheckFormat::Sarif => format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&report::check::sarif(&project, &findings)).unwrap_or_default()
+                ),
+                CheckFormat::Github => report::check::github(&project, &findings),
+            };
+            let _ = out.write_all(text.as_bytes());
+            let threshold = match fail_on {
+                FailOn::Error => Some(crate::checks::Level::Error),
+                FailOn::Warning => Some(crate::checks::Level::Warning),
+                FailOn::Info => Some(crate::checks::Level::Info),
+                FailOn::Never => None,
+            };
+            if threshold.is_some_and(|t| findings.iter().any(|f| f.level >= t)) {
+                EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            }
+        }
         Command::Rules { agent, format } => {
             let agents: Vec<_> = match &agent {
                 Some(name) => match project.agent(name) {
@@ -221,6 +283,28 @@ fn read_stdin_inputs(nul: bool) -> std::io::Result<Vec<String>> {
         }
     }
     Ok(inputs)
+}
+
+fn rule_docs(id: Option<&str>) -> i32 {
+    use crate::checks::{CHECKS, docs_text, find_check};
+    match id {
+        None => {
+            for c in CHECKS {
+                println!("{:<28} {:<8} {}", c.id, c.level.to_string(), c.summary);
+            }
+            EXIT_OK
+        }
+        Some(id) => match find_check(id) {
+            Some(c) => {
+                println!("{}", docs_text(c));
+                EXIT_OK
+            }
+            None => {
+                eprintln!("error: no finding kind `{id}` (see `permaudit rule`)");
+                EXIT_REFUSED
+            }
+        },
+    }
 }
 
 fn unknown_agent(p: &Project, name: &str) -> i32 {

@@ -3,6 +3,7 @@
 //! See `ARCHITECTURE.md` for the pipeline and its invariants.
 
 pub mod source;
+pub mod checks;
 pub mod cli;
 pub mod discover;
 pub mod glob;

@@ -182,7 +182,7 @@ fn agent_rulesets_match_opencode() {
         // A pristine copy at the same absolute path: see the module comment of harness.rs.
         harness::materialize(&case, &root, true);
         let p = harness::run_permaudit(&case, &root, &env, PERMAUDIT_RULES_ARGS);
-        let outcome = harness::compare_rules(&o, &p);
+        let outcome = harness::compare_rules(&o, &p, &root);
         {
             let mut k = kinds.lock().unwrap();
             match oracle::verdict(&o) {

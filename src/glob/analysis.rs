@@ -185,7 +185,7 @@ impl Analysis {
 
         let mut inconclusive = false;
         let mut checked: HashSet<Vec<usize>> = HashSet::new();
-        for cell in minimal(&cells) {
+        for cell in minimal(&cells).take(1) {
             let covering_perms: HashSet<usize> = cell
                 .accepting
                 .iter()
@@ -431,6 +431,12 @@ mod tests {
         assert_eq!(decided(&a, 0), None);
         let a = analysis(&[("edit", "??"), ("ed*", "a?"), ("*t", "?b")]);
         assert_eq!(decided(&a, 0), some("edit", "ba"));
+        // Incomparable cells: `a` is covered by rule 1 and `aa` only by rule 2, which leaves
+        // subject `` to rule 0; the first cell alone would wrongly say dead.
+        let a = analysis(&[("a*", "*"), ("a", "*"), ("a?*", "x")]);
+        assert_eq!(decided(&a, 0), some("aa", ""));
+        let a = analysis(&[("a*", "*"), ("a", "*"), ("a?*", "*")]);
+        assert_eq!(decided(&a, 0), None);
     }
 
     #[test]
@@ -528,16 +534,21 @@ mod tests {
     /// `x` is never mentioned by a glob, so it stands for the "other" class.
     const INPUT_UNITS: [char; 5] = ['a', 'b', '/', ' ', 'x'];
 
-    fn glob(max: usize) -> impl Strategy<Value = String> {
-        prop::collection::vec(prop::sample::select(&GLOB_UNITS[..]), 0..=max)
+    /// Permission globs drawn from fewer units overlap more, which is what produces
+    /// incomparable permission cells.
+    const PERMISSION_UNITS: [char; 3] = ['a', '*', '?'];
+
+    fn glob(units: &'static [char], max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(units), 0..=max)
             .prop_map(|cs| cs.into_iter().collect())
     }
 
     fn ruleset() -> impl Strategy<Value = Vec<RuleShape>> {
-        prop::collection::vec(
-            (glob(3), glob(4)).prop_map(|(p, s)| RuleShape::new(p, s)),
-            1..=5,
-        )
+        let rule =
+            prop_oneof![glob(&GLOB_UNITS, 3), glob(&PERMISSION_UNITS, 3)].prop_flat_map(|p| {
+                glob(&GLOB_UNITS, 4).prop_map(move |s| RuleShape::new(p.clone(), s))
+            });
+        prop::collection::vec(rule, 1..=5)
     }
 
     fn all_strings(max: usize) -> Vec<String> {
@@ -553,40 +564,40 @@ mod tests {
         out
     }
 
-    /// Evaluates every input up to the bounds with the real matcher: for each
-    /// (permission, subject) pair, the bitset of rules matching it.
+    /// Evaluates every input up to the bounds with the real matcher, keeping only what the
+    /// claims depend on: the distinct sets of rules (bitmasks) that match some input.
     struct Brute {
-        /// (rules matching the permission, rules matching the subject), per string.
-        perms: Vec<u32>,
-        subjects: Vec<u32>,
+        matching: HashSet<u32>,
     }
 
     impl Brute {
         fn new(rules: &[RuleShape]) -> Brute {
-            let mask = |s: &str, pick: fn(&RuleShape) -> &str| {
-                rules
+            let masks = |strings: Vec<String>, pick: fn(&RuleShape) -> &str| -> HashSet<u32> {
+                let globs: Vec<Wildcard> =
+                    rules.iter().map(|r| Wildcard::compile(pick(r))).collect();
+                strings
                     .iter()
-                    .enumerate()
-                    .filter(|(_, r)| Wildcard::compile(pick(r)).is_match(s, Platform::Unix))
-                    .fold(0u32, |m, (i, _)| m | 1 << i)
+                    .map(|s| {
+                        globs
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, g)| g.is_match(s, Platform::Unix))
+                            .fold(0u32, |m, (i, _)| m | 1 << i)
+                    })
+                    .collect()
             };
-            Brute {
-                perms: all_strings(3)
-                    .iter()
-                    .map(|p| mask(p, |r| &r.permission))
-                    .collect(),
-                subjects: all_strings(5)
-                    .iter()
-                    .map(|s| mask(s, |r| &r.pattern))
-                    .collect(),
-            }
+            let perms = masks(all_strings(3), |r| &r.permission);
+            let subjects = masks(all_strings(5), |r| &r.pattern);
+            let matching = perms
+                .iter()
+                .flat_map(|p| subjects.iter().map(move |s| p & s))
+                .collect();
+            Brute { matching }
         }
 
-        /// Is there an input whose matching rules satisfy `f`?
+        /// Is there an input whose set of matching rules satisfies `f`?
         fn any(&self, f: impl Fn(u32) -> bool) -> bool {
-            self.perms
-                .iter()
-                .any(|p| self.subjects.iter().any(|s| f(p & s)))
+            self.matching.iter().any(|&m| f(m))
         }
     }
 

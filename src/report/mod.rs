@@ -1,6 +1,7 @@
 //! Rendering: data in, text out. Nothing here decides anything or touches the machine; the
 //! CLI hands over a writer.
 
+pub mod check;
 pub mod error;
 pub mod explain;
 pub mod rules;

@@ -341,7 +341,7 @@ pub enum Outcome {
 
 /// Compare one case. `oracle_run` is what `agent list` printed, `pa` what `permaudit rules`
 /// printed on the same tree.
-pub fn compare_rules(oracle_run: &Run, pa: &Run) -> Outcome {
+pub fn compare_rules(oracle_run: &Run, pa: &Run, root: &Path) -> Outcome {
     let verdict = match oracle::verdict(oracle_run) {
         Ok(v) => v,
         Err(e) => return Outcome::Fail(format!("ORACLE RUN UNUSABLE: {e}")),
@@ -365,7 +365,7 @@ pub fn compare_rules(oracle_run: &Run, pa: &Run) -> Outcome {
                     ));
                 }
             };
-            match diff_agents(&expected, &got) {
+            match diff_agents(&expected, &got, root) {
                 None => Outcome::Pass,
                 Some(d) => Outcome::Fail(d),
             }
@@ -428,7 +428,8 @@ fn indent(s: &str) -> String {
 }
 
 /// None when equal; else a readable report with the rulesets side by side.
-pub fn diff_agents(expected: &Agents, got: &Agents) -> Option<String> {
+/// `root` is only used for display: the case root is shown as `$ROOT`.
+pub fn diff_agents(expected: &Agents, got: &Agents, root: &Path) -> Option<String> {
     let mut out = String::new();
     let missing: Vec<_> = expected.keys().filter(|k| !got.contains_key(*k)).collect();
     let extra: Vec<_> = got.keys().filter(|k| !expected.contains_key(*k)).collect();
@@ -449,13 +450,14 @@ pub fn diff_agents(expected: &Agents, got: &Agents) -> Option<String> {
             .unwrap();
         }
         if e.rules != g.rules {
-            out.push_str(&side_by_side(name, &e.rules, &g.rules));
+            out.push_str(&side_by_side(name, &e.rules, &g.rules, root));
         }
     }
     if out.is_empty() { None } else { Some(out) }
 }
 
-pub fn side_by_side(agent: &str, left: &[Rule], right: &[Rule]) -> String {
+pub fn side_by_side(agent: &str, left: &[Rule], right: &[Rule], root: &Path) -> String {
+    let root = root.display().to_string();
     let first = (0..left.len().max(right.len()))
         .find(|&i| left.get(i) != right.get(i))
         .unwrap_or(0);
@@ -464,13 +466,14 @@ pub fn side_by_side(agent: &str, left: &[Rule], right: &[Rule]) -> String {
         left.len(),
         right.len()
     );
-    let shown = |r: Option<&Rule>| r.map(Rule::show).unwrap_or_else(|| "-".into());
+    let show = |r: &Rule| r.show().replace(&root, "$ROOT");
+    let shown = |r: Option<&Rule>| r.map(show).unwrap_or_else(|| "-".into());
     let width = left
         .iter()
-        .map(|r| r.show().chars().count())
+        .map(|r| show(r).chars().count())
         .max()
         .unwrap_or(1)
-        .clamp(10, 80);
+        .clamp(16, 70);
     writeln!(out, "       {:width$} | permaudit", "OpenCode 1.18.34").unwrap();
     for i in 0..left.len().max(right.len()) {
         let (l, r) = (left.get(i), right.get(i));
@@ -487,7 +490,13 @@ pub fn side_by_side(agent: &str, left: &[Rule], right: &[Rule]) -> String {
 
 pub fn describe(case: &Case, root: &Path) -> String {
     let mut out = String::new();
-    writeln!(out, "case {} — root {}", case.id, root.display()).unwrap();
+    writeln!(
+        out,
+        "case {} — root {} (shown as $ROOT)",
+        case.id,
+        root.display()
+    )
+    .unwrap();
     for n in &case.notes {
         writeln!(out, "  * {n}").unwrap();
     }

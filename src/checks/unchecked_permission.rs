@@ -1,0 +1,145 @@
+//! `unchecked-permission` (warning)
+//!
+//! ## What it finds
+//! A permission key OpenCode 1.18.34 never checks: `write`, `patch`, `multiedit` and
+//! `apply_patch` (file tools are all checked as `edit`), `list` and `todoread` (no such
+//! tool), PascalCase names (`Bash`: names are case-sensitive), Claude Code syntax
+//! (`Bash(git *)`), and typos of real names, with "did you mean". Keys with `_` are taken
+//! as MCP or plugin tools (`github_create_issue`) and are not reported.
+//!
+//! ## Why it matters
+//! OpenCode accepts any key silently. `"write": "deny"` neither hides nor blocks the write
+//! tool (verified on 1.18.34).
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"write": "deny", "Bash(rm *)": "deny"}}
+//! ```
+//!
+//! ## How to fix
+//! Use the name OpenCode checks: `edit` for every file-writing tool, `bash` with patterns
+//! for commands: `{"bash": {"rm *": "deny"}}`.
+
+use super::{Check, Ctx, Finding, Level};
+use std::collections::HashSet;
+
+pub const CHECK: Check = Check {
+    id: "unchecked-permission",
+    level: Level::Warning,
+    summary: "a permission key OpenCode never checks (write, list, typos, PascalCase, Bash(...))",
+    docs: include_str!("unchecked_permission.rs"),
+};
+
+/// Permissions OpenCode 1.18.34 asks (spec §2.5, §2.4).
+pub const CHECKED: &[&str] = &[
+    "read", "edit", "glob", "grep", "bash", "task", "external_directory", "lsp", "skill",
+    "todowrite", "question", "webfetch", "websearch", "doom_loop", "plan_enter", "plan_exit",
+];
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Why `key` is never checked, or `None` when it is fine.
+pub fn diagnose(key: &str) -> Option<String> {
+    if CHECKED.contains(&key) || key.contains('*') || key.contains('?') {
+        return None;
+    }
+    let dead = match key {
+        "write" | "patch" | "multiedit" | "apply_patch" => Some(
+            "file tools (edit, write, apply_patch) are all checked as `edit`; use `edit`",
+        ),
+        "list" => Some("there is no `list` tool in 1.18.34; directory listing goes through `read`/`glob`"),
+        "todoread" => Some("there is no `todoread` tool in 1.18.34"),
+        _ => None,
+    };
+    if let Some(why) = dead {
+        return Some(format!("`{key}` is never checked by OpenCode 1.18.34: {why}"));
+    }
+    if let Some(open) = key.find('(')
+        && key.ends_with(')')
+    {
+        let tool = key[..open].to_ascii_lowercase();
+        let inner = &key[open + 1..key.len() - 1];
+        return Some(format!(
+            "`{key}` is Claude Code syntax, which OpenCode reads as a literal permission name that nothing checks; write {{\"{tool}\": {{{}: ...}}}}",
+            serde_json::to_string(inner).unwrap_or_default()
+        ));
+    }
+    let lower = key.to_lowercase();
+    if lower != key && CHECKED.contains(&lower.as_str()) {
+        return Some(format!("`{key}` is never checked: permission names are case-sensitive; did you mean `{lower}`?"));
+    }
+    if key.contains('_') || key.contains('-') || key.contains('.') {
+        return None; // an MCP or plugin tool key
+    }
+    let best = CHECKED
+        .iter()
+        .map(|c| (levenshtein(&lower, c), *c))
+        .min()
+        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1);
+    Some(match best {
+        Some((_, c)) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
+        None => format!(
+            "`{key}` is not a permission OpenCode checks (unless a plugin or MCP tool has exactly this id)"
+        ),
+    })
+}
+
+pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let mut seen = HashSet::new();
+    for agent in &ctx.project.agents {
+        for (i, r) in agent.rules.iter().enumerate() {
+            let Some(loc) = r.loc else { continue };
+            if !seen.insert((loc, r.permission.clone())) {
+                continue;
+            }
+            if let Some(message) = diagnose(&r.permission) {
+                out.push(Finding {
+                    id: CHECK.id,
+                    level: CHECK.level,
+                    agent: Some(agent.name.clone()),
+                    rule: Some(i),
+                    loc: Some(loc),
+                    message,
+                    related: Vec::new(),
+                    witnesses: Vec::new(),
+                    help: None,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diagnose;
+
+    #[test]
+    fn diagnoses() {
+        for ok in ["bash", "edit", "*", "ed*", "github_create_issue", "my-mcp.tool"] {
+            assert_eq!(diagnose(ok), None, "{ok}");
+        }
+        for (bad, needle) in [
+            ("write", "`edit`"),
+            ("list", "no `list` tool"),
+            ("Bash", "did you mean `bash`"),
+            ("Bash(git *)", "Claude Code"),
+            ("bsah", "did you mean `bash`"),
+            ("reed", "did you mean `read`"),
+            ("zzzzzz", "not a permission"),
+        ] {
+            let d = diagnose(bad).unwrap_or_default();
+            assert!(d.contains(needle), "{bad}: {d}");
+        }
+    }
+}
