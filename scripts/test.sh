@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The project's test command (README.md; .ci/run calls it): installs the OpenCode 1.18.34
+# oracle the conformance suite compares against, then runs every test.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
+export OPENCODE_BIN
+cargo test --release --locked "$@"
