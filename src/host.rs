@@ -70,3 +70,80 @@ impl Host for RealHost {
         out
     }
 }
+
+/// An in-memory machine for tests and fuzzing: files, directories and environment variables.
+#[derive(Debug, Default, Clone)]
+pub struct MemHost {
+    pub files: std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>,
+    pub env: std::collections::BTreeMap<String, String>,
+}
+
+impl MemHost {
+    pub fn new() -> MemHost {
+        MemHost::default()
+    }
+
+    /// Add a file (its parent directories exist implicitly).
+    pub fn file(mut self, path: &str, text: &str) -> MemHost {
+        self.files.insert(path.into(), text.as_bytes().to_vec());
+        self
+    }
+
+    pub fn var(mut self, name: &str, value: &str) -> MemHost {
+        self.env.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// Mark a directory as existing (e.g. `.git`).
+    pub fn dir(self, path: &str) -> MemHost {
+        self.file(&format!("{}/.keep", path.trim_end_matches('/')), "")
+    }
+}
+
+impl Host for MemHost {
+    fn var(&self, name: &str) -> Option<String> {
+        self.env.get(name).cloned()
+    }
+
+    fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        if self.is_dir(path) {
+            return Err(ReadError {
+                kind: ReadErrorKind::Other,
+                message: "is a directory, not a file".into(),
+            });
+        }
+        self.files.get(path).cloned().ok_or(ReadError {
+            kind: ReadErrorKind::NotFound,
+            message: "not found".into(),
+        })
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.files.keys().any(|f| f != path && f.starts_with(path))
+    }
+
+    fn list_dir(&self, path: &Path) -> Vec<(String, bool)> {
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for f in self.files.keys() {
+            if let Ok(rest) = f.strip_prefix(path)
+                && let Some(first) = rest.components().next()
+            {
+                let name = first.as_os_str().to_string_lossy().into_owned();
+                if name.is_empty() {
+                    continue;
+                }
+                let is_dir = rest.components().count() > 1;
+                if !out.iter().any(|(n, _)| *n == name) {
+                    out.push((name, is_dir));
+                }
+            }
+        }
+        out.retain(|(n, _)| n != ".keep");
+        out.sort();
+        out
+    }
+}

@@ -299,6 +299,12 @@ fn env_permission(text: &str, id: SourceId) -> Option<PermissionMap> {
     };
     let entries: Vec<(String, Node)> = match &node.value {
         Value::Object(o) => o.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        // `{...perm, ...["deny", "ask"]}`: an array spreads into index keys.
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v.clone()))
+            .collect(),
         // `{...perm, ..."deny"}` spreads a string into its characters.
         Value::String(s) => s
             .chars()
