@@ -147,10 +147,10 @@ impl Analysis {
     /// Does rule `i` match the input? False for an index out of range.
     pub fn matches(&self, i: usize, input: &Input) -> bool {
         self.rules.get(i).is_some_and(|r| {
-            self.permission(r)
+            self.permission_glob(r.permission)
                 .is_match_units(input.permission.units(), self.platform)
                 && self
-                    .pattern(r)
+                    .pattern_glob(r.pattern)
                     .is_match_units(input.subject.units(), self.platform)
         })
     }
@@ -175,17 +175,17 @@ impl Analysis {
 
         // Component 0 is rule i's permission glob, component k ≥ 1 is `later_perms[k - 1]`.
         let later_perms = distinct(later.iter().map(|r| r.permission));
-        let globs: Vec<&Wildcard> = iter::once(self.permission(rule))
-            .chain(later_perms.iter().filter_map(|&p| self.permissions.get(p)))
+        let globs: Vec<&Wildcard> = iter::once(rule.permission)
+            .chain(later_perms.iter().copied())
+            .map(|k| self.permission_glob(k))
             .collect();
-        let cells = match Product::new(&globs, self.platform).cells(&[0], &mut budget) {
-            Ok(cells) => cells,
-            Err(_) => return Outcome::Inconclusive,
+        let Ok(cells) = Product::new(&globs, self.platform).cells(&[0], &mut budget) else {
+            return Outcome::Inconclusive;
         };
 
         let mut inconclusive = false;
         let mut checked: HashSet<Vec<usize>> = HashSet::new();
-        for cell in minimal(&cells).take(1) {
+        for cell in minimal(&cells) {
             let covering_perms: HashSet<usize> = cell
                 .accepting
                 .iter()
@@ -202,11 +202,13 @@ impl Analysis {
             if covering.contains(&rule.pattern) || !checked.insert(covering.clone()) {
                 continue;
             }
-            let others: Vec<&Wildcard> = covering
-                .iter()
-                .filter_map(|&k| self.patterns.get(k))
-                .collect();
-            match difference(self.pattern(rule), &others, self.platform, &mut budget) {
+            let others: Vec<&Wildcard> = covering.iter().map(|&k| self.pattern_glob(k)).collect();
+            match difference(
+                self.pattern_glob(rule.pattern),
+                &others,
+                self.platform,
+                &mut budget,
+            ) {
                 Outcome::Witness(subject) => {
                     return Outcome::Witness(Input {
                         permission: cell.witness.clone(),
@@ -264,27 +266,33 @@ impl Analysis {
             return Outcome::Empty;
         };
         let permission = match intersection(
-            &[self.permission(ra), self.permission(rb)],
+            &[
+                self.permission_glob(ra.permission),
+                self.permission_glob(rb.permission),
+            ],
             self.platform,
             budget,
         ) {
             Outcome::Witness(p) => p,
             other => return other.map(|_| Input::default()),
         };
-        intersection(&[self.pattern(ra), self.pattern(rb)], self.platform, budget).map(|subject| {
-            Input {
-                permission,
-                subject,
-            }
+        intersection(
+            &[self.pattern_glob(ra.pattern), self.pattern_glob(rb.pattern)],
+            self.platform,
+            budget,
+        )
+        .map(|subject| Input {
+            permission,
+            subject,
         })
     }
 
-    fn permission(&self, rule: &Shape) -> &Wildcard {
-        self.permissions.get(rule.permission).unwrap_or(&NOTHING)
+    fn permission_glob(&self, k: usize) -> &Wildcard {
+        self.permissions.get(k).unwrap_or(&NOTHING)
     }
 
-    fn pattern(&self, rule: &Shape) -> &Wildcard {
-        self.patterns.get(rule.pattern).unwrap_or(&NOTHING)
+    fn pattern_glob(&self, k: usize) -> &Wildcard {
+        self.patterns.get(k).unwrap_or(&NOTHING)
     }
 }
 

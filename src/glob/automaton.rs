@@ -413,6 +413,11 @@ impl Product {
     /// components accept them, and returns each non-empty part with its shortest member
     /// (in discovery order, so shorter witnesses first). The partition is complete: every
     /// combination that occurs is listed.
+    ///
+    /// # Errors
+    ///
+    /// [`Exhausted`] when the budget runs out before every reachable state is seen: a
+    /// partial partition could hide a cell, so none is returned.
     pub fn cells(&self, required: &[usize], budget: &mut Budget) -> Result<Vec<Cell>, Exhausted> {
         let Some(req) = required
             .iter()
@@ -958,6 +963,31 @@ mod tests {
                 }
                 Outcome::Empty => prop_assert_eq!(brute, None),
                 Outcome::Inconclusive => prop_assert!(false, "inconclusive on a tiny query"),
+            }
+        }
+
+        /// `cells` lists exactly the acceptance signatures that occur, each with a witness
+        /// that has it.
+        #[test]
+        fn cells_match_brute_force(globs in prop::collection::vec(glob_strategy(3), 1..5)) {
+            let gs: Vec<Wildcard> = globs.iter().map(|g| w(g)).collect();
+            let refs: Vec<&Wildcard> = gs.iter().collect();
+            let cells = Product::new(&refs, Platform::Unix)
+                .cells(&[0], &mut Budget::default())
+                .map_err(|_| TestCaseError::fail("inconclusive on a tiny query"))?;
+            let signature = |s: &str| -> Option<Vec<usize>> {
+                gs[0].is_match(s, Platform::Unix).then(|| {
+                    (1..gs.len()).filter(|&k| gs[k].is_match(s, Platform::Unix)).collect()
+                })
+            };
+            for cell in &cells {
+                let s = cell.witness.to_exact_string().unwrap();
+                prop_assert_eq!(signature(&s), Some(cell.accepting.clone()), "witness {:?}", s);
+            }
+            for s in all_strings(&SUBJECT_UNITS, 5) {
+                if let Some(sig) = signature(&s) {
+                    prop_assert!(cells.iter().any(|c| c.accepting == sig), "{:?} has missing cell {:?}", s, sig);
+                }
             }
         }
 
