@@ -51,6 +51,16 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 /// Why `key` is never checked, or `None` when it is fine.
 pub fn diagnose(key: &str) -> Option<String> {
+    if let Some(open) = key.find('(')
+        && key.ends_with(')')
+    {
+        let tool = key[..open].to_ascii_lowercase();
+        let inner = &key[open + 1..key.len() - 1];
+        return Some(format!(
+            "`{key}` is Claude Code syntax, which OpenCode reads as a literal permission name that nothing checks; write {{\"{tool}\": {{{}: ...}}}}",
+            serde_json::to_string(inner).unwrap_or_default()
+        ));
+    }
     if CHECKED.contains(&key) || key.contains('*') || key.contains('?') {
         return None;
     }
@@ -64,16 +74,6 @@ pub fn diagnose(key: &str) -> Option<String> {
     };
     if let Some(why) = dead {
         return Some(format!("`{key}` is never checked by OpenCode 1.18.34: {why}"));
-    }
-    if let Some(open) = key.find('(')
-        && key.ends_with(')')
-    {
-        let tool = key[..open].to_ascii_lowercase();
-        let inner = &key[open + 1..key.len() - 1];
-        return Some(format!(
-            "`{key}` is Claude Code syntax, which OpenCode reads as a literal permission name that nothing checks; write {{\"{tool}\": {{{}: ...}}}}",
-            serde_json::to_string(inner).unwrap_or_default()
-        ));
     }
     let lower = key.to_lowercase();
     if lower != key && CHECKED.contains(&lower.as_str()) {
