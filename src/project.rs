@@ -33,7 +33,10 @@ impl Project {
     }
 
     pub fn agent(&self, name: &str) -> Option<&Agent> {
-        self.agents.iter().find(|a| a.name == name)
+        self.agents
+            .iter()
+            .find(|a| a.name == name)
+            .or_else(|| self.agents.iter().find(|a| a.display == name))
     }
 }
 
@@ -61,6 +64,6 @@ pub fn sort_like_agent_list(agents: &mut [Agent]) {
     agents.sort_by(|a, b| {
         b.native
             .cmp(&a.native)
-            .then_with(|| key(&a.name).cmp(&key(&b.name)))
+            .then_with(|| key(&a.display).cmp(&key(&b.display)))
     });
 }

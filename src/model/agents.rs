@@ -42,7 +42,10 @@ impl Mode {
 /// One agent with its final ruleset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agent {
+    /// The config key (`debug agent KEY`).
     pub name: String,
+    /// The display name: `agent.KEY.name`, else the key (`agent list` prints it).
+    pub display: String,
     pub mode: Mode,
     pub hidden: bool,
     /// Built into OpenCode (build, plan, …) rather than defined by config.
@@ -249,6 +252,7 @@ pub fn build_agents(merged: &Merged, paths: &Paths, extra_dirs: &[String]) -> Ve
     let mut agents: Vec<Agent> = natives(paths, &white)
         .into_iter()
         .map(|(name, mode, hidden, own)| Agent {
+            display: name.clone(),
             name,
             mode,
             hidden,
@@ -266,6 +270,7 @@ pub fn build_agents(merged: &Merged, paths: &Paths, extra_dirs: &[String]) -> Ve
             None => {
                 agents.push(Agent {
                     name: name.to_string(),
+                    display: name.to_string(),
                     mode: Mode::All,
                     hidden: false,
                     native: false,
@@ -280,6 +285,9 @@ pub fn build_agents(merged: &Merged, paths: &Paths, extra_dirs: &[String]) -> Ve
         }
         if let Some(h) = entry.hidden {
             a.hidden = h;
+        }
+        if let Some(n) = &entry.name {
+            a.display = n.clone();
         }
         if let Some(p) = &entry.permission {
             a.rules.extend(from_config(p, &home));

@@ -67,6 +67,8 @@ pub struct ToolEntry {
 /// An `agent.NAME` (or `mode.NAME`, or markdown agent) entry after decoding.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AgentEntry {
+    /// `name`: the display name (`opencode agent list` prints it; lookup stays by key).
+    pub name: Option<String>,
     pub permission: Option<PermissionMap>,
     pub disable: Option<bool>,
     pub mode: Option<String>,
@@ -83,6 +85,7 @@ impl AgentEntry {
                 (Some(a), Some(b)) => Some(merge_permission(a, b)),
                 (a, b) => b.clone().or_else(|| a.clone()),
             },
+            name: later.name.clone().or_else(|| self.name.clone()),
             disable: later.disable.or(self.disable),
             mode: later.mode.clone().or_else(|| self.mode.clone()),
             hidden: later.hidden.or(self.hidden),
@@ -425,6 +428,11 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
                     ));
                 }
             },
+            "name" => {
+                if let Value::String(n) = &v.value {
+                    entry.name = Some(n.clone());
+                }
+            }
             "model" | "prompt" | "description" | "color" | "variant" => {
                 if !matches!(v.value, Value::String(_)) {
                     return Err(err(v, &p, format!("expected a string, got {}", v.value.preview())));

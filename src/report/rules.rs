@@ -1,7 +1,7 @@
 //! `permaudit rules`: each agent's merged ruleset with provenance.
 //!
 //! JSON contract, version 1:
-//! `{"version":1,"agent":NAME,"mode":…,"hidden":bool,"native":bool,"rules":[{"permission",
+//! `{"version":1,"agent":NAME,"key":CONFIG_KEY,"mode":…,"hidden":bool,"native":bool,"rules":[{"permission",
 //! "pattern","action","layer","source":{"path","line","column"}|null,"builtin":…}],
 //! "hidden_tools":[…]}`; with every agent, `{"version":1,"agents":[…]}`.
 
@@ -28,7 +28,8 @@ pub fn agent_json(p: &Project, a: &Agent) -> serde_json::Value {
         .collect();
     json!({
         "version": 1,
-        "agent": a.name,
+        "agent": a.display,
+        "key": a.name,
         "mode": a.mode.as_str(),
         "hidden": a.hidden,
         "native": a.native,

@@ -1,6 +1,80 @@
-//! YAML frontmatter of markdown agent files (being written).
-use super::value::Node;
-use crate::source::{Loc, SourceId};
+//! The frontmatter of markdown agent and mode files, read as OpenCode 1.18.34 reads it.
+//!
+//! OpenCode reads an agent file with `ConfigMarkdown.parse`:
+//!
+//! ```js
+//! function parse(t) { try { return matter(t) } catch { return matter(sanitize(t)) } }
+//! ```
+//!
+//! `matter` is **gray-matter 4** (with `strip-bom-string`), whose YAML engine is **js-yaml 3**
+//! `safeLoad` (DEFAULT_SAFE_SCHEMA). A throw from the second call makes the loader skip the
+//! file silently. The agent is then `{name: derived, ...data, prompt: content.trim()}`.
+//!
+//! This module reproduces, exactly:
+//!
+//! * gray-matter's fences: the BOM, `---` at offset 0, `----` meaning "no frontmatter", the
+//!   language tag after `---` (`--- ` is YAML, `---json` is `JSON.parse`, `---js` is `eval`,
+//!   an unknown tag throws; `Object.prototype` names such as `---constructor` behave as
+//!   gray-matter's plain-object engine table makes them behave), the closing fence as the
+//!   first `"\n---"`, an unclosed fence, and the "empty" test (`/^\s*#[^\n]+/gm` removed,
+//!   then `trim()`), which skips the engine entirely;
+//! * the gray-matter cache bug: gray-matter caches the file object before parsing, so when
+//!   `sanitize` leaves the text unchanged the retry returns `data: {}` and the whole file as
+//!   content ([`Frontmatter::BrokenKept`]); when `sanitize` changed the text and it still
+//!   throws, the file is dropped ([`Frontmatter::BrokenDropped`]); when it fixes it, the
+//!   sanitized text's data is used. `sanitize` is OpenCode's own function, character for
+//!   character (it also turns CRLF into LF, so a broken multi-line CRLF frontmatter is
+//!   always dropped, and it never applies to a file with a BOM: Bun's `readText` keeps it);
+//! * js-yaml 3's value model: implicit types (null `~ null Null NULL` and empty; bool only
+//!   `true True TRUE false False FALSE`, so `yes/no/on/off` are strings; int with `0x`, `0b`,
+//!   leading-`0` octal, `_` and base 60; float with `.inf`, `.nan`, base 60; timestamps),
+//!   explicit tags (`!!str`, `!!int`, …, `!!binary`, `!!set`, `!!omap`, `!!pairs`, `!` and
+//!   unknown tags), keys turned into strings with JavaScript `String()` (`10` → `"10"`,
+//!   `0x1F` → `"31"`, `~` → `"null"`, a sequence → its elements joined by `,`, a mapping →
+//!   `"[object Object]"`, nested sequences refused), `duplicated mapping key`, merge keys
+//!   (`<<` with a mapping or a list of them: merged keys come first, an explicit key
+//!   overrides in place, a later explicit duplicate is an error), one document only, the
+//!   null byte and non-printable character checks;
+//! * the spread `{...data}`: a mapping is itself, a sequence gives `"0"`, `"1"`, … keys, a
+//!   string gives one key per UTF-16 code unit, anything else gives `{}`.
+//!
+//! Approximations (documented where they are made):
+//!
+//! * YAML *syntax* is read by `granit-parser`, a YAML 1.2 parser, not by js-yaml's own
+//!   scanner. The two agree on ordinary YAML; exotic inputs can be accepted by one and
+//!   refused by the other, and the error messages and positions of syntax errors are
+//!   granit's.
+//! * A timestamp (`2024-01-01`) becomes [`Value::Number`] holding the JavaScript
+//!   `toISOString()` text (`"2024-01-01T00:00:00.000Z"`): not a string, so a schema that
+//!   wants a string refuses it, and its preview is what OpenCode prints (`got
+//!   2024-01-01T00:00:00.000Z`). As a *key* it is `Date.prototype.toString()` in UTC (OpenCode
+//!   would use the local time zone).
+//! * `!!binary` becomes an array of byte numbers (a `Buffer` in OpenCode).
+//! * A string spread into index keys: an astral character is two UTF-16 code units, so two
+//!   keys, each holding a lone surrogate; both are given U+FFFD here.
+//! * Aliases are copied. An alias to a collection that contains it (a cyclic structure in
+//!   js-yaml) is refused as a YAML error, and so are inputs that expand beyond
+//!   [`MAX_NODES`] nodes or [`MAX_STRING_BYTES`] bytes of strings (billion laughs), or nest
+//!   deeper than [`MAX_DEPTH`]. OpenCode has none of these limits.
+//! * gray-matter's cache is process-wide: a text that already failed once in the same
+//!   OpenCode process is `BrokenKept` on every later read. [`parse`] treats each file alone;
+//!   [`parse_cached`] with one [`MatterCache`] per simulated process reproduces the sharing.
+//!
+//! Every span points into the original text; after `sanitize`, spans are mapped back
+//! through the rewritten lines.
+
+use super::jsonc;
+use super::value::{JsObject, Node, Value, is_array_index};
+use crate::source::{Loc, SourceId, Span};
+use granit_parser::{Event, Parser, ScalarStyle, ScanError, StructureStyle};
+use std::collections::{HashMap, HashSet};
+
+/// Most YAML nodes one frontmatter may produce, alias copies and merges included.
+pub const MAX_NODES: usize = 100_000;
+/// Most bytes of string content one frontmatter may produce, alias copies included.
+pub const MAX_STRING_BYTES: usize = 64 << 20;
+/// Deepest nesting of YAML collections read.
+pub const MAX_DEPTH: usize = 256;
 
 /// Why frontmatter could not be read.
 #[derive(Debug, Clone, PartialEq)]
@@ -9,14 +83,1988 @@ pub struct FrontmatterError {
     pub message: String,
 }
 
+/// What OpenCode makes of a markdown file's frontmatter.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Frontmatter {
+    /// No frontmatter (no opening fence, or `----`): the whole file is the prompt; no rules.
     Absent,
+    /// The data object OpenCode decodes as the agent (`{name: derived, ...data, prompt}`):
+    /// always a [`Value::Object`]. For a YAML mapping, that mapping; for a top-level list or
+    /// string, the JavaScript spread result (index keys, characters); for empty or
+    /// comment-only frontmatter and other scalars, an empty object. Spans point into the
+    /// original text.
     Data(Node),
+    /// The frontmatter throws and `sanitize` leaves the text unchanged (or the language tag is
+    /// unknown): OpenCode loads the file with the whole file as prompt and NO rules from it.
     BrokenKept(FrontmatterError),
+    /// The frontmatter throws, `sanitize` changed the text and it still throws: OpenCode
+    /// silently drops the file. The error is the one left after `sanitize`.
     BrokenDropped(FrontmatterError),
+    /// `---js` / `---javascript`: OpenCode evaluates the frontmatter as JavaScript.
     Executable(FrontmatterError),
 }
 
-pub fn parse(_text: &str, _source: SourceId) -> Frontmatter {
-    Frontmatter::Absent
+/// Read a markdown file's frontmatter as OpenCode does, the file taken alone.
+pub fn parse(text: &str, source: SourceId) -> Frontmatter {
+    parse_cached(text, source, &mut MatterCache::default())
+}
+
+/// gray-matter's process-wide cache, as far as it changes results: the texts (BOM removed)
+/// whose parse already threw in this OpenCode process. gray-matter stores the unparsed file
+/// object under the text *before* parsing, so every later `matter()` of the same text returns
+/// `data: {}` without parsing. (Texts that parsed fine return the same data again, so they
+/// need no entry.)
+#[derive(Debug, Clone, Default)]
+pub struct MatterCache {
+    failed: HashSet<String>,
+}
+
+/// [`parse`], sharing gray-matter's cache with earlier reads of the same OpenCode process.
+/// Call it for every markdown file in the order OpenCode reads them.
+pub fn parse_cached(text: &str, source: SourceId, cache: &mut MatterCache) -> Frontmatter {
+    let identity = |o: usize| o;
+    let first = if cache.failed.contains(strip_bom(text)) {
+        // A cache hit never throws: `data: {}`, content = the whole text.
+        Err(None)
+    } else {
+        matter(text, source, &identity).map_err(Some)
+    };
+    let first_err = match first {
+        Ok(Out::Absent) => return Frontmatter::Absent,
+        Ok(Out::Data(n)) => return Frontmatter::Data(n),
+        Ok(Out::Exec(e)) => return Frontmatter::Executable(e),
+        Err(Some(e)) => {
+            cache.failed.insert(strip_bom(text).to_string());
+            e
+        }
+        Err(None) => {
+            // Say why, from a fresh parse (which throws the same way it did before).
+            let why = match matter(text, source, &identity) {
+                Err(e) => e.message,
+                Ok(_) => "it failed before".into(),
+            };
+            return Frontmatter::BrokenKept(FrontmatterError {
+                loc: Loc {
+                    source,
+                    span: Span::new(0, 0),
+                },
+                message: format!(
+                    "{why}; the same text already failed earlier in this OpenCode process, so gray-matter's cache returns it unparsed"
+                ),
+            });
+        }
+    };
+    let Some((sanitized, map)) = sanitize(text) else {
+        return Frontmatter::BrokenKept(first_err);
+    };
+    if sanitized == text {
+        return Frontmatter::BrokenKept(first_err);
+    }
+    if cache.failed.contains(strip_bom(&sanitized)) {
+        // Cache hit on the retry: `data: {}` and the sanitized text as prompt.
+        return Frontmatter::Data(Node {
+            value: Value::Object(JsObject::new()),
+            loc: first_err.loc,
+            key: None,
+        });
+    }
+    let to_orig = |o: usize| map.map(o);
+    match matter(&sanitized, source, &to_orig) {
+        Ok(Out::Absent) => Frontmatter::Absent,
+        Ok(Out::Data(n)) => Frontmatter::Data(n),
+        Ok(Out::Exec(e)) => Frontmatter::Executable(e),
+        Err(e) => {
+            cache.failed.insert(strip_bom(&sanitized).to_string());
+            Frontmatter::BrokenDropped(e)
+        }
+    }
+}
+
+fn strip_bom(s: &str) -> &str {
+    s.strip_prefix('\u{feff}').unwrap_or(s)
+}
+
+// ---------------------------------------------------------------------------------------
+// JavaScript string helpers
+
+/// JavaScript `\s` and the characters `String.prototype.trim` removes.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n'
+            | '\u{b}'
+            | '\u{c}'
+            | '\r'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(js_space)
+}
+
+/// A JavaScript line terminator (what `.` does not match and `^`/`$` see in `m` mode).
+fn js_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+// ---------------------------------------------------------------------------------------
+// OpenCode's sanitize
+
+/// Where the pieces of a sanitized text came from.
+#[derive(Debug, Default)]
+struct OffsetMap {
+    segs: Vec<Seg>,
+}
+
+#[derive(Debug)]
+struct Seg {
+    /// Start in the sanitized text.
+    s: usize,
+    len: usize,
+    /// Start in the original text.
+    q: usize,
+    /// The piece is a copy of the original (offsets map one to one); otherwise every offset
+    /// of it maps to `q`.
+    same: bool,
+}
+
+impl OffsetMap {
+    fn push(&mut self, s: usize, len: usize, q: usize, same: bool) {
+        self.segs.push(Seg { s, len, q, same });
+    }
+
+    fn map(&self, off: usize) -> usize {
+        let i = self.segs.partition_point(|g| g.s <= off);
+        match i.checked_sub(1).and_then(|i| self.segs.get(i)) {
+            None => off,
+            Some(g) if g.same => g.q + (off - g.s).min(g.len),
+            Some(g) => g.q,
+        }
+    }
+}
+
+/// OpenCode's `ConfigMarkdown.sanitize`:
+///
+/// ```js
+/// const m = t.match(/^---\r?\n([\s\S]*?)\r?\n---/); if (!m) return t
+/// const lines = m[1].split(/\r?\n/).flatMap(line => {
+///   if (line.trim().startsWith("#") || line.trim() === "" || /^\s+/.test(line)) return [line]
+///   const kv = line.match(/^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$/); if (!kv) return [line]
+///   const v = kv[2].trim()
+///   if (v === "" || v === ">" || v === "|" || v.startsWith('"') || v.startsWith("'")) return [line]
+///   if (!v.includes(":")) return [line]
+///   return [`${kv[1]}: |-`, `  ${v}`]
+/// })
+/// return t.replace(m[1], () => lines.join("\n"))
+/// ```
+///
+/// `None` when the regex does not match (the text is returned unchanged).
+fn sanitize(q: &str) -> Option<(String, OffsetMap)> {
+    let rest = q.strip_prefix("---")?;
+    let mut p = 3;
+    if rest.starts_with('\r') {
+        p += 1;
+    }
+    if !q.get(p..)?.starts_with('\n') {
+        return None;
+    }
+    p += 1;
+    // The lazy group ends at the first `\r?\n---`.
+    let j = p + q.get(p..)?.find("\n---")?;
+    let end = if j > p && q.as_bytes().get(j - 1) == Some(&b'\r') {
+        j - 1
+    } else {
+        j
+    };
+    let z = q.get(p..end)?;
+    // `t.replace(m[1], …)` replaces the first occurrence, which may start before `p`.
+    let pos = q.find(z)?;
+
+    let mut out = String::with_capacity(q.len() + 16);
+    let mut map = OffsetMap::default();
+    out.push_str(&q[..pos]);
+    map.push(0, pos, 0, true);
+
+    // Split `z` on /\r?\n/.
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for (i, b) in z.bytes().enumerate() {
+        if b == b'\n' {
+            let e = if i > start && z.as_bytes().get(i - 1) == Some(&b'\r') {
+                i - 1
+            } else {
+                i
+            };
+            lines.push((start, e));
+            start = i + 1;
+        }
+    }
+    lines.push((start, z.len()));
+
+    for (n, &(ls, le)) in lines.iter().enumerate() {
+        if n > 0 {
+            let prev_end = lines[n - 1].1;
+            map.push(out.len(), 1, pos + prev_end, false);
+            out.push('\n');
+        }
+        let line = &z[ls..le];
+        match sanitize_line(line) {
+            None => {
+                map.push(out.len(), line.len(), pos + ls, true);
+                out.push_str(line);
+            }
+            Some((key, colon, v_off, v)) => {
+                map.push(out.len(), key.len(), pos + ls, true);
+                out.push_str(key);
+                map.push(out.len(), 4, pos + ls + colon, false);
+                out.push_str(": |-");
+                map.push(out.len(), 3, pos + ls + v_off, false);
+                out.push_str("\n  ");
+                map.push(out.len(), v.len(), pos + ls + v_off, true);
+                out.push_str(v);
+            }
+        }
+    }
+    let tail = pos + z.len();
+    map.push(out.len(), q.len() - tail, tail, true);
+    out.push_str(&q[tail..]);
+    Some((out, map))
+}
+
+/// One line of `sanitize`: `Some((key, offset of ':', offset of value, value))` when the line
+/// is rewritten to `key: |-` and `  value`.
+fn sanitize_line(line: &str) -> Option<(&str, usize, usize, &str)> {
+    let t = js_trim(line);
+    if t.starts_with('#') || t.is_empty() || line.starts_with(js_space) {
+        return None;
+    }
+    // ^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$
+    let b = line.as_bytes();
+    if !b.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+        return None;
+    }
+    let key_len = b
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .unwrap_or(b.len());
+    let key = &line[..key_len];
+    let after_key = &line[key_len..];
+    let ws = after_key.len() - after_key.trim_start_matches(js_space).len();
+    let colon = key_len + ws;
+    if line.as_bytes().get(colon) != Some(&b':') {
+        return None;
+    }
+    let after_colon = &line[colon + 1..];
+    let v_all = after_colon.trim_start_matches(js_space);
+    if v_all.contains(js_line_terminator) {
+        return None;
+    }
+    let v_off = line.len() - v_all.len();
+    let v = js_trim(v_all);
+    if v.is_empty() || v == ">" || v == "|" || v.starts_with('"') || v.starts_with('\'') {
+        return None;
+    }
+    if !v.contains(':') {
+        return None;
+    }
+    Some((key, colon, v_off, v))
+}
+
+// ---------------------------------------------------------------------------------------
+// gray-matter
+
+enum Out {
+    Absent,
+    Data(Node),
+    Exec(FrontmatterError),
+}
+
+/// What gray-matter's engine table gives for a language name (`opts.engines[name] ||
+/// opts.engines[alias(name)]` on a plain object holding `yaml`, `json` and `javascript`).
+enum Engine {
+    Yaml,
+    Json,
+    JavaScript,
+    /// The engine returns this string (then spread into characters).
+    Text(String),
+    /// The engine returns a value whose spread is `{}`.
+    Nothing,
+    /// The engine throws.
+    Throws(String),
+}
+
+fn engine_for(name: &str, matter: &str) -> Engine {
+    // `Object.prototype` members are found on the plain engine table. gray-matter calls
+    // `{parse: f}.parse(str, opts)`, so `this` is that wrapper object.
+    match name {
+        "yaml" => return Engine::Yaml,
+        "json" => return Engine::Json,
+        "javascript" => return Engine::JavaScript,
+        // `Object(str)`: a String object.
+        "constructor" => return Engine::Text(matter.to_string()),
+        "toString" | "toLocaleString" => return Engine::Text("[object Object]".into()),
+        // Booleans, `undefined`, and the wrapper `{parse: fn}` (approximated by `{}`).
+        "hasOwnProperty" | "propertyIsEnumerable" | "isPrototypeOf" | "__lookupGetter__"
+        | "__lookupSetter__" | "valueOf" => return Engine::Nothing,
+        "__defineGetter__" | "__defineSetter__" => {
+            return Engine::Throws(format!("Object.prototype.{name} needs a function"));
+        }
+        "__proto__" => {
+            return Engine::Throws(format!("expected \"{name}.parse\" to be a function"));
+        }
+        _ => {}
+    }
+    match name.to_lowercase().as_str() {
+        "js" | "javascript" => Engine::JavaScript,
+        "yaml" | "yml" => Engine::Yaml,
+        _ => Engine::Throws(format!("gray-matter engine \"{name}\" is not registered")),
+    }
+}
+
+/// gray-matter's `matter(input)` without options (the cache is handled by the caller).
+/// Offsets inside `input` are mapped to the original text by `to_orig`.
+fn matter(
+    input: &str,
+    source: SourceId,
+    to_orig: &dyn Fn(usize) -> usize,
+) -> Result<Out, FrontmatterError> {
+    let loc = |s: usize, e: usize| Loc {
+        source,
+        span: Span::new(to_orig(s), to_orig(e).max(to_orig(s))),
+    };
+    if input.is_empty() {
+        return Ok(Out::Absent);
+    }
+    let bom = if input.starts_with('\u{feff}') { 3 } else { 0 };
+    let content = &input[bom..];
+    let Some(after_open) = content.strip_prefix("---") else {
+        return Ok(Out::Absent);
+    };
+    if after_open.starts_with('-') {
+        return Ok(Out::Absent);
+    }
+    let open_end = bom + 3;
+    let s = after_open;
+
+    // language: str.slice(0, str.search(/\r?\n/)), trimmed.
+    let nl = s.find('\n').map(|i| {
+        if i > 0 && s.as_bytes().get(i - 1) == Some(&b'\r') {
+            i - 1
+        } else {
+            i
+        }
+    });
+    let (raw, lone_surrogate) = match nl {
+        Some(i) => (&s[..i], false),
+        // `slice(0, -1)`: all but the last UTF-16 code unit.
+        None => match s.chars().next_back() {
+            None => ("", false),
+            Some(c) => (&s[..s.len() - c.len_utf8()], c.len_utf16() == 2),
+        },
+    };
+    let name = js_trim(raw);
+    let (language, body_start) = if lone_surrogate {
+        // The name ends in a lone surrogate: no engine has such a name.
+        return Err(FrontmatterError {
+            loc: loc(open_end, input.len()),
+            message: format!("gray-matter engine \"{raw}\" is not registered"),
+        });
+    } else if name.is_empty() {
+        ("yaml", open_end)
+    } else {
+        (name, open_end + raw.len())
+    };
+    let body = &input[body_start..];
+    let close = body.find("\n---").unwrap_or(body.len());
+    let matter = &body[..close];
+    let m_loc = loc(body_start, body_start + close);
+
+    let empty_object = || Node {
+        value: Value::Object(JsObject::new()),
+        loc: m_loc,
+        key: None,
+    };
+    if is_blank(matter) {
+        return Ok(Out::Data(empty_object()));
+    }
+    let tag_loc = loc(open_end, open_end + raw.len());
+    match engine_for(language, matter) {
+        Engine::Yaml => {
+            let to_o = |o: usize| to_orig(body_start + o);
+            let (root, shift) =
+                load_yaml(matter).map_err(|(s, e, message)| FrontmatterError {
+                    loc: Loc {
+                        source,
+                        span: Span::new(to_o(s), to_o(e).max(to_o(s))),
+                    },
+                    message,
+                })?;
+            let node = match root {
+                None => empty_object(),
+                Some(y) => to_node(y, source, &|o| to_o(shift + o)),
+            };
+            Ok(Out::Data(spread(node, m_loc)))
+        }
+        Engine::Json => {
+            let to_o = |o: usize| to_orig(body_start + o);
+            match jsonc::parse_as(matter, source, &to_o, jsonc::Dialect::StrictJson) {
+                Ok(node) => Ok(Out::Data(spread(node, m_loc))),
+                Err(e) => Err(FrontmatterError {
+                    loc: e.loc,
+                    message: format!("JSON.parse: {}", e.message),
+                }),
+            }
+        }
+        Engine::JavaScript => Ok(Out::Exec(FrontmatterError {
+            loc: tag_loc,
+            message: format!(
+                "`---{language}` frontmatter is JavaScript, which OpenCode runs with eval()"
+            ),
+        })),
+        Engine::Text(t) => Ok(Out::Data(spread(
+            Node {
+                value: Value::String(t),
+                loc: m_loc,
+                key: None,
+            },
+            m_loc,
+        ))),
+        Engine::Nothing => Ok(Out::Data(empty_object())),
+        Engine::Throws(message) => Err(FrontmatterError {
+            loc: tag_loc,
+            message,
+        }),
+    }
+}
+
+/// gray-matter's emptiness test: `matter.replace(/^\s*#[^\n]+/gm, "").trim() === ""`.
+fn is_blank(matter: &str) -> bool {
+    let mut rest = String::with_capacity(matter.len());
+    let mut i = 0;
+    let mut prev: Option<char> = None;
+    while i < matter.len() {
+        let line_start = prev.is_none_or(js_line_terminator);
+        if line_start {
+            let tail = &matter[i..];
+            let after_ws = tail.trim_start_matches(js_space);
+            if let Some(after_hash) = after_ws.strip_prefix('#') {
+                let n = after_hash.find('\n').unwrap_or(after_hash.len());
+                if n > 0 {
+                    let end = i + (tail.len() - after_hash.len()) + n;
+                    prev = matter[..end].chars().next_back();
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        let Some(c) = matter[i..].chars().next() else {
+            break;
+        };
+        rest.push(c);
+        prev = Some(c);
+        i += c.len_utf8();
+    }
+    js_trim(&rest).is_empty()
+}
+
+/// `{...value}` as an object node.
+fn spread(node: Node, root: Loc) -> Node {
+    let obj = match node.value {
+        Value::Object(o) => o,
+        Value::Array(items) => {
+            let mut o = JsObject::new();
+            for (i, mut n) in items.into_iter().enumerate() {
+                n.key = Some(n.loc);
+                o.set(i.to_string(), n);
+            }
+            o
+        }
+        Value::String(s) => {
+            let mut o = JsObject::new();
+            let mut i = 0usize;
+            for c in s.chars() {
+                let units = c.len_utf16();
+                for _ in 0..units {
+                    let ch = if units == 1 { c } else { '\u{fffd}' };
+                    o.set(
+                        i.to_string(),
+                        Node {
+                            value: Value::String(ch.to_string()),
+                            loc: node.loc,
+                            key: Some(node.loc),
+                        },
+                    );
+                    i += 1;
+                }
+            }
+            o
+        }
+        _ => JsObject::new(),
+    };
+    Node {
+        value: Value::Object(obj),
+        loc: root,
+        key: None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// js-yaml 3 values
+
+#[derive(Debug, Clone)]
+struct Y {
+    v: YV,
+    /// In matter coordinates.
+    span: (usize, usize),
+    /// The key's span, when this value is a mapping entry.
+    key: Option<(usize, usize)>,
+    /// Nodes in this subtree.
+    weight: usize,
+    /// String bytes in this subtree.
+    bytes: usize,
+    /// Collection levels in this subtree (0 for a scalar).
+    height: usize,
+    /// The subtree holds an alias to an unfinished collection.
+    pending: bool,
+}
+
+/// A js-yaml result object: insertion order plus JavaScript's index-key-first order.
+#[derive(Debug, Clone, Default)]
+struct YMap {
+    entries: Vec<(String, Y)>,
+    index: HashMap<String, usize>,
+}
+
+impl YMap {
+    fn contains(&self, k: &str) -> bool {
+        self.index.contains_key(k)
+    }
+
+    /// `obj[k] = v`: an existing key keeps its position.
+    fn set(&mut self, k: String, v: Y) {
+        match self.index.get(&k) {
+            Some(&i) => {
+                if let Some(slot) = self.entries.get_mut(i) {
+                    slot.1 = v;
+                }
+            }
+            None => {
+                self.index.insert(k.clone(), self.entries.len());
+                self.entries.push((k, v));
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Positions in `Object.keys` order.
+    fn order(&self) -> Vec<usize> {
+        let mut idx: Vec<(u32, usize)> = Vec::new();
+        let mut rest = Vec::new();
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            match is_array_index(k) {
+                Some(n) => idx.push((n, i)),
+                None => rest.push(i),
+            }
+        }
+        idx.sort_unstable();
+        idx.into_iter().map(|(_, i)| i).chain(rest).collect()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&str, &Y)> {
+        self.order()
+            .into_iter()
+            .filter_map(|i| self.entries.get(i).map(|(k, v)| (k.as_str(), v)))
+    }
+
+    fn into_entries(self) -> Vec<(String, Y)> {
+        self.entries
+    }
+}
+
+#[derive(Debug, Clone)]
+enum YV {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    /// A `Date`: milliseconds since the epoch (NaN for an invalid date).
+    Date(f64),
+    /// A `Buffer`.
+    Bytes(Vec<u8>),
+    Seq(Vec<Y>),
+    Map(YMap),
+    /// An alias to a collection still being read (js-yaml: a reference to the unfinished
+    /// object). Only a merge key can use it; anywhere else the value would be cyclic.
+    Pending(usize),
+}
+
+impl Y {
+    fn new(v: YV, span: (usize, usize)) -> Y {
+        let (weight, bytes, height) = match &v {
+            YV::Str(s) => (1, s.len(), 0),
+            YV::Bytes(b) => (1 + b.len(), 0, 1),
+            YV::Seq(items) => items.iter().fold((1, 0, 1), |(w, b, h), y| {
+                (w + y.weight, b + y.bytes, h.max(y.height + 1))
+            }),
+            YV::Map(o) => o.entries.iter().fold((1, 0, 1), |(w, b, h), (k, y)| {
+                (w + y.weight, b + k.len() + y.bytes, h.max(y.height + 1))
+            }),
+            _ => (1, 0, 0),
+        };
+        let pending = match &v {
+            YV::Pending(_) => true,
+            YV::Seq(items) => items.iter().any(|y| y.pending),
+            YV::Map(o) => o.entries.iter().any(|(_, y)| y.pending),
+            _ => false,
+        };
+        Y {
+            v,
+            span,
+            key: None,
+            weight,
+            bytes,
+            height,
+            pending,
+        }
+    }
+}
+
+type YErr = (usize, usize, String);
+
+const CORE: &str = "tag:yaml.org,2002:";
+
+enum Frame {
+    Seq {
+        items: Vec<Y>,
+        start: usize,
+        anchor: usize,
+        tag: Option<String>,
+    },
+    Map {
+        obj: YMap,
+        overridable: HashSet<String>,
+        pending: Option<(Y, bool)>,
+        block: bool,
+        start: usize,
+        anchor: usize,
+        tag: Option<String>,
+    },
+}
+
+struct Loader<'a> {
+    src: &'a str,
+    anchors: HashMap<usize, Y>,
+    nodes: usize,
+    bytes: usize,
+}
+
+/// js-yaml 3 `safeLoad(matter)`: `Ok(None)` for a stream without documents (`undefined`).
+/// Error offsets are in `matter`; the value's spans are in `matter` after the offset also
+/// returned (a stripped BOM).
+fn load_yaml(matter: &str) -> Result<(Option<Y>, usize), YErr> {
+    // js-yaml: a trailing line break is added; a leading BOM is removed; NUL is refused.
+    let (shift, text) = match matter.strip_prefix('\u{feff}') {
+        Some(t) => (3, t),
+        None => (0, matter),
+    };
+    if let Some(i) = text.find('\0') {
+        return Err((shift + i, shift + i + 1, "null byte is not allowed in input".into()));
+    }
+    let owned;
+    let src = if !text.is_empty() && !text.ends_with(['\n', '\r']) {
+        owned = format!("{text}\n");
+        owned.as_str()
+    } else {
+        text
+    };
+    let run = |src: &str| {
+        Loader {
+            src,
+            anchors: HashMap::new(),
+            nodes: 0,
+            bytes: 0,
+        }
+        .run()
+    };
+    match run(src) {
+        Ok(y) => Ok((y, shift)),
+        Err((s, e, m)) => {
+            // js-yaml counts only spaces as indentation and skips a tab like any separating
+            // blank, so `\tkey: v` is a key at indentation 0. granit refuses tab indentation;
+            // read such a text again with those blanks removed.
+            if let Some((detabbed, map)) = detab(src) {
+                if let Ok(mut y) = run(&detabbed) {
+                    if let Some(y) = y.as_mut() {
+                        remap(y, &|o| map.map(o));
+                    }
+                    return Ok((y, shift));
+                }
+            }
+            let max = matter.len();
+            Err(((s + shift).min(max), (e + shift).min(max), m))
+        }
+    }
+}
+
+impl Loader<'_> {
+    fn err_at(&self, e: &ScanError) -> YErr {
+        let off = e.marker().byte_offset().unwrap_or(0).min(self.src.len());
+        (off, off, e.info().to_string())
+    }
+
+    fn run(&mut self) -> Result<Option<Y>, YErr> {
+        let mut parser = Parser::new_from_str(self.src);
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut root: Option<Y> = None;
+        let mut docs = 0usize;
+        while let Some(next) = parser.next_event() {
+            let (ev, span) = next.map_err(|e| self.err_at(&e))?;
+            let (s, e) = span
+                .byte_range()
+                .map(|r| (r.start, r.end))
+                .unwrap_or((0, 0));
+            match ev {
+                Event::DocumentStart(..) => {
+                    docs += 1;
+                    if docs > 1 {
+                        return Err((
+                            s,
+                            e,
+                            "expected a single document in the stream, but found more".into(),
+                        ));
+                    }
+                }
+                Event::Alias(id) => {
+                    let Some((w, b)) = self.anchors.get(&id).map(|y| (y.weight, y.bytes)) else {
+                        let open = stack.iter().any(|f| match f {
+                            Frame::Seq { anchor, .. } | Frame::Map { anchor, .. } => *anchor == id,
+                        });
+                        if !open {
+                            return Err((s, e, "unknown alias".into()));
+                        }
+                        let y = Y::new(YV::Pending(id), (s, e));
+                        self.complete(&mut stack, &mut root, y, false)?;
+                        continue;
+                    };
+                    self.charge(w, b, (s, e))?;
+                    let Some(mut y) = self.anchors.get(&id).cloned() else {
+                        return Err((s, e, "unknown alias".into()));
+                    };
+                    y.key = None;
+                    self.complete(&mut stack, &mut root, y, false)?;
+                }
+                Event::Scalar(value, style, anchor, tag) => {
+                    let tag = tag.map(|t| format!("{}{}", t.handle(), t.suffix()));
+                    self.check_printable(s, e, style)?;
+                    let empty = style == ScalarStyle::Plain && s == e;
+                    if empty && self.is_missing_block_key(&stack, s) {
+                        return Err((
+                            s,
+                            e,
+                            "incomplete explicit mapping pair; a key node is missed".into(),
+                        ));
+                    }
+                    let (v, merge) = resolve_scalar(&value, style, tag.as_deref(), empty)
+                        .map_err(|m| (s, e, m))?;
+                    let y = Y::new(v, (s, e));
+                    self.charge(y.weight, y.bytes, (s, e))?;
+                    if anchor != 0 {
+                        self.anchors.insert(anchor, y.clone());
+                    }
+                    self.complete(&mut stack, &mut root, y, merge)?;
+                }
+                Event::SequenceStart(_, anchor, tag) => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err((s, e, format!("nesting deeper than {MAX_DEPTH} levels")));
+                    }
+                    stack.push(Frame::Seq {
+                        items: Vec::new(),
+                        start: s,
+                        anchor,
+                        tag: tag.map(|t| format!("{}{}", t.handle(), t.suffix())),
+                    });
+                }
+                Event::MappingStart(style, anchor, tag) => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err((s, e, format!("nesting deeper than {MAX_DEPTH} levels")));
+                    }
+                    stack.push(Frame::Map {
+                        obj: YMap::default(),
+                        overridable: HashSet::new(),
+                        pending: None,
+                        block: style == StructureStyle::Block,
+                        start: s,
+                        anchor,
+                        tag: tag.map(|t| format!("{}{}", t.handle(), t.suffix())),
+                    });
+                }
+                Event::SequenceEnd => {
+                    let Some(Frame::Seq {
+                        items,
+                        start,
+                        anchor,
+                        tag,
+                    }) = stack.pop()
+                    else {
+                        return Err((s, e, "unbalanced sequence".into()));
+                    };
+                    let span = (start, e.max(start));
+                    let v = construct_seq(items, tag.as_deref()).map_err(|m| (start, e, m))?;
+                    let y = Y::new(v, span);
+                    self.charge(1, 0, span)?;
+                    self.check_height(&y)?;
+                    if anchor != 0 {
+                        self.anchors.insert(anchor, y.clone());
+                    }
+                    self.complete(&mut stack, &mut root, y, false)?;
+                }
+                Event::MappingEnd => {
+                    let Some(Frame::Map {
+                        obj,
+                        pending,
+                        start,
+                        anchor,
+                        tag,
+                        ..
+                    }) = stack.pop()
+                    else {
+                        return Err((s, e, "unbalanced mapping".into()));
+                    };
+                    if let Some((k, _)) = pending {
+                        return Err((k.span.0, k.span.1, "a mapping key without a value".into()));
+                    }
+                    let span = (start, e.max(start));
+                    let v = construct_map(obj, tag.as_deref()).map_err(|m| (start, e, m))?;
+                    let y = Y::new(v, span);
+                    self.charge(1, 0, span)?;
+                    self.check_height(&y)?;
+                    if anchor != 0 {
+                        self.anchors.insert(anchor, y.clone());
+                    }
+                    self.complete(&mut stack, &mut root, y, false)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(root)
+    }
+
+    /// js-yaml refuses an implicit empty key in a block mapping (`: x`), though an explicit
+    /// one (`? ` then `: x`) and one in a flow mapping (`{: x}`) are fine.
+    fn is_missing_block_key(&self, stack: &[Frame], at: usize) -> bool {
+        let Some(Frame::Map {
+            block: true,
+            pending: None,
+            ..
+        }) = stack.last()
+        else {
+            return false;
+        };
+        let b = self.src.as_bytes();
+        if b.get(at) != Some(&b':') {
+            return false;
+        }
+        let before = b[..at]
+            .iter()
+            .rev()
+            .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+        before != Some(&b'?')
+    }
+
+    fn check_height(&self, y: &Y) -> Result<(), YErr> {
+        if y.height > MAX_DEPTH {
+            return Err((
+                y.span.0,
+                y.span.1,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn charge(&mut self, nodes: usize, bytes: usize, at: (usize, usize)) -> Result<(), YErr> {
+        self.nodes = self.nodes.saturating_add(nodes);
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.nodes > MAX_NODES || self.bytes > MAX_STRING_BYTES {
+            return Err((
+                at.0,
+                at.1,
+                format!(
+                    "the frontmatter expands to more than {MAX_NODES} nodes or {MAX_STRING_BYTES} bytes (alias bomb?)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// js-yaml's `captureSegment` checks: quoted scalars refuse control characters other
+    /// than tab (JSON rule), other scalars refuse YAML's non-printable characters.
+    fn check_printable(&self, s: usize, e: usize, style: ScalarStyle) -> Result<(), YErr> {
+        let Some(raw) = self.src.get(s..e) else {
+            return Ok(());
+        };
+        let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
+        for (i, c) in raw.char_indices() {
+            let bad = if quoted {
+                (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r')
+            } else {
+                matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}'
+                    | '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}')
+            };
+            if bad {
+                let msg = if quoted {
+                    "expected valid JSON character"
+                } else {
+                    "the stream contains non-printable characters"
+                };
+                return Err((s + i, s + i + c.len_utf8(), msg.into()));
+            }
+        }
+        Ok(())
+    }
+
+    fn complete(
+        &mut self,
+        stack: &mut [Frame],
+        root: &mut Option<Y>,
+        y: Y,
+        merge: bool,
+    ) -> Result<(), YErr> {
+        let Some((top, anc)) = stack.split_last_mut() else {
+            if y.pending {
+                return Err(cyclic(&y));
+            }
+            *root = Some(y);
+            return Ok(());
+        };
+        match top {
+            Frame::Seq { items, .. } => {
+                items.push(y);
+                Ok(())
+            }
+            Frame::Map {
+                obj,
+                overridable,
+                pending,
+                anchor,
+                ..
+            } => match pending.take() {
+                None => {
+                    *pending = Some((y, merge));
+                    Ok(())
+                }
+                Some((k, k_merge)) => {
+                    let own = *anchor;
+                    self.store_pair(anc, own, obj, overridable, k, k_merge, y)
+                }
+            },
+        }
+    }
+
+    /// js-yaml `storeMappingPair`. `anc` are the collections being built around this
+    /// mapping (whose anchor is `own`): an alias to one of them is a reference to the
+    /// unfinished object, which a merge key reads as it is at that moment.
+    #[allow(clippy::too_many_arguments)]
+    fn store_pair(
+        &mut self,
+        anc: &[Frame],
+        own: usize,
+        obj: &mut YMap,
+        overridable: &mut HashSet<String>,
+        key: Y,
+        key_merge: bool,
+        mut value: Y,
+    ) -> Result<(), YErr> {
+        if key.pending {
+            return Err(cyclic(&key));
+        }
+        let k = key_string(&key).map_err(|m| (key.span.0, key.span.1, m))?;
+        if key_merge {
+            if let YV::Seq(items) = &value.v {
+                for item in items {
+                    self.merge_from(anc, own, obj, overridable, item)?;
+                }
+            } else {
+                self.merge_from(anc, own, obj, overridable, &value)?;
+            }
+            return Ok(());
+        }
+        if value.pending {
+            return Err(cyclic(&value));
+        }
+        if !overridable.contains(&k) && obj.contains(&k) {
+            return Err((key.span.0, key.span.1, "duplicated mapping key".into()));
+        }
+        overridable.remove(&k);
+        value.key = Some(key.span);
+        obj.set(k, value);
+        Ok(())
+    }
+
+    /// js-yaml `mergeMappings`: the source's own keys (`Object.keys`) that the target lacks.
+    fn merge_from(
+        &mut self,
+        anc: &[Frame],
+        own: usize,
+        obj: &mut YMap,
+        overridable: &mut HashSet<String>,
+        src: &Y,
+    ) -> Result<(), YErr> {
+        let mut add = |this: &mut Self, k: String, v: &Y, key: Option<(usize, usize)>| {
+            if obj.contains(&k) {
+                return Ok(());
+            }
+            if v.pending {
+                return Err(cyclic(v));
+            }
+            this.charge(v.weight, v.bytes, src.span)?;
+            let mut v = v.clone();
+            if key.is_some() {
+                v.key = key;
+            }
+            obj.set(k.clone(), v);
+            overridable.insert(k);
+            Ok(())
+        };
+        let unacceptable = || {
+            Err((
+                src.span.0,
+                src.span.1,
+                "cannot merge mappings; the provided source object is unacceptable".into(),
+            ))
+        };
+        match &src.v {
+            YV::Map(o) => {
+                for (k, v) in o.iter() {
+                    add(self, k.to_string(), v, None)?;
+                }
+            }
+            YV::Seq(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    add(self, i.to_string(), v, Some(v.span))?;
+                }
+            }
+            YV::Bytes(b) => {
+                for (i, n) in b.iter().enumerate() {
+                    let v = Y::new(YV::Num(f64::from(*n)), src.span);
+                    add(self, i.to_string(), &v, Some(src.span))?;
+                }
+            }
+            YV::Date(_) => {}
+            // Merging the mapping into itself: every key is already there.
+            YV::Pending(id) if *id == own => {}
+            YV::Pending(id) => {
+                let frame = anc.iter().rev().find(|f| match f {
+                    Frame::Seq { anchor, .. } | Frame::Map { anchor, .. } => anchor == id,
+                });
+                match frame {
+                    Some(Frame::Map { obj: o, .. }) => {
+                        for (k, v) in o.iter() {
+                            add(self, k.to_string(), v, None)?;
+                        }
+                    }
+                    Some(Frame::Seq { items, .. }) => {
+                        for (i, v) in items.iter().enumerate() {
+                            add(self, i.to_string(), v, Some(v.span))?;
+                        }
+                    }
+                    None => return unacceptable(),
+                }
+            }
+            _ => return unacceptable(),
+        }
+        Ok(())
+    }
+}
+
+fn cyclic(y: &Y) -> YErr {
+    (
+        y.span.0,
+        y.span.1,
+        "an alias to a collection that contains it: a cyclic value (unsupported)".into(),
+    )
+}
+
+/// `String(key)` as js-yaml computes a mapping key.
+fn key_string(key: &Y) -> Result<String, String> {
+    match &key.v {
+        YV::Seq(items) => {
+            let mut parts = Vec::with_capacity(items.len());
+            for it in items {
+                parts.push(match &it.v {
+                    YV::Seq(_) => return Err("nested arrays are not supported inside keys".into()),
+                    YV::Map(_) => "[object Object]".to_string(),
+                    YV::Null => String::new(),
+                    other => scalar_string(other),
+                });
+            }
+            Ok(parts.join(","))
+        }
+        YV::Map(_) => Ok("[object Object]".into()),
+        other => Ok(scalar_string(other)),
+    }
+}
+
+/// JavaScript `String(v)` for a non-collection value.
+fn scalar_string(v: &YV) -> String {
+    match v {
+        YV::Null => "null".into(),
+        YV::Bool(b) => b.to_string(),
+        YV::Num(n) => js_number(*n),
+        YV::Str(s) => s.clone(),
+        YV::Date(t) => date_to_string(*t),
+        YV::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        YV::Seq(_) | YV::Map(_) | YV::Pending(_) => "[object Object]".into(),
+    }
+}
+
+fn tag_error_kind(tag: &str, want: &str, got: &str) -> String {
+    format!("unacceptable node kind for !<{tag}> tag; it should be \"{want}\", not \"{got}\"")
+}
+
+/// The kind a known tag requires.
+fn tag_kind(tag: &str) -> Option<&'static str> {
+    let suffix = tag.strip_prefix(CORE)?;
+    Some(match suffix {
+        "str" | "null" | "bool" | "int" | "float" | "timestamp" | "merge" | "binary" => "scalar",
+        "seq" | "omap" | "pairs" => "sequence",
+        "map" | "set" => "mapping",
+        _ => return None,
+    })
+}
+
+fn construct_seq(items: Vec<Y>, tag: Option<&str>) -> Result<YV, String> {
+    let Some(tag) = tag.filter(|t| *t != "!") else {
+        return Ok(YV::Seq(items));
+    };
+    match tag_kind(tag) {
+        None => Err(format!("unknown tag !<{tag}>")),
+        Some("sequence") => match &tag[CORE.len()..] {
+            "omap" => {
+                let mut seen: Vec<String> = Vec::new();
+                for it in &items {
+                    let YV::Map(o) = &it.v else {
+                        return Err(cannot_resolve(tag));
+                    };
+                    let mut keys = o.iter().map(|(k, _)| k);
+                    let (Some(k), None) = (keys.next(), keys.next()) else {
+                        return Err(cannot_resolve(tag));
+                    };
+                    if seen.iter().any(|s| s == k) {
+                        return Err(cannot_resolve(tag));
+                    }
+                    seen.push(k.to_string());
+                }
+                Ok(YV::Seq(items))
+            }
+            "pairs" => {
+                let mut out = Vec::with_capacity(items.len());
+                for it in items {
+                    let span = it.span;
+                    let YV::Map(o) = it.v else {
+                        return Err(cannot_resolve(tag));
+                    };
+                    if o.len() != 1 {
+                        return Err(cannot_resolve(tag));
+                    }
+                    let Some((k, v)) = o.iter().next() else {
+                        return Err(cannot_resolve(tag));
+                    };
+                    let kspan = v.key.unwrap_or(span);
+                    let pair = vec![Y::new(YV::Str(k.to_string()), kspan), v.clone()];
+                    out.push(Y::new(YV::Seq(pair), span));
+                }
+                Ok(YV::Seq(out))
+            }
+            _ => Ok(YV::Seq(items)),
+        },
+        Some(kind) => Err(tag_error_kind(tag, kind, "sequence")),
+    }
+}
+
+fn construct_map(obj: YMap, tag: Option<&str>) -> Result<YV, String> {
+    let Some(tag) = tag.filter(|t| *t != "!") else {
+        return Ok(YV::Map(obj));
+    };
+    match tag_kind(tag) {
+        None => Err(format!("unknown tag !<{tag}>")),
+        Some("mapping") => {
+            if &tag[CORE.len()..] == "set" && obj.iter().any(|(_, v)| !matches!(v.v, YV::Null)) {
+                return Err(cannot_resolve(tag));
+            }
+            Ok(YV::Map(obj))
+        }
+        Some(kind) => Err(tag_error_kind(tag, kind, "mapping")),
+    }
+}
+
+fn cannot_resolve(tag: &str) -> String {
+    format!("cannot resolve a node with !<{tag}> explicit tag")
+}
+
+/// A scalar's value: js-yaml's implicit resolution for untagged plain scalars, its explicit
+/// types for tagged ones. `empty` is a node without content (`key:`). The flag says the
+/// value is a merge key (`<<`).
+fn resolve_scalar(
+    value: &str,
+    style: ScalarStyle,
+    tag: Option<&str>,
+    empty: bool,
+) -> Result<(YV, bool), String> {
+    let tag = match tag {
+        None if empty => return Ok((YV::Null, false)),
+        None if style == ScalarStyle::Plain => return Ok(resolve_implicit(value)),
+        None | Some("!") if empty => return Ok((YV::Null, false)),
+        None | Some("!") => return Ok((YV::Str(value.to_string()), false)),
+        Some(t) => t,
+    };
+    let Some(kind) = tag_kind(tag) else {
+        return Err(format!("unknown tag !<{tag}>"));
+    };
+    if empty {
+        // `state.result === null`: no kind check, the type resolves `null`.
+        return match &tag[CORE.len()..] {
+            "str" => Ok((YV::Str(String::new()), false)),
+            "null" => Ok((YV::Null, false)),
+            "map" | "set" => Ok((YV::Map(YMap::default()), false)),
+            "seq" | "omap" | "pairs" => Ok((YV::Seq(Vec::new()), false)),
+            "merge" => Ok((YV::Null, true)),
+            _ => Err(cannot_resolve(tag)),
+        };
+    }
+    if kind != "scalar" {
+        return Err(tag_error_kind(tag, kind, "scalar"));
+    }
+    let v = match &tag[CORE.len()..] {
+        "str" => Some(YV::Str(value.to_string())),
+        "null" => is_null(value).then_some(YV::Null),
+        "bool" => as_bool(value).map(YV::Bool),
+        "int" => resolve_int(value).then(|| YV::Num(construct_int(value))),
+        "float" => resolve_float(value).then(|| YV::Num(construct_float(value))),
+        "timestamp" => timestamp(value).map(YV::Date),
+        "merge" => {
+            return if value == "<<" {
+                Ok((YV::Str(value.to_string()), true))
+            } else {
+                Err(cannot_resolve(tag))
+            };
+        }
+        "binary" => binary(value).map(YV::Bytes),
+        _ => None,
+    };
+    v.map(|v| (v, false)).ok_or_else(|| cannot_resolve(tag))
+}
+
+/// DEFAULT_SAFE_SCHEMA's implicit types, in order: null, bool, int, float, timestamp, merge.
+fn resolve_implicit(s: &str) -> (YV, bool) {
+    if is_null(s) {
+        return (YV::Null, false);
+    }
+    if let Some(b) = as_bool(s) {
+        return (YV::Bool(b), false);
+    }
+    if resolve_int(s) {
+        return (YV::Num(construct_int(s)), false);
+    }
+    if resolve_float(s) {
+        return (YV::Num(construct_float(s)), false);
+    }
+    if let Some(t) = timestamp(s) {
+        return (YV::Date(t), false);
+    }
+    if s == "<<" {
+        return (YV::Str(s.to_string()), true);
+    }
+    (YV::Str(s.to_string()), false)
+}
+
+/// `resolveYamlNull` of a non-empty node (an empty node is `null` before any type runs).
+fn is_null(s: &str) -> bool {
+    matches!(s, "~" | "null" | "Null" | "NULL")
+}
+
+fn as_bool(s: &str) -> Option<bool> {
+    match s {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
+/// js-yaml 3 `resolveYamlInteger`.
+fn resolve_int(data: &str) -> bool {
+    let b = data.as_bytes();
+    let max = b.len();
+    if max == 0 {
+        return false;
+    }
+    let mut i = 0;
+    let at = |i: usize| b.get(i).copied();
+    let mut ch = at(0);
+    if ch == Some(b'-') || ch == Some(b'+') {
+        i += 1;
+        ch = at(i);
+    }
+    let mut has_digits = false;
+    if ch == Some(b'0') {
+        if i + 1 == max {
+            return true;
+        }
+        i += 1;
+        ch = at(i);
+        let digit_ok: fn(u8) -> bool = match ch {
+            Some(b'b') => |c| c == b'0' || c == b'1',
+            Some(b'x') => |c| c.is_ascii_hexdigit(),
+            _ => |c| (b'0'..=b'7').contains(&c),
+        };
+        if matches!(ch, Some(b'b') | Some(b'x')) {
+            i += 1;
+        }
+        let mut last = ch;
+        while i < max {
+            last = at(i);
+            let c = b[i];
+            i += 1;
+            if c == b'_' {
+                continue;
+            }
+            if !digit_ok(c) {
+                return false;
+            }
+            has_digits = true;
+        }
+        return has_digits && last != Some(b'_');
+    }
+    if ch == Some(b'_') {
+        return false;
+    }
+    let mut last = ch;
+    while i < max {
+        last = at(i);
+        let c = b[i];
+        if c == b'_' {
+            i += 1;
+            continue;
+        }
+        if c == b':' {
+            break;
+        }
+        if !c.is_ascii_digit() {
+            return false;
+        }
+        has_digits = true;
+        i += 1;
+    }
+    if !has_digits || last == Some(b'_') {
+        return false;
+    }
+    if last != Some(b':') {
+        return true;
+    }
+    // /^(:[0-5]?[0-9])+$/
+    let mut rest = &b[i..];
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        if rest[0] != b':' {
+            return false;
+        }
+        rest = &rest[1..];
+        match rest {
+            [a, c, ..] if (b'0'..=b'5').contains(a) && c.is_ascii_digit() => rest = &rest[2..],
+            [a, ..] if a.is_ascii_digit() => rest = &rest[1..],
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// JavaScript `parseInt(s, radix)` of a string of valid digits.
+fn parse_radix(s: &str, radix: u32) -> f64 {
+    let digits: Vec<u32> = s.chars().map_while(|c| c.to_digit(radix)).collect();
+    if digits.is_empty() {
+        return f64::NAN;
+    }
+    if radix == 10 {
+        let t: String = s.chars().take(digits.len()).collect();
+        return t.parse::<f64>().unwrap_or(f64::NAN);
+    }
+    let mut acc: u128 = 0;
+    let mut overflow = false;
+    for &d in &digits {
+        match acc
+            .checked_mul(u128::from(radix))
+            .and_then(|a| a.checked_add(u128::from(d)))
+        {
+            Some(a) => acc = a,
+            None => {
+                overflow = true;
+                break;
+            }
+        }
+    }
+    if !overflow {
+        return acc as f64;
+    }
+    digits
+        .iter()
+        .fold(0f64, |a, &d| a * f64::from(radix) + f64::from(d))
+}
+
+/// js-yaml 3 `constructYamlInteger`.
+fn construct_int(data: &str) -> f64 {
+    let mut value: String = data.chars().filter(|c| *c != '_').collect();
+    let mut sign = 1.0;
+    if let Some(first @ ('-' | '+')) = value.chars().next() {
+        if first == '-' {
+            sign = -1.0;
+        }
+        value.remove(0);
+    }
+    if value == "0" {
+        return 0.0;
+    }
+    if let Some(rest) = value.strip_prefix('0') {
+        if let Some(bin) = rest.strip_prefix('b') {
+            return sign * parse_radix(bin, 2);
+        }
+        if let Some(hex) = rest.strip_prefix('x') {
+            return sign * parse_radix(hex, 16);
+        }
+        return sign * parse_radix(&value, 8);
+    }
+    if value.contains(':') {
+        let mut total = 0.0;
+        let mut base = 1.0;
+        for part in value.split(':').rev() {
+            total += parse_radix(part, 10) * base;
+            base *= 60.0;
+        }
+        return sign * total;
+    }
+    sign * parse_radix(&value, 10)
+}
+
+/// js-yaml 3's float regex, and not ending in `_`.
+fn resolve_float(data: &str) -> bool {
+    if data.ends_with('_') {
+        return false;
+    }
+    let b = data.as_bytes();
+    let digits_us = |mut i: usize| {
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+        i
+    };
+    let exponent = |mut i: usize| -> Option<usize> {
+        // (?:[eE][-+]?[0-9]+)?
+        if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+            i += 1;
+            if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+                i += 1;
+            }
+            let s = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == s {
+                return None;
+            }
+        }
+        Some(i)
+    };
+    let sign = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    // [-+]?(?:0|[1-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?
+    let alt1 = || -> bool {
+        let mut i = sign;
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => i = digits_us(i + 1),
+            _ => return false,
+        }
+        if b.get(i) == Some(&b'.') {
+            i = digits_us(i + 1);
+        }
+        exponent(i) == Some(b.len())
+    };
+    // \.[0-9_]+(?:[eE][-+]?[0-9]+)?
+    let alt2 = || -> bool {
+        if b.first() != Some(&b'.') {
+            return false;
+        }
+        let i = digits_us(1);
+        i > 1 && exponent(i) == Some(b.len())
+    };
+    // [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+    let alt3 = || -> bool {
+        let mut i = sign;
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        i = digits_us(i + 1);
+        let mut groups = 0;
+        while b.get(i) == Some(&b':') {
+            i += 1;
+            match (b.get(i), b.get(i + 1)) {
+                (Some(a), Some(c)) if (b'0'..=b'5').contains(a) && c.is_ascii_digit() => i += 2,
+                (Some(a), _) if a.is_ascii_digit() => i += 1,
+                _ => return false,
+            }
+            groups += 1;
+        }
+        if groups == 0 || b.get(i) != Some(&b'.') {
+            return false;
+        }
+        digits_us(i + 1) == b.len()
+    };
+    let rest = &data[sign..];
+    let alt4 = matches!(rest, ".inf" | ".Inf" | ".INF");
+    let alt5 = matches!(data, ".nan" | ".NaN" | ".NAN");
+    alt1() || alt2() || alt3() || alt4 || alt5
+}
+
+/// js-yaml 3 `constructYamlFloat`.
+fn construct_float(data: &str) -> f64 {
+    let mut value: String = data
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_lowercase();
+    let sign = if value.starts_with('-') { -1.0 } else { 1.0 };
+    if value.starts_with(['+', '-']) {
+        value.remove(0);
+    }
+    if value == ".inf" {
+        return sign * f64::INFINITY;
+    }
+    if value == ".nan" {
+        return f64::NAN;
+    }
+    if value.contains(':') {
+        let mut total = 0.0;
+        let mut base = 1.0;
+        for part in value.split(':').rev() {
+            total += parse_float(part) * base;
+            base *= 60.0;
+        }
+        return sign * total;
+    }
+    sign * parse_float(&value)
+}
+
+/// JavaScript `parseFloat` of a decimal literal already checked by the float regex.
+fn parse_float(s: &str) -> f64 {
+    if s.is_empty() || s == "." {
+        return f64::NAN;
+    }
+    s.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// JavaScript `Number.prototype.toString()`.
+fn js_number(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if n == 0.0 {
+        return "0".into();
+    }
+    let sign = if n < 0.0 { "-" } else { "" };
+    // Shortest round-trip digits, as `d.ddde±x`.
+    let e = format!("{:e}", n.abs());
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let exp: i64 = exp.parse().unwrap_or(0);
+    let k = digits.len() as i64;
+    let n_ = exp + 1;
+    let body = if k <= n_ && n_ <= 21 {
+        format!("{digits}{}", "0".repeat((n_ - k) as usize))
+    } else if 0 < n_ && n_ <= 21 {
+        format!("{}.{}", &digits[..n_ as usize], &digits[n_ as usize..])
+    } else if -6 < n_ && n_ <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n_) as usize))
+    } else {
+        let es = if n_ - 1 >= 0 { "+" } else { "-" };
+        let ea = (n_ - 1).abs();
+        if k == 1 {
+            format!("{digits}e{es}{ea}")
+        } else {
+            format!("{}.{}e{es}{ea}", &digits[..1], &digits[1..])
+        }
+    };
+    format!("{sign}{body}")
+}
+
+// ---------------------------------------------------------------------------------------
+// Timestamps
+
+/// js-yaml 3 timestamp: `Some(ms since epoch)` (NaN when out of range) when `s` is one.
+fn timestamp(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let num = |i: &mut usize, min: usize, max: usize| -> Option<f64> {
+        let st = *i;
+        while *i < b.len() && *i - st < max && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i - st < min {
+            return None;
+        }
+        s[st..*i].parse::<f64>().ok()
+    };
+    let lit = |i: &mut usize, c: u8| -> Option<()> {
+        (b.get(*i) == Some(&c)).then(|| *i += 1)
+    };
+    let year = num(&mut i, 4, 4)?;
+    lit(&mut i, b'-')?;
+    // `YYYY-MM-DD` exactly, or the long form with one- or two-digit month and day.
+    let month = num(&mut i, 1, 2)?;
+    lit(&mut i, b'-')?;
+    let day = num(&mut i, 1, 2)?;
+    if i == b.len() {
+        if s.len() != 10 {
+            return None;
+        }
+        return Some(date_utc(year, month - 1.0, day, 0.0, 0.0, 0.0, 0.0));
+    }
+    // (?:[Tt]|[ \t]+)
+    match b.get(i) {
+        Some(b'T' | b't') => i += 1,
+        Some(b' ' | b'\t') => {
+            while matches!(b.get(i), Some(b' ' | b'\t')) {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    let hour = num(&mut i, 1, 2)?;
+    lit(&mut i, b':')?;
+    let minute = num(&mut i, 2, 2)?;
+    lit(&mut i, b':')?;
+    let second = num(&mut i, 2, 2)?;
+    let mut fraction = 0.0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let st = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let mut f: String = s[st..i].chars().take(3).collect();
+        if !f.is_empty() {
+            while f.len() < 3 {
+                f.push('0');
+            }
+            fraction = f.parse::<f64>().unwrap_or(0.0);
+        }
+    }
+    // (?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$
+    let mut delta = 0.0;
+    if i < b.len() {
+        while matches!(b.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'Z') => i += 1,
+            Some(c @ (b'-' | b'+')) => {
+                let neg = *c == b'-';
+                i += 1;
+                let th = num(&mut i, 1, 2)?;
+                let mut tm = 0.0;
+                if b.get(i) == Some(&b':') {
+                    i += 1;
+                    tm = num(&mut i, 2, 2)?;
+                }
+                delta = (th * 60.0 + tm) * 60000.0;
+                if neg {
+                    delta = -delta;
+                }
+            }
+            _ => return None,
+        }
+        if i != b.len() {
+            return None;
+        }
+    }
+    let t = date_utc(year, month - 1.0, day, hour, minute, second, fraction);
+    Some(time_clip(t - delta))
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn time_clip(t: f64) -> f64 {
+    if t.is_finite() && t.abs() <= 8.64e15 {
+        t
+    } else {
+        f64::NAN
+    }
+}
+
+/// `Date.UTC(y, m, d, h, mi, s, ms)` for the small integers a timestamp holds.
+fn date_utc(y: f64, m: f64, d: f64, h: f64, mi: f64, s: f64, ms: f64) -> f64 {
+    let y = if (0.0..=99.0).contains(&y) { 1900.0 + y } else { y };
+    let ym = y as i64 + (m as i64).div_euclid(12);
+    let mn = (m as i64).rem_euclid(12);
+    let day = days_from_civil(ym, mn + 1, 1) as f64 + d - 1.0;
+    let time = h * 3_600_000.0 + mi * 60_000.0 + s * 1000.0 + ms;
+    time_clip(day * 86_400_000.0 + time)
+}
+
+fn civil(t: f64) -> (i64, i64, i64, i64, i64, i64, i64, i64) {
+    let ms_total = t as i64;
+    let days = ms_total.div_euclid(86_400_000);
+    let ms_day = ms_total.rem_euclid(86_400_000);
+    // civil_from_days
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let weekday = (days + 4).rem_euclid(7);
+    (
+        y,
+        m,
+        d,
+        ms_day / 3_600_000,
+        ms_day / 60_000 % 60,
+        ms_day / 1000 % 60,
+        ms_day % 1000,
+        weekday,
+    )
+}
+
+/// `Date.prototype.toISOString()`.
+fn date_iso(t: f64) -> String {
+    if t.is_nan() {
+        return "Invalid Date".into();
+    }
+    let (y, m, d, h, mi, s, ms, _) = civil(t);
+    let year = if (0..=9999).contains(&y) {
+        format!("{y:04}")
+    } else if y < 0 {
+        format!("-{:06}", -y)
+    } else {
+        format!("+{y:06}")
+    };
+    format!("{year}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+}
+
+/// `Date.prototype.toString()`, in UTC.
+fn date_to_string(t: f64) -> String {
+    if t.is_nan() {
+        return "Invalid Date".into();
+    }
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (y, m, d, h, mi, s, _, wd) = civil(t);
+    let year = if y < 0 {
+        format!("-{:06}", -y)
+    } else {
+        format!("{y:04}")
+    };
+    format!(
+        "{} {} {d:02} {year} {h:02}:{mi:02}:{s:02} GMT+0000 (Coordinated Universal Time)",
+        DAYS.get(wd as usize).unwrap_or(&"Thu"),
+        MONTHS.get((m - 1) as usize).unwrap_or(&"Jan"),
+    )
+}
+
+/// js-yaml 3 `!!binary`: `resolveYamlBinary` then `constructYamlBinary`.
+fn binary(data: &str) -> Option<Vec<u8>> {
+    const MAP: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r";
+    let code = |c: char| MAP.find(c);
+    let mut bitlen = 0usize;
+    for c in data.chars() {
+        match code(c) {
+            Some(n) if n > 64 => continue,
+            Some(_) => bitlen += 6,
+            None => return None,
+        }
+    }
+    if bitlen % 8 != 0 {
+        return None;
+    }
+    let input: Vec<u32> = data
+        .chars()
+        .filter(|c| !matches!(c, '\r' | '\n' | '='))
+        .map(|c| code(c).unwrap_or(0) as u32)
+        .collect();
+    let mut bits: u32 = 0;
+    let mut out = Vec::new();
+    for (idx, v) in input.iter().enumerate() {
+        if idx % 4 == 0 && idx > 0 {
+            out.extend([(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
+        }
+        bits = (bits << 6) | v;
+    }
+    match (input.len() % 4) * 6 {
+        0 => out.extend([(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]),
+        18 => out.extend([(bits >> 10) as u8, (bits >> 2) as u8]),
+        12 => out.push((bits >> 4) as u8),
+        _ => {}
+    }
+    Some(out)
+}
+
+/// Remove, on every line, the blanks from the first tab of the line's indentation to its
+/// content: `None` when no line has a tab there.
+fn detab(src: &str) -> Option<(String, OffsetMap)> {
+    let mut out = String::with_capacity(src.len());
+    let mut map = OffsetMap::default();
+    let mut changed = false;
+    let mut copied = 0;
+    let mut line_start = 0;
+    let b = src.as_bytes();
+    while line_start < b.len() {
+        let line_end = src[line_start..]
+            .find('\n')
+            .map_or(b.len(), |i| line_start + i + 1);
+        let mut i = line_start;
+        while i < line_end && b[i] == b' ' {
+            i += 1;
+        }
+        if i < line_end && b[i] == b'\t' {
+            let mut j = i;
+            while j < line_end && matches!(b[j], b' ' | b'\t') {
+                j += 1;
+            }
+            map.push(out.len(), i - copied, copied, true);
+            out.push_str(&src[copied..i]);
+            copied = j;
+            changed = true;
+        }
+        line_start = line_end;
+    }
+    if !changed {
+        return None;
+    }
+    map.push(out.len(), src.len() - copied, copied, true);
+    out.push_str(&src[copied..]);
+    Some((out, map))
+}
+
+fn remap(y: &mut Y, f: &dyn Fn(usize) -> usize) {
+    y.span = (f(y.span.0), f(y.span.1));
+    y.key = y.key.map(|(s, e)| (f(s), f(e)));
+    match &mut y.v {
+        YV::Seq(items) => items.iter_mut().for_each(|i| remap(i, f)),
+        YV::Map(o) => o.entries.iter_mut().for_each(|(_, v)| remap(v, f)),
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Into nodes
+
+fn to_node(y: Y, source: SourceId, to_orig: &dyn Fn(usize) -> usize) -> Node {
+    let loc = |(s, e): (usize, usize)| Loc {
+        source,
+        span: Span::new(to_orig(s), to_orig(e).max(to_orig(s))),
+    };
+    let value = match y.v {
+        // Never left in a finished value (refused as cyclic).
+        YV::Null | YV::Pending(_) => Value::Null,
+        YV::Bool(b) => Value::Bool(b),
+        YV::Num(n) => Value::Number(js_number(n)),
+        YV::Str(s) => Value::String(s),
+        YV::Date(t) => Value::Number(date_iso(t)),
+        YV::Bytes(b) => Value::Array(
+            b.iter()
+                .map(|n| Node {
+                    value: Value::Number(n.to_string()),
+                    loc: loc(y.span),
+                    key: None,
+                })
+                .collect(),
+        ),
+        YV::Seq(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|i| to_node(i, source, to_orig))
+                .collect(),
+        ),
+        YV::Map(o) => {
+            let mut out = JsObject::new();
+            for (k, v) in o.into_entries() {
+                out.set(k, to_node(v, source, to_orig));
+            }
+            Value::Object(out)
+        }
+    };
+    Node {
+        value,
+        loc: loc(y.span),
+        key: y.key.map(loc),
+    }
+}
+
+#[cfg(test)]
+mod difftest {
+    use super::*;
+
+    fn j(n: &Node) -> serde_json::Value {
+        use serde_json::json;
+        match &n.value {
+            Value::Null => json!(null),
+            Value::Bool(b) => json!(b),
+            Value::Number(s) => json!({"$n": s}),
+            Value::String(s) => json!(s),
+            Value::Array(a) => json!({"$a": a.iter().map(j).collect::<Vec<_>>()}),
+            Value::Object(o) => {
+                serde_json::Value::Array(o.iter().map(|(k, v)| json!([k, j(v)])).collect())
+            }
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn dump() {
+        let Ok(inp) = std::env::var("FM_DIFF_IN") else { return };
+        let out = std::env::var("FM_DIFF_OUT").unwrap();
+        let texts: Vec<String> = serde_json::from_str(&std::fs::read_to_string(inp).unwrap()).unwrap();
+        let mut res = Vec::new();
+        for t in &texts {
+            let r = std::panic::catch_unwind(|| parse(t, SourceId(0)));
+            let v = match r {
+                Err(_) => serde_json::json!({"kind": "PANIC"}),
+                Ok(Frontmatter::Absent) => serde_json::json!({"kind": "data", "data": []}),
+                Ok(Frontmatter::Data(n)) => serde_json::json!({"kind": "data", "data": j(&n)}),
+                Ok(Frontmatter::BrokenKept(e)) => serde_json::json!({"kind": "kept", "err": e.message}),
+                Ok(Frontmatter::BrokenDropped(e)) => serde_json::json!({"kind": "dropped", "err": e.message}),
+                Ok(Frontmatter::Executable(_)) => serde_json::json!({"kind": "exec"}),
+            };
+            res.push(v);
+        }
+        std::fs::write(out, serde_json::to_string(&res).unwrap()).unwrap();
+    }
 }
