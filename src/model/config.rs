@@ -372,6 +372,103 @@ pub enum EntryKind {
 }
 
 const MODES: [&str; 3] = ["primary", "subagent", "all"];
+const COLORS: [&str; 7] = ["primary", "secondary", "accent", "success", "warning", "error", "info"];
+
+fn expect_string(v: &Node, p: &str) -> Result<(), ConfigError> {
+    match v.value {
+        Value::String(_) => Ok(()),
+        _ => Err(err(v, p, format!("expected a string, got {}", v.value.preview()))),
+    }
+}
+
+fn number(v: &Node) -> Option<f64> {
+    match &v.value {
+        Value::Number(n) => n.parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+fn expect_finite(v: &Node, p: &str) -> Result<(), ConfigError> {
+    match number(v) {
+        Some(n) if n.is_finite() => Ok(()),
+        Some(_) => Err(err(v, p, "expected a finite number (this one overflows to Infinity)")),
+        None => Err(err(v, p, format!("expected a number, got {}", v.value.preview()))),
+    }
+}
+
+fn expect_positive_int(v: &Node, p: &str) -> Result<(), ConfigError> {
+    match number(v) {
+        Some(n) if n.fract() == 0.0 && n > 0.0 && n.is_finite() => Ok(()),
+        Some(_) => Err(err(v, p, format!("expected a positive integer, got {}", v.value.preview()))),
+        None => Err(err(v, p, format!("expected a positive integer, got {}", v.value.preview()))),
+    }
+}
+
+fn expect_bool(v: &Node, p: &str) -> Result<(), ConfigError> {
+    match v.value {
+        Value::Bool(_) => Ok(()),
+        _ => Err(err(v, p, format!("expected a boolean, got {}", v.value.preview()))),
+    }
+}
+
+fn expect_object(v: &Node, p: &str) -> Result<(), ConfigError> {
+    match v.value {
+        Value::Object(_) => Ok(()),
+        _ => Err(err(v, p, format!("expected an object, got {}", v.value.preview()))),
+    }
+}
+
+fn expect_strings(v: &Node, p: &str) -> Result<(), ConfigError> {
+    match &v.value {
+        Value::Array(items) => items.iter().try_for_each(|i| expect_string(i, p)),
+        _ => Err(err(v, p, format!("expected an array of strings, got {}", v.value.preview()))),
+    }
+}
+
+fn expect_one_of(v: &Node, p: &str, options: &[&str]) -> Result<(), ConfigError> {
+    match v.value.as_str() {
+        Some(s) if options.contains(&s) => Ok(()),
+        _ => Err(err(v, p, format!("expected one of {options:?}, got {}", v.value.preview()))),
+    }
+}
+
+/// The simpler top-level fields of OpenCode's `ConfigV1.Info` (research note A §1.2): a wrong
+/// type there refuses the whole config just like a bad permission. Deep provider, MCP, LSP
+/// and formatter schemas are checked only for being objects.
+fn check_other_top_level(k: &str, v: &Node) -> Result<(), ConfigError> {
+    match k {
+        "$schema" | "shell" | "model" | "small_model" | "default_agent" | "username" => expect_string(v, k),
+        "logLevel" => expect_one_of(v, k, &["DEBUG", "INFO", "WARN", "ERROR"]),
+        "share" => expect_one_of(v, k, &["manual", "auto", "disabled"]),
+        "layout" => expect_one_of(v, k, &["auto", "stretch"]),
+        "snapshot" | "autoshare" => expect_bool(v, k),
+        "autoupdate" => match &v.value {
+            Value::Bool(_) => Ok(()),
+            Value::String(s) if s == "notify" => Ok(()),
+            _ => Err(err(v, k, format!("expected a boolean or \"notify\", got {}", v.value.preview()))),
+        },
+        "instructions" | "disabled_providers" | "enabled_providers" => expect_strings(v, k),
+        "subagent_depth" => match number(v) {
+            Some(n) if n.fract() == 0.0 && n >= 0.0 => Ok(()),
+            _ => Err(err(v, k, format!("expected a non-negative integer, got {}", v.value.preview()))),
+        },
+        "provider" | "mcp" | "command" | "server" | "watcher" | "attachment" | "enterprise"
+        | "tool_output" | "compaction" | "experimental" => expect_object(v, k),
+        "formatter" | "lsp" => match v.value {
+            Value::Bool(_) | Value::Object(_) => Ok(()),
+            _ => Err(err(v, k, format!("expected a boolean or an object, got {}", v.value.preview()))),
+        },
+        "plugin" => match &v.value {
+            Value::Array(items) => items.iter().try_for_each(|i| match &i.value {
+                Value::String(_) => Ok(()),
+                Value::Array(pair) if pair.len() == 2 && matches!(pair[0].value, Value::String(_)) && matches!(pair[1].value, Value::Object(_)) => Ok(()),
+                _ => Err(err(i, k, format!("expected a plugin name or [name, options], got {}", i.value.preview()))),
+            }),
+            _ => Err(err(v, k, format!("expected an array, got {}", v.value.preview()))),
+        },
+        _ => Ok(()),
+    }
+}
 
 /// Decode one agent entry (`agent.NAME`, `mode.NAME`, or a markdown agent's frontmatter).
 pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEntry, ConfigError> {
@@ -433,14 +530,20 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
                     entry.name = Some(n.clone());
                 }
             }
-            "model" | "prompt" | "description" | "color" | "variant" => {
-                if !matches!(v.value, Value::String(_)) {
-                    return Err(err(v, &p, format!("expected a string, got {}", v.value.preview())));
+            "model" | "prompt" | "description" | "variant" => expect_string(v, &p)?,
+            "color" => {
+                expect_string(v, &p)?;
+                let c = v.value.as_str().unwrap_or_default();
+                let hex = c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|ch| ch.is_ascii_hexdigit());
+                if !hex && !COLORS.contains(&c) {
+                    return Err(err(v, &p, format!("expected `#rrggbb` or one of {COLORS:?}, got {}", v.value.preview())));
                 }
             }
-            "temperature" | "top_p" | "steps" | "maxSteps" => {
-                if !matches!(v.value, Value::Number(_)) {
-                    return Err(err(v, &p, format!("expected a number, got {}", v.value.preview())));
+            "temperature" | "top_p" => expect_finite(v, &p)?,
+            "steps" | "maxSteps" => expect_positive_int(v, &p)?,
+            "options" => {
+                if !matches!(v.value, Value::Object(_)) {
+                    return Err(err(v, &p, format!("expected an object, got {}", v.value.preview())));
                 }
             }
             _ => {} // other keys go to `options` in OpenCode
@@ -473,6 +576,7 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
         ));
     };
     let mut cfg = FileConfig::default();
+    let mut v2_agents = Vec::new();
     for (k, v) in o.iter() {
         match k {
             "permissions" => {
@@ -511,10 +615,46 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                     cfg.mode = out;
                 }
             }
-            _ => {}
+            "agents" => {
+                // V2 `agents` is lowered to V1 `agent` (research note A §1.3); its
+                // `permission` is dropped, and an `agent.NAME` of the same file wins.
+                if let Value::Object(agents) = &v.value {
+                    for (name, a) in agents.iter() {
+                        if let Some(e) = lower_v2_agent(a) {
+                            v2_agents.push((name.to_string(), e));
+                        }
+                    }
+                }
+            }
+            other => check_other_top_level(other, v)?,
+        }
+    }
+    for (name, e) in v2_agents {
+        if !cfg.agent.contains_key(&name) {
+            cfg.agent.set(name, e);
         }
     }
     Ok(cfg)
+}
+
+/// A V2 `agents.NAME` entry as OpenCode lowers it: mode, hidden and `disabled` survive.
+fn lower_v2_agent(a: &Node) -> Option<AgentEntry> {
+    let o = a.value.as_object()?;
+    let mut e = AgentEntry {
+        loc: Some(key_loc(a)),
+        permission: Some(PermissionMap::new()),
+        ..AgentEntry::default()
+    };
+    if let Some(m) = o.get("mode").and_then(|n| n.value.as_str()).filter(|m| MODES.contains(m)) {
+        e.mode = Some(m.to_string());
+    }
+    if let Some(Value::Bool(h)) = o.get("hidden").map(|n| &n.value) {
+        e.hidden = Some(*h);
+    }
+    if let Some(Value::Bool(d)) = o.get("disabled").map(|n| &n.value) {
+        e.disable = Some(*d);
+    }
+    Some(e)
 }
 
 #[cfg(test)]

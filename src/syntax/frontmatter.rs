@@ -749,6 +749,8 @@ const CORE: &str = "tag:yaml.org,2002:";
 enum Frame {
     Seq {
         items: Vec<Y>,
+        block: bool,
+        first_line: Option<usize>,
         start: usize,
         anchor: usize,
         tag: Option<String>,
@@ -758,6 +760,7 @@ enum Frame {
         overridable: HashSet<String>,
         pending: Option<(Y, bool)>,
         block: bool,
+        first_line: Option<usize>,
         start: usize,
         anchor: usize,
         tag: Option<String>,
@@ -769,6 +772,9 @@ struct Loader<'a> {
     anchors: HashMap<usize, Y>,
     nodes: usize,
     bytes: usize,
+    /// After [`relax`]: the starts of the lines that lost a tab, and of all lines.
+    tab_lines: Vec<usize>,
+    line_starts: Vec<usize>,
 }
 
 /// js-yaml 3 `safeLoad(matter)`: `Ok(None)` for a stream without documents (`undefined`).
@@ -790,27 +796,36 @@ fn load_yaml(matter: &str) -> Result<(Option<Y>, usize), YErr> {
     } else {
         text
     };
-    let run = |src: &str| {
+    let run = |src: &str, tab_lines: Vec<usize>| {
+        let line_starts = if tab_lines.is_empty() {
+            Vec::new()
+        } else {
+            std::iter::once(0)
+                .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        };
         Loader {
             src,
             anchors: HashMap::new(),
             nodes: 0,
             bytes: 0,
+            tab_lines,
+            line_starts,
         }
         .run()
     };
-    match run(src) {
+    match run(src, Vec::new()) {
         Ok(y) => Ok((y, shift)),
         Err((s, e, m)) => {
-            // js-yaml counts only spaces as indentation and skips a tab like any separating
-            // blank, so `\tkey: v` is a key at indentation 0. granit refuses tab indentation;
-            // read such a text again with those blanks removed.
-            if let Some((detabbed, map)) = detab(src) {
-                if let Ok(mut y) = run(&detabbed) {
-                    if let Some(y) = y.as_mut() {
-                        remap(y, &|o| map.map(o));
+            // Read it again with js-yaml's leniencies spelled out (see `relax`).
+            for detab in [false, true] {
+                if let Some((relaxed, map, tab_lines)) = relax(src, detab) {
+                    if let Ok(mut y) = run(&relaxed, tab_lines) {
+                        if let Some(y) = y.as_mut() {
+                            remap(y, &|o| map.map(o));
+                        }
+                        return Ok((y, shift));
                     }
-                    return Ok((y, shift));
                 }
             }
             let max = matter.len();
@@ -886,12 +901,14 @@ impl Loader<'_> {
                     }
                     self.complete(&mut stack, &mut root, y, merge)?;
                 }
-                Event::SequenceStart(_, anchor, tag) => {
+                Event::SequenceStart(style, anchor, tag) => {
                     if stack.len() >= MAX_DEPTH {
                         return Err((s, e, format!("nesting deeper than {MAX_DEPTH} levels")));
                     }
                     stack.push(Frame::Seq {
                         items: Vec::new(),
+                        block: style == StructureStyle::Block,
+                        first_line: None,
                         start: s,
                         anchor,
                         tag: tag.map(|t| format!("{}{}", t.handle(), t.suffix())),
@@ -906,6 +923,7 @@ impl Loader<'_> {
                         overridable: HashSet::new(),
                         pending: None,
                         block: style == StructureStyle::Block,
+                        first_line: None,
                         start: s,
                         anchor,
                         tag: tag.map(|t| format!("{}{}", t.handle(), t.suffix())),
@@ -917,6 +935,7 @@ impl Loader<'_> {
                         start,
                         anchor,
                         tag,
+                        ..
                     }) = stack.pop()
                     else {
                         return Err((s, e, "unbalanced sequence".into()));
@@ -982,6 +1001,31 @@ impl Loader<'_> {
             .rev()
             .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
         before != Some(&b'?')
+    }
+
+    /// A block collection's entry starting at `start` (see [`relax`]).
+    fn entry(&self, block: bool, first_line: &mut Option<usize>, start: usize) -> Result<(), YErr> {
+        if !block || self.tab_lines.is_empty() {
+            return Ok(());
+        }
+        let idx = self.line_starts.partition_point(|&l| l <= start);
+        let line = idx
+            .checked_sub(1)
+            .and_then(|i| self.line_starts.get(i))
+            .copied()
+            .unwrap_or(0);
+        match *first_line {
+            None => *first_line = Some(line),
+            Some(f) if f != line && self.tab_lines.binary_search(&f).is_ok() => {
+                return Err((
+                    start,
+                    start,
+                    "bad indentation: this block collection starts on a tab-indented line".into(),
+                ));
+            }
+            Some(_) => {}
+        }
+        Ok(())
     }
 
     fn check_height(&self, y: &Y) -> Result<(), YErr> {
@@ -1051,7 +1095,13 @@ impl Loader<'_> {
             return Ok(());
         };
         match top {
-            Frame::Seq { items, .. } => {
+            Frame::Seq {
+                items,
+                block,
+                first_line,
+                ..
+            } => {
+                self.entry(*block, first_line, y.span.0)?;
                 items.push(y);
                 Ok(())
             }
@@ -1060,9 +1110,12 @@ impl Loader<'_> {
                 overridable,
                 pending,
                 anchor,
+                block,
+                first_line,
                 ..
             } => match pending.take() {
                 None => {
+                    self.entry(*block, first_line, y.span.0)?;
                     *pending = Some((y, merge));
                     Ok(())
                 }
@@ -1936,41 +1989,247 @@ fn binary(data: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Remove, on every line, the blanks from the first tab of the line's indentation to its
-/// content: `None` when no line has a tab there.
-fn detab(src: &str) -> Option<(String, OffsetMap)> {
-    let mut out = String::with_capacity(src.len());
-    let mut map = OffsetMap::default();
-    let mut changed = false;
-    let mut copied = 0;
-    let mut line_start = 0;
-    let b = src.as_bytes();
-    while line_start < b.len() {
-        let line_end = src[line_start..]
-            .find('\n')
-            .map_or(b.len(), |i| line_start + i + 1);
-        let mut i = line_start;
-        while i < line_end && b[i] == b' ' {
-            i += 1;
-        }
-        if i < line_end && b[i] == b'\t' {
-            let mut j = i;
-            while j < line_end && matches!(b[j], b' ' | b'\t') {
-                j += 1;
-            }
-            map.push(out.len(), i - copied, copied, true);
-            out.push_str(&src[copied..i]);
-            copied = j;
-            changed = true;
-        }
-        line_start = line_end;
-    }
-    if !changed {
+/// js-yaml 3 accepts a few things YAML 1.2 (and granit) refuse. When granit refuses a text,
+/// it is read again after [`relax`] rewrote those spots the way js-yaml reads them:
+///
+/// * in a flow collection, `key:[…]` / `key:{…}` (js-yaml ends a plain scalar at a `:`
+///   followed by a flow indicator): a space is inserted after the `:`;
+/// * an empty flow entry (`[a, , b]`, `[, a]`, `{, a: 1}`) is a null: `~` is inserted;
+/// * a comment right after a closing quote or bracket (`[a]#c`): a space is inserted;
+/// * `key: ? k` is `key:` and, beside it, the explicit key `? k`: a line break is inserted;
+/// * with `detab`, tab indentation: js-yaml counts only spaces as indentation (`lineIndent`)
+///   and skips a tab like any separating blank, so on every line the blanks from the first
+///   tab of the indentation to the content are removed. But js-yaml takes a block
+///   collection's own indentation from the *column* of its first entry, where a tab counts:
+///   a collection whose first entry sits on such a line and which has an entry on a later
+///   line is an error there ([`Loader::entry`] refuses it, using the returned line starts).
+///
+/// Block scalars are copied untouched. `None` when nothing changed.
+fn relax(src: &str, detab: bool) -> Option<(String, OffsetMap, Vec<usize>)> {
+    let mut r = Relax {
+        src,
+        b: src.as_bytes(),
+        out: String::with_capacity(src.len() + 16),
+        map: OffsetMap::default(),
+        copied: 0,
+        changed: false,
+        tab_lines: Vec::new(),
+    };
+    r.run(detab);
+    if !r.changed {
         return None;
     }
-    map.push(out.len(), src.len() - copied, copied, true);
-    out.push_str(&src[copied..]);
-    Some((out, map))
+    r.flush(src.len());
+    Some((r.out, r.map, r.tab_lines))
+}
+
+struct Relax<'a> {
+    src: &'a str,
+    b: &'a [u8],
+    out: String,
+    map: OffsetMap,
+    /// `src[..copied]` is in `out`.
+    copied: usize,
+    changed: bool,
+    tab_lines: Vec<usize>,
+}
+
+impl Relax<'_> {
+    fn flush(&mut self, upto: usize) {
+        if upto > self.copied {
+            if let Some(piece) = self.src.get(self.copied..upto) {
+                self.map
+                    .push(self.out.len(), piece.len(), self.copied, true);
+                self.out.push_str(piece);
+            }
+            self.copied = upto;
+        }
+    }
+
+    fn insert(&mut self, at: usize, text: &str) {
+        self.flush(at);
+        self.map.push(self.out.len(), text.len(), at, false);
+        self.out.push_str(text);
+        self.changed = true;
+    }
+
+    fn skip(&mut self, from: usize, to: usize) {
+        self.flush(from);
+        self.copied = to;
+        self.changed = true;
+    }
+
+    fn line_end(&self, i: usize) -> usize {
+        self.b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(self.b.len(), |n| i + n)
+    }
+
+    fn run(&mut self, detab: bool) {
+        let b = self.b;
+        let len = b.len();
+        let mut i = 0;
+        let mut depth = 0usize;
+        let mut at_line_start = true;
+        let mut indent = 0usize;
+        // The last significant character (a token's last one) and whether blanks followed it.
+        let mut prev: Option<u8> = None;
+        let mut spaced = true;
+        // The last token started with `&` or `!` (an anchor or a tag).
+        let mut prop = false;
+        let mut token_first: Option<u8> = None;
+        let mut closer = false;
+        let mut block_scalar: Option<isize> = None;
+        while i < len {
+            if at_line_start {
+                at_line_start = false;
+                let mut j = i;
+                while j < len && b[j] == b' ' {
+                    j += 1;
+                }
+                let end = self.line_end(i);
+                if let Some(parent) = block_scalar {
+                    let blank = b[j..end].iter().all(|c| matches!(c, b' ' | b'\t' | b'\r'));
+                    if blank || (j - i) as isize > parent {
+                        i = end + 1;
+                        at_line_start = true;
+                        continue;
+                    }
+                    block_scalar = None;
+                }
+                indent = j - i;
+                if detab && depth == 0 && j < len && b[j] == b'\t' {
+                    let mut k = j;
+                    while k < len && matches!(b[k], b' ' | b'\t') {
+                        k += 1;
+                    }
+                    self.skip(j, k);
+                    self.tab_lines.push(self.out.len() - (j - i));
+                    j = k;
+                }
+                if depth == 0 {
+                    prev = None;
+                }
+                spaced = true;
+                i = j;
+                continue;
+            }
+            let c = b[i];
+            let node_start = if depth == 0 {
+                prev.is_none() || (spaced && matches!(prev, Some(b':' | b'-' | b'?'))) || prop
+            } else {
+                prev.is_none() || matches!(prev, Some(b'[' | b'{' | b',' | b':' | b'?')) || prop
+            };
+            match c {
+                b'\n' => {
+                    at_line_start = true;
+                    closer = false;
+                    if token_first.take().is_some_and(|f| f == b'&' || f == b'!') {
+                        prop = true;
+                    }
+                    i += 1;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' => {
+                    spaced = true;
+                    closer = false;
+                    if let Some(f) = token_first.take() {
+                        prop = f == b'&' || f == b'!';
+                    }
+                    i += 1;
+                    continue;
+                }
+                b'#' if spaced || closer => {
+                    if closer && !spaced {
+                        self.insert(i, " ");
+                    }
+                    i = self.line_end(i);
+                    continue;
+                }
+                b'"' | b'\'' if node_start => {
+                    let mut j = i + 1;
+                    while j < len {
+                        if c == b'"' && b[j] == b'\\' {
+                            j += 2;
+                            continue;
+                        }
+                        if b[j] == c {
+                            if c == b'\'' && b.get(j + 1) == Some(&b'\'') {
+                                j += 2;
+                                continue;
+                            }
+                            break;
+                        }
+                        j += 1;
+                    }
+                    i = (j + 1).min(len);
+                    prev = Some(c);
+                    spaced = false;
+                    prop = false;
+                    closer = true;
+                    token_first = None;
+                    continue;
+                }
+                b'[' | b'{' if depth > 0 || node_start => depth += 1,
+                // `key: ? k` is `key:` (null) and then the explicit key `? k` beside it.
+                b'?' if depth == 0
+                    && spaced
+                    && prev == Some(b':')
+                    && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n')) =>
+                {
+                    let pad = format!("\n{}", " ".repeat(indent));
+                    self.insert(i, &pad);
+                }
+                b']' | b'}' if depth > 0 => {
+                    depth -= 1;
+                    i += 1;
+                    prev = Some(c);
+                    spaced = false;
+                    prop = false;
+                    closer = true;
+                    token_first = None;
+                    continue;
+                }
+                b',' if depth > 0 && matches!(prev, Some(b'[' | b'{' | b',')) => {
+                    self.insert(i, "~");
+                }
+                b':' if depth > 0 && matches!(b.get(i + 1), Some(b'[' | b'{')) => {
+                    self.insert(i + 1, " ");
+                }
+                b'|' | b'>' if depth == 0 && node_start => {
+                    // A block scalar header: indicators, then nothing but a comment.
+                    let end = self.line_end(i);
+                    let rest = &b[i + 1..end];
+                    let ind = rest
+                        .iter()
+                        .take_while(|c| c.is_ascii_digit() || matches!(c, b'+' | b'-'))
+                        .count();
+                    let tail = &rest[ind..];
+                    let t = tail
+                        .iter()
+                        .position(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+                        .map_or(&[][..], |p| &tail[p..]);
+                    if t.is_empty() || (t[0] == b'#' && tail.first() != Some(&b'#')) {
+                        block_scalar = Some(indent as isize);
+                        i = end;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            if token_first.is_none() {
+                token_first = Some(c);
+            }
+            prev = Some(c);
+            spaced = false;
+            prop = false;
+            closer = false;
+            i += 1;
+        }
+        // A `[`/`{` was counted by a node start; `depth` is only a guide.
+        let _ = depth;
+    }
 }
 
 fn remap(y: &mut Y, f: &dyn Fn(usize) -> usize) {
