@@ -35,6 +35,39 @@ pub struct Warning {
     pub message: String,
 }
 
+/// A legacy `tools` entry as written. OpenCode folds these into `permission` (spec §5.4),
+/// and an entry that a same-name permission key overrides leaves no rule behind, so the
+/// entries are kept here for the `legacy-tools` audit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRecord {
+    /// `None` for a top-level `tools` map; the agent's name for `agent.NAME.tools`,
+    /// `mode.NAME.tools` or a markdown agent's `tools`.
+    pub agent: Option<String>,
+    /// The key as written (`write`, `bash`, …).
+    pub tool: String,
+    pub enabled: bool,
+    /// The key.
+    pub loc: Loc,
+}
+
+/// What the audits need beyond the merged config. Loading records it and nothing else
+/// reads it: it never changes a ruleset.
+#[derive(Debug, Clone, Default)]
+pub struct Audit {
+    /// Every `{env:…}` and `{file:…}` token replaced in a JSON source: where it was written
+    /// and its text (`{env:VAR}`).
+    pub substitutions: Vec<(Loc, String)>,
+    /// In JSON sources: every `permission` object (top level, `agent.NAME`, `mode.NAME`) and
+    /// every pattern object inside one.
+    pub permission_objects: Vec<Loc>,
+    /// In JSON sources: every `tools` object (top level and per agent).
+    pub tools_objects: Vec<Loc>,
+    /// The objects of `permission_objects` whose written key order JavaScript changes.
+    pub reordered: Vec<jsonc::WrittenObject>,
+    /// Every legacy `tools` entry, in load order.
+    pub tools: Vec<ToolRecord>,
+}
+
 /// Everything loaded.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -44,6 +77,8 @@ pub struct Loaded {
     pub warnings: Vec<Warning>,
     /// Directories (skills, references) joining the `external_directory` whitelist.
     pub whitelist_dirs: Vec<String>,
+    /// Facts for the audits (`env-injection`, `js-key-order`, `legacy-tools`).
+    pub audit: Audit,
 }
 
 impl Loaded {
@@ -76,9 +111,12 @@ pub struct Failure {
 
 struct Loader<'a> {
     host: &'a dyn Host,
+    /// gray-matter's process-wide cache: a text that failed once loads unparsed later.
+    matter: frontmatter::MatterCache,
     sources: SourceMap,
     warnings: Vec<Warning>,
     paths: Paths,
+    audit: Audit,
 }
 
 fn decode_text(bytes: &[u8]) -> String {
@@ -137,10 +175,62 @@ impl Loader<'_> {
             },
             message: e.message,
         })?;
-        jsonc::parse_as(&sub.text, id, &|o| sub.to_source(o), dialect).map_err(|e| LoadError::Syntax {
-            loc: e.loc,
-            message: e.message,
-        })
+        let (node, written) = jsonc::parse_recording(&sub.text, id, &|o| sub.to_source(o), dialect)
+            .map_err(|e| LoadError::Syntax {
+                loc: e.loc,
+                message: e.message,
+            })?;
+        self.record(id, &sub, &node, written);
+        Ok(node)
+    }
+
+    /// Keep what the audits need from one parsed JSON source (see [`Audit`]).
+    fn record(&mut self, id: SourceId, sub: &subst::Substituted, root: &Node, written: Vec<jsonc::WrittenObject>) {
+        let a = &mut self.audit;
+        a.substitutions.extend(sub.replaced.iter().map(|(s, e, r)| {
+            (
+                Loc {
+                    source: id,
+                    span: Span::new(*s, *e),
+                },
+                r.clone(),
+            )
+        }));
+        let Some(top) = root.value.as_object() else {
+            return;
+        };
+        let first = a.permission_objects.len();
+        let permission = |n: &Node, a: &mut Audit| {
+            if let Some(o) = n.value.as_object() {
+                a.permission_objects.push(n.loc);
+                for (_, v) in o.iter() {
+                    if v.value.as_object().is_some() {
+                        a.permission_objects.push(v.loc);
+                    }
+                }
+            }
+        };
+        if let Some(p) = top.get("permission") {
+            permission(p, a);
+        }
+        if let Some(t) = top.get("tools") {
+            a.tools_objects.push(t.loc);
+            record_tools(a, None, t);
+        }
+        for map in ["agent", "mode"] {
+            for (name, entry) in top.get(map).and_then(|m| m.value.as_object()).into_iter().flat_map(|m| m.iter()) {
+                let Some(e) = entry.value.as_object() else { continue };
+                if let Some(p) = e.get("permission") {
+                    permission(p, a);
+                }
+                if let Some(t) = e.get("tools") {
+                    a.tools_objects.push(t.loc);
+                    record_tools(a, Some(name), t);
+                }
+            }
+        }
+        let objects = &a.permission_objects[first..];
+        a.reordered.extend(written.into_iter().filter(|w| objects.contains(&w.loc)));
     }
 
     /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with
@@ -164,7 +254,7 @@ impl Loader<'_> {
             MarkdownKind::Agent => "agent",
             MarkdownKind::Mode => "mode",
         };
-        let data = match frontmatter::parse(&text, id) {
+        let data = match frontmatter::parse_cached(&text, id, &mut self.matter) {
             Frontmatter::Absent => return Ok(Some((derived.to_string(), with_mode(AgentEntry::default(), kind)))),
             Frontmatter::Data(node) => node,
             Frontmatter::BrokenKept(e) => {
@@ -204,7 +294,12 @@ impl Loader<'_> {
             None => derived.to_string(),
         };
         match config::decode_agent(&data, "", entry_kind) {
-            Ok(entry) => Ok(Some((name, with_mode(entry, kind)))),
+            Ok(entry) => {
+                if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
+                    record_tools(&mut self.audit, Some(&name), t);
+                }
+                Ok(Some((name, with_mode(entry, kind))))
+            }
             // A mode file that fails the schema is silently skipped (spec §5.5).
             Err(e) if kind == MarkdownKind::Mode => {
                 self.warnings.push(Warning {
@@ -219,6 +314,18 @@ impl Loader<'_> {
             }
             Err(e) => Err(LoadError::Invalid(e)),
         }
+    }
+}
+
+/// Record the entries of a `tools` object (nothing for a malformed one: decoding refuses it).
+fn record_tools(a: &mut Audit, agent: Option<&str>, tools: &Node) {
+    if let Ok(t) = config::decode_tools(tools, "") {
+        a.tools.extend(t.iter().map(|(k, e)| ToolRecord {
+            agent: agent.map(str::to_string),
+            tool: k.to_string(),
+            enabled: e.enabled,
+            loc: e.loc,
+        }));
     }
 }
 
@@ -421,9 +528,11 @@ pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
     let discovery = discover::discover(host, cwd);
     let mut l = Loader {
         host,
+        matter: frontmatter::MatterCache::default(),
         sources: SourceMap::new(),
         warnings: Vec::new(),
         paths: discovery.paths.clone(),
+        audit: Audit::default(),
     };
     match run(&mut l, &discovery) {
         Ok((merged, whitelist_dirs)) => Ok(Loaded {
@@ -432,6 +541,7 @@ pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
             merged,
             warnings: l.warnings,
             whitelist_dirs,
+            audit: l.audit,
         }),
         Err(error) => Err(Box::new(Failure {
             sources: l.sources,
