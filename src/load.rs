@@ -57,12 +57,14 @@ pub struct Audit {
     /// Every `{env:…}` and `{file:…}` token replaced in a JSON source: where it was written
     /// and its text (`{env:VAR}`).
     pub substitutions: Vec<(Loc, String)>,
-    /// In JSON sources: every `permission` object (top level, `agent.NAME`, `mode.NAME`) and
-    /// every pattern object inside one.
+    /// In JSON sources: every `permission` object (top level, `agent.NAME`, `mode.NAME`).
     pub permission_objects: Vec<Loc>,
+    /// In JSON sources: every pattern object inside a `permission` object.
+    pub pattern_objects: Vec<Loc>,
     /// In JSON sources: every `tools` object (top level and per agent).
     pub tools_objects: Vec<Loc>,
-    /// The objects of `permission_objects` whose written key order JavaScript changes.
+    /// The objects of `permission_objects` and `pattern_objects` whose written key order
+    /// JavaScript changes.
     pub reordered: Vec<jsonc::WrittenObject>,
     /// Every legacy `tools` entry, in load order.
     pub tools: Vec<ToolRecord>,
@@ -199,13 +201,13 @@ impl Loader<'_> {
         let Some(top) = root.value.as_object() else {
             return;
         };
-        let first = a.permission_objects.len();
+        let (first_map, first_pat) = (a.permission_objects.len(), a.pattern_objects.len());
         let permission = |n: &Node, a: &mut Audit| {
             if let Some(o) = n.value.as_object() {
                 a.permission_objects.push(n.loc);
                 for (_, v) in o.iter() {
                     if v.value.as_object().is_some() {
-                        a.permission_objects.push(v.loc);
+                        a.pattern_objects.push(v.loc);
                     }
                 }
             }
@@ -229,8 +231,8 @@ impl Loader<'_> {
                 }
             }
         }
-        let objects = &a.permission_objects[first..];
-        a.reordered.extend(written.into_iter().filter(|w| objects.contains(&w.loc)));
+        let (maps, pats) = (&a.permission_objects[first_map..], &a.pattern_objects[first_pat..]);
+        a.reordered.extend(written.into_iter().filter(|w| maps.contains(&w.loc) || pats.contains(&w.loc)));
     }
 
     /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with

@@ -122,6 +122,24 @@ fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
     None
 }
 
+/// One property of an object exactly as written (duplicates included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenProp {
+    pub key: String,
+    pub key_loc: Loc,
+    pub value: Node,
+}
+
+/// An object whose written key order differs from the order JavaScript gives it: it has a
+/// duplicate key (JavaScript keeps the first position and the last value) or an
+/// integer-like key that JavaScript moves to the front. Its properties as written, in file
+/// order. Only the `js-key-order` audit reads these; the parsed [`Node`] is unaffected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenObject {
+    pub loc: Loc,
+    pub props: Vec<WrittenProp>,
+}
+
 /// Parse `text` as the given [`Dialect`].
 pub fn parse_as(
     text: &str,
@@ -129,6 +147,17 @@ pub fn parse_as(
     to_orig: &dyn Fn(usize) -> usize,
     dialect: Dialect,
 ) -> Result<Node, SyntaxError> {
+    parse_recording(text, source, to_orig, dialect).map(|(node, _)| node)
+}
+
+/// [`parse_as`], also returning every object whose written order JavaScript changes
+/// ([`WrittenObject`]), in document order.
+pub fn parse_recording(
+    text: &str,
+    source: SourceId,
+    to_orig: &dyn Fn(usize) -> usize,
+    dialect: Dialect,
+) -> Result<(Node, Vec<WrittenObject>), SyntaxError> {
     let loc = |start: usize, end: usize| Loc {
         source,
         span: Span::new(to_orig(start), to_orig(end).max(to_orig(start))),
@@ -146,11 +175,12 @@ pub fn parse_as(
         });
     }
     if body.is_empty() && dialect != Dialect::StrictJson {
-        return Ok(Node {
+        let empty = Node {
             value: Value::Object(JsObject::new()),
             loc: loc(0, 0),
             key: None,
-        });
+        };
+        return Ok((empty, Vec::new()));
     }
     let parsed = jsonc_parser::parse_to_ast(
         body,
@@ -182,7 +212,11 @@ pub fn parse_as(
                 message: "Expected a value (a file of only whitespace or comments is refused)"
                     .into(),
             }),
-            Some(v) => Ok(convert(&v, bom, &loc, None, dialect == Dialect::StrictJson)),
+            Some(v) => {
+                let mut written = Vec::new();
+                let node = convert(&v, bom, &loc, None, dialect == Dialect::StrictJson, &mut written);
+                Ok((node, written))
+            }
         },
     }
 }
@@ -193,6 +227,7 @@ fn convert(
     loc: &dyn Fn(usize, usize) -> Loc,
     key: Option<Loc>,
     keep_proto: bool,
+    written: &mut Vec<WrittenObject>,
 ) -> Node {
     use jsonc_parser::common::Ranged;
     let r = v.range();
@@ -204,11 +239,12 @@ fn convert(
         ast::Value::Array(a) => Value::Array(
             a.elements
                 .iter()
-                .map(|e| convert(e, base, loc, None, keep_proto))
+                .map(|e| convert(e, base, loc, None, keep_proto, written))
                 .collect(),
         ),
         ast::Value::Object(o) => {
-            let mut obj = JsObject::new();
+            let mut props = Vec::new();
+            let mut names: JsObject<()> = JsObject::new();
             for p in &o.properties {
                 let (name, kr) = match &p.name {
                     ast::ObjectPropName::String(s) => (s.value.to_string(), s.range),
@@ -220,7 +256,30 @@ fn convert(
                     continue;
                 }
                 let kl = loc(base + kr.start, base + kr.end);
-                obj.set(name, convert(&p.value, base, loc, Some(kl), keep_proto));
+                let value = convert(&p.value, base, loc, Some(kl), keep_proto, written);
+                names.set(name.clone(), ());
+                props.push(WrittenProp {
+                    key: name,
+                    key_loc: kl,
+                    value,
+                });
+            }
+            // Without duplicates, the JavaScript order differs only by moved index keys.
+            let reordered =
+                props.len() != names.len() || props.iter().map(|p| p.key.as_str()).ne(names.keys());
+            let mut obj = JsObject::new();
+            if reordered {
+                for p in &props {
+                    obj.set(p.key.clone(), p.value.clone());
+                }
+                written.push(WrittenObject {
+                    loc: loc(base + r.start, base + r.end),
+                    props,
+                });
+            } else {
+                for p in props {
+                    obj.set(p.key, p.value);
+                }
             }
             Value::Object(obj)
         }
@@ -321,6 +380,22 @@ mod tests {
         assert!(s("").is_err());
         let bom = |t: &str| parse_as(t, SourceId(0), &|o| o, Dialect::EnvText);
         assert!(bom("\u{feff}{}").is_err());
+    }
+
+    #[test]
+    fn records_objects_javascript_reorders() {
+        let text = r#"{"a":{"*":"deny","5":"allow"},"b":{"x":"ask","y":"ask","x":"deny"},"c":{"1":"ask","2":"ask","z":"ask"}}"#;
+        let (n, written) = parse_recording(text, SourceId(0), &|o| o, Dialect::File).unwrap();
+        assert_eq!(n, p(text).unwrap());
+        let keys: Vec<Vec<&str>> = written
+            .iter()
+            .map(|w| w.props.iter().map(|p| p.key.as_str()).collect())
+            .collect();
+        // `c` is written in JavaScript order already; the outer object has no quirk.
+        assert_eq!(keys, [vec!["*", "5"], vec!["x", "y", "x"]]);
+        let w = &written[1];
+        assert_eq!(&text[w.loc.span.start..w.loc.span.end], r#"{"x":"ask","y":"ask","x":"deny"}"#);
+        assert_eq!(w.props[2].value.value.as_str(), Some("deny"));
     }
 
     #[test]
