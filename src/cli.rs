@@ -75,6 +75,10 @@ pub enum Command {
         /// Exit 1 when a finding reaches this level.
         #[arg(long, value_enum, default_value_t = FailOn::Error)]
         fail_on: FailOn,
+        /// Samples to decide, one `AGENT PERMISSION INPUT [=> ACTION]` a line (default:
+        /// `.opencode/permaudit-samples.txt` in the start directory or a parent, if any).
+        #[arg(long, value_name = "FILE")]
+        samples: Option<PathBuf>,
     },
     /// Show the documentation of a finding kind (or list them all).
     Rule {
@@ -156,7 +160,7 @@ pub fn run(cli: Cli) -> i32 {
         PlatformArg::Unix => Platform::Unix,
         PlatformArg::Windows => Platform::Windows,
     };
-    let project = match Project::load(&RealHost, &cwd, platform) {
+    let mut project = match Project::load(&RealHost, &cwd, platform) {
         Ok(p) => p,
         Err(f) => {
             eprint!("{}", report::error::render(&f, err_style));
@@ -172,33 +176,11 @@ pub fn run(cli: Cli) -> i32 {
     }
     let code = match cli.command {
         Command::Rule { .. } => EXIT_OK,
-        Command::Check { format, fail_on } => {
-            let findings = crate::checks::run(&project);
-            let text = match format {
-                CheckFormat::Human => report::check::human(&project, &findings, out_style),
-                CheckFormat::Json => format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&report::check::json(&project, &findings)).unwrap_or_default()
-                ),
-                CheckFormat::Sarif => format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&report::check::sarif(&project, &findings)).unwrap_or_default()
-                ),
-                CheckFormat::Github => report::check::github(&project, &findings),
-            };
-            let _ = out.write_all(text.as_bytes());
-            let threshold = match fail_on {
-                FailOn::Error => Some(crate::checks::Level::Error),
-                FailOn::Warning => Some(crate::checks::Level::Warning),
-                FailOn::Info => Some(crate::checks::Level::Info),
-                FailOn::Never => None,
-            };
-            if threshold.is_some_and(|t| findings.iter().any(|f| f.level >= t)) {
-                EXIT_FINDINGS
-            } else {
-                EXIT_OK
-            }
-        }
+        Command::Check {
+            format,
+            fail_on,
+            samples,
+        } => check(&mut project, format, fail_on, samples, out_style, &mut out),
         Command::Rules { agent, format } => {
             let agents: Vec<_> = match &agent {
                 Some(name) => match project.agent(name) {
@@ -304,6 +286,80 @@ fn rule_docs(id: Option<&str>) -> i32 {
                 EXIT_REFUSED
             }
         },
+    }
+}
+
+/// `permaudit check`: findings, samples, exit code.
+fn check(
+    project: &mut Project,
+    format: CheckFormat,
+    fail_on: FailOn,
+    samples_file: Option<PathBuf>,
+    style: Style,
+    out: &mut dyn Write,
+) -> i32 {
+    use crate::checks::sample_mismatch;
+    use crate::source::{Origin, SourceFile};
+    // The samples file: given, or the conventional one nearest the start directory.
+    let path = samples_file.map(|f| project.loaded.paths().cwd.join(f)).or_else(|| {
+        project
+            .loaded
+            .paths()
+            .up_to_worktree()
+            .iter()
+            .map(|d| d.join(sample_mismatch::CONVENTIONAL_PATH))
+            .find(|f| f.is_file())
+    });
+    let mut samples = Vec::new();
+    let mut outcomes = Vec::new();
+    if let Some(path) = path {
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                eprintln!("error: samples file {}: {e}", path.display());
+                return EXIT_REFUSED;
+            }
+        };
+        let id = project
+            .loaded
+            .sources
+            .add(SourceFile::new(Origin::File(path), text.clone()));
+        let parsed = sample_mismatch::parse(&text, id)
+            .and_then(|s| sample_mismatch::decide(project, &s).map(|o| (s, o)));
+        match parsed {
+            Ok((s, o)) => (samples, outcomes) = (s, o),
+            Err(e) => {
+                let pos = project.loaded.sources.position(e.loc);
+                eprintln!("{pos}: error: bad sample: {}", e.message);
+                return EXIT_REFUSED;
+            }
+        }
+    }
+    let project = &*project;
+    let mut findings = crate::checks::run(project);
+    findings.extend(sample_mismatch::findings(project, &samples, &outcomes));
+    let s = report::check::Samples {
+        samples: &samples,
+        outcomes: &outcomes,
+    };
+    let pretty = |v: serde_json::Value| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default());
+    let text = match format {
+        CheckFormat::Human => report::check::human(project, &findings, s, style),
+        CheckFormat::Json => pretty(report::check::json(project, &findings, s)),
+        CheckFormat::Sarif => pretty(report::check::sarif(project, &findings)),
+        CheckFormat::Github => report::check::github(project, &findings),
+    };
+    let _ = out.write_all(text.as_bytes());
+    let threshold = match fail_on {
+        FailOn::Error => Some(crate::checks::Level::Error),
+        FailOn::Warning => Some(crate::checks::Level::Warning),
+        FailOn::Info => Some(crate::checks::Level::Info),
+        FailOn::Never => None,
+    };
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.level >= t)) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
     }
 }
 

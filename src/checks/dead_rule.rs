@@ -17,7 +17,7 @@
 //! ## How to fix
 //! Remove the rule, or move it after the rule that overrides it.
 
-use super::{Check, Ctx, Finding, Level, Reach, describe, same_origin};
+use super::{Check, Ctx, Finding, Level, Reach, TailMemo, describe, same_origin};
 use crate::model::Action;
 
 pub const CHECK: Check = Check {
@@ -28,6 +28,7 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let mut memo = TailMemo::default();
     for (ai, agent) in ctx.project.agents.iter().enumerate() {
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action == Action::Deny {
@@ -40,15 +41,16 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             if !same_origin(r, d) {
                 continue; // overridden-by-later-layer
             }
+            memo.run(ctx, ai, i, out, || {
             let Some(w) = ctx.witness(agent, &ov.input) else {
-                continue;
+                return Vec::new();
             };
             let kind = if d.action == r.action { "redundant" } else { "shadowed" };
             let mut related = Vec::new();
             if let Some(l) = d.loc {
                 related.push((l, format!("decides {} → {}", serde_json::to_string(&w.input).unwrap_or_default(), w.action)));
             }
-            out.push(Finding {
+            vec![Finding {
                 id: CHECK.id,
                 level: CHECK.level,
                 agent: Some(agent.name.clone()),
@@ -69,6 +71,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 } else {
                     "move it after the rule that overrides it, or remove it".into()
                 }),
+            }]
             });
         }
     }

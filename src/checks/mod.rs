@@ -7,9 +7,13 @@
 
 pub mod broken_frontmatter;
 pub mod dead_rule;
+pub mod env_injection;
+pub mod js_key_order;
+pub mod legacy_tools;
 pub mod never_matches;
 pub mod overridden_by_later_layer;
 pub mod partly_shadowed_deny;
+pub mod sample_mismatch;
 pub mod secret_readable;
 pub mod shadowed_deny;
 pub mod unchecked_permission;
@@ -18,6 +22,7 @@ pub mod unusable_allow;
 use crate::glob::analysis::{Analysis, Input, RuleShape};
 use crate::model::agents::{Agent, evaluate};
 use crate::model::{Effect, Rule};
+
 use crate::project::Project;
 use crate::source::Loc;
 use serde::Serialize;
@@ -88,17 +93,25 @@ pub const CHECKS: &[Check] = &[
     never_matches::CHECK,
     unusable_allow::CHECK,
     broken_frontmatter::CHECK,
+    legacy_tools::CHECK,
+    js_key_order::CHECK,
+    env_injection::CHECK,
     secret_readable::CHECK,
+    sample_mismatch::CHECK,
 ];
 
 pub fn find_check(id: &str) -> Option<&'static Check> {
     CHECKS.iter().find(|c| c.id == id)
 }
 
-/// Shared state of one run: each agent's analysis, built once.
+/// Shared state of one run: each agent's analysis and compiled globs, built once.
 pub struct Ctx<'a> {
     pub project: &'a Project,
     pub analyses: Vec<Analysis>,
+    quick: Vec<Quick>,
+    /// `twins[a][i]`: an earlier agent and index whose rules from there on equal agent
+    /// `a`'s rules from `i` on (see [`TailMemo`]).
+    twins: Vec<Vec<Option<(usize, usize)>>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -115,20 +128,87 @@ impl<'a> Ctx<'a> {
                 Analysis::new(&shapes, project.platform)
             })
             .collect();
-        Ctx { project, analyses }
+        let quick = project
+            .agents
+            .iter()
+            .map(|a| Quick::new(&a.rules, project.platform))
+            .collect();
+        let agents = &project.agents;
+        let twins = agents
+            .iter()
+            .enumerate()
+            .map(|(a, agent)| {
+                let n = agent.rules.len();
+                let mut row = vec![None; n];
+                for (b, other) in agents[..a].iter().enumerate() {
+                    let m = other.rules.len();
+                    let same = agent
+                        .rules
+                        .iter()
+                        .rev()
+                        .zip(other.rules.iter().rev())
+                        .take_while(|(x, y)| x == y)
+                        .count();
+                    for t in 1..=same {
+                        row[n - t].get_or_insert((b, m - t));
+                    }
+                }
+                row
+            })
+            .collect();
+        Ctx {
+            project,
+            analyses,
+            quick,
+            twins,
+        }
     }
 
-    /// A witness: decide `input` over the agent's rules with the real evaluator.
+    fn agent_index(&self, agent: &Agent) -> Option<usize> {
+        self.project
+            .agents
+            .iter()
+            .position(|a| std::ptr::eq(a, agent))
+    }
+
+    /// A witness: decide `input` over the agent's rules as [`evaluate`] does (last rule
+    /// whose permission and pattern both match; the same matcher, compiled once per run).
     pub fn witness(&self, agent: &Agent, input: &Input) -> Option<Witness> {
         let permission = input.permission.to_exact_string()?;
         let subject = input.subject.to_exact_string()?;
-        let d = evaluate(&agent.rules, &permission, &subject, self.project.platform);
+        let (rule, action) = match self.agent_index(agent) {
+            Some(a) => {
+                let rule = self.quick[a].decide(&input.permission, &input.subject);
+                (
+                    rule,
+                    rule.map_or(Effect::Ask, |i| agent.rules[i].action.effective()),
+                )
+            }
+            None => {
+                let d = evaluate(&agent.rules, &permission, &subject, self.project.platform);
+                (d.rule, d.effect)
+            }
+        };
         Some(Witness {
             permission,
             input: subject,
-            action: d.effect,
-            rule: d.rule,
+            action,
+            rule,
         })
+    }
+
+    /// An input that rules `i` and `j` of agent `a` both match, or `Empty` when they are
+    /// disjoint ([`Analysis::intersection`] behind a cheap exact test).
+    pub fn intersection(
+        &self,
+        a: usize,
+        i: usize,
+        j: usize,
+    ) -> crate::glob::automaton::Outcome<Input> {
+        if self.quick[a].disjoint(i, j) {
+            return crate::glob::automaton::Outcome::Empty;
+        }
+        self.analyses[a].intersection(i, j)
     }
 
     /// `path:line:col` of a rule, or its built-in origin.
@@ -137,6 +217,54 @@ impl<'a> Ctx<'a> {
             Some(l) => self.project.loaded.sources.position(l).to_string(),
             None => format!("built-in ({})", r.builtin.as_deref().unwrap_or("")),
         }
+    }
+}
+
+/// Findings of a check whose answer for rule `i` depends only on rules `i..` of the agent
+/// (every witness it reports matches rule `i`, so its deciding rule is `i` or later). An
+/// agent whose rules from `i` on equal an earlier agent's from `j` on gets that agent's
+/// findings for `j` again, with its own name and indices: the top-level rules, which
+/// every agent ends with, are examined once instead of once per agent.
+#[derive(Default)]
+pub struct TailMemo {
+    done: std::collections::HashMap<(usize, usize), Vec<Finding>>,
+}
+
+impl TailMemo {
+    /// Push the findings for rule `i` of agent `a`: copied from its twin, or computed.
+    pub fn run(
+        &mut self,
+        ctx: &Ctx<'_>,
+        a: usize,
+        i: usize,
+        out: &mut Vec<Finding>,
+        compute: impl FnOnce() -> Vec<Finding>,
+    ) {
+        if let Some((b, j)) = ctx.twins[a][i]
+            && let Some(found) = self.done.get(&(b, j))
+        {
+            let name = &ctx.project.agents[a].name;
+            let shift = |k: usize| k + i - j;
+            out.extend(found.iter().map(|f| {
+                Finding {
+                    agent: Some(name.clone()),
+                    rule: f.rule.map(shift),
+                    witnesses: f
+                        .witnesses
+                        .iter()
+                        .map(|w| Witness {
+                            rule: w.rule.map(shift),
+                            ..w.clone()
+                        })
+                        .collect(),
+                    ..f.clone()
+                }
+            }));
+            return;
+        }
+        let found = compute();
+        out.extend(found.iter().cloned());
+        self.done.insert((a, i), found);
     }
 }
 
@@ -163,11 +291,15 @@ pub fn run(project: &Project) -> Vec<Finding> {
     never_matches::run(&ctx, &mut out);
     unusable_allow::run(&ctx, &mut out);
     broken_frontmatter::run(&ctx, &mut out);
+    legacy_tools::run(&ctx, &reach, &mut out);
+    js_key_order::run(&ctx, &mut out);
+    env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     out
 }
 
 /// Whether each user-written rule of each agent decides anything.
+#[derive(Debug, Clone)]
 pub enum Reach {
     /// Decides this input.
     Decides(Input),
@@ -177,29 +309,202 @@ pub enum Reach {
     Inconclusive,
 }
 
+impl Reach {
+    /// The same answer for the same rule at an index `delta` further on.
+    fn shifted(&self, delta: isize) -> Reach {
+        match self {
+            Reach::Dead(Some(ov)) => Reach::Dead(Some(crate::glob::analysis::Overridden {
+                input: ov.input.clone(),
+                decider: ov.decider.saturating_add_signed(delta),
+            })),
+            other => other.clone(),
+        }
+    }
+}
+
 /// `reach[agent][rule]`, `None` for built-in rules (not the user's to fix).
+///
+/// Whether rule `i` decides anything, and which later rule takes its inputs, depends only
+/// on the shapes of rules `i..` (last match wins). Agents share long tails (every agent
+/// ends with the top-level user rules and the trailing tool-output rule), so a rule whose
+/// tail equals one already analysed in an earlier agent reuses that answer, shifted to its
+/// own index: exact, and the top-level rules are analysed once instead of once per agent.
 pub fn reachability(ctx: &Ctx<'_>) -> Vec<Vec<Option<Reach>>> {
     use crate::glob::automaton::Outcome;
-    ctx.project
-        .agents
-        .iter()
-        .zip(&ctx.analyses)
-        .map(|(agent, an)| {
-            agent
-                .rules
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    r.loc?;
-                    Some(match an.decides(i) {
-                        Outcome::Witness(w) => Reach::Decides(w),
-                        Outcome::Empty => Reach::Dead(an.overridden(i).into_witness()),
-                        Outcome::Inconclusive => Reach::Inconclusive,
-                    })
+    let agents = &ctx.project.agents;
+    let mut out: Vec<Vec<Option<Reach>>> = Vec::with_capacity(agents.len());
+    for (a, (agent, an)) in agents.iter().zip(&ctx.analyses).enumerate() {
+        let n = agent.rules.len();
+        let tails: Vec<usize> = agents[..a]
+            .iter()
+            .map(|b| common_tail(&b.rules, &agent.rules))
+            .collect();
+        let quick = &ctx.quick[a];
+        let row = (0..n)
+            .map(|i| {
+                agent.rules[i].loc?;
+                let tail = n - i;
+                for (b, &t) in tails.iter().enumerate() {
+                    let j = agents[b].rules.len().wrapping_sub(tail);
+                    if t >= tail
+                        && let Some(Some(r)) = out[b].get(j)
+                    {
+                        return Some(r.shifted(i as isize - j as isize));
+                    }
+                }
+                Some(match an.decides(i) {
+                    Outcome::Witness(w) => Reach::Decides(w),
+                    Outcome::Empty => Reach::Dead(overridden(an, quick, i).into_witness()),
+                    Outcome::Inconclusive => Reach::Inconclusive,
                 })
-                .collect()
+            })
+            .collect();
+        out.push(row);
+    }
+    out
+}
+
+/// How many trailing rules of `a` and `b` have the same permission and pattern.
+fn common_tail(a: &[Rule], b: &[Rule]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x.permission == y.permission && x.pattern == y.pattern)
+        .count()
+}
+
+/// [`Analysis::overridden`] with a cheap exact disjointness test in front of each automaton
+/// intersection: most later rules have another literal permission name, and those pairs
+/// never need a product automaton.
+fn overridden(
+    an: &Analysis,
+    quick: &Quick,
+    i: usize,
+) -> crate::glob::automaton::Outcome<crate::glob::analysis::Overridden> {
+    use crate::glob::analysis::Overridden;
+    use crate::glob::automaton::Outcome;
+    let mut inconclusive = false;
+    for j in (i + 1..an.len()).rev() {
+        if quick.disjoint(i, j) {
+            continue;
+        }
+        match an.intersection(i, j) {
+            Outcome::Witness(input) => match an.decision(&input) {
+                Some(decider) if decider > i => {
+                    return Outcome::Witness(Overridden { input, decider });
+                }
+                _ => inconclusive = true,
+            },
+            Outcome::Empty => {}
+            Outcome::Inconclusive => inconclusive = true,
+        }
+    }
+    if inconclusive {
+        Outcome::Inconclusive
+    } else {
+        Outcome::Empty
+    }
+}
+
+/// Each rule's globs compiled once, for [`Quick::disjoint`].
+pub(super) struct Quick {
+    platform: crate::glob::Platform,
+    rules: Vec<(std::rc::Rc<Glob>, std::rc::Rc<Glob>)>,
+}
+
+/// A compiled glob with its literal prefix and suffix.
+struct Glob {
+    wildcard: crate::glob::Wildcard,
+    /// The whole word when the glob has no wildcard at all.
+    literal: Option<Vec<u16>>,
+    prefix: Vec<u16>,
+    /// `None` when the glob ends in the optional ` *` tail (no fixed suffix).
+    suffix: Option<Vec<u16>>,
+}
+
+impl Glob {
+    fn new(text: &str) -> Glob {
+        use crate::glob::wildcard::Token;
+        let wildcard = crate::glob::Wildcard::compile(text);
+        let lit = |t: &Token| match t {
+            Token::Lit(u) => Some(*u),
+            _ => None,
+        };
+        let prefix: Vec<u16> = wildcard.tokens.iter().map_while(lit).collect();
+        let mut suffix: Vec<u16> = wildcard.tokens.iter().rev().map_while(lit).collect();
+        suffix.reverse();
+        let literal = (prefix.len() == wildcard.tokens.len() && !wildcard.optional_tail)
+            .then(|| prefix.clone());
+        Glob {
+            literal,
+            prefix,
+            suffix: (!wildcard.optional_tail).then_some(suffix),
+            wildcard,
+        }
+    }
+}
+
+impl Quick {
+    pub(super) fn new<'a>(rules: &'a [Rule], platform: crate::glob::Platform) -> Quick {
+        let mut cache: std::collections::HashMap<&str, std::rc::Rc<Glob>> =
+            std::collections::HashMap::new();
+        let mut out = Vec::with_capacity(rules.len());
+        for r in rules {
+            let mut get = |s: &'a str| {
+                cache
+                    .entry(s)
+                    .or_insert_with(|| std::rc::Rc::new(Glob::new(s)))
+                    .clone()
+            };
+            out.push((get(&r.permission), get(&r.pattern)));
+        }
+        Quick {
+            platform,
+            rules: out,
+        }
+    }
+
+    /// The last rule matching both the permission and the subject (OpenCode's `findLast`).
+    pub(super) fn decide(
+        &self,
+        permission: &crate::glob::automaton::Word,
+        subject: &crate::glob::automaton::Word,
+    ) -> Option<usize> {
+        self.rules.iter().rposition(|(p, s)| {
+            p.wildcard.is_match_units(permission.units(), self.platform)
+                && s.wildcard.is_match_units(subject.units(), self.platform)
         })
-        .collect()
+    }
+
+    /// Proved disjoint without an automaton: a literal glob meets another glob iff the other
+    /// matches it; two globs whose literal prefixes (or fixed suffixes) disagree meet nowhere.
+    fn disjoint(&self, i: usize, j: usize) -> bool {
+        let (pi, si) = &self.rules[i];
+        let (pj, sj) = &self.rules[j];
+        self.globs_disjoint(pi, pj) || self.globs_disjoint(si, sj)
+    }
+
+    fn globs_disjoint(&self, a: &Glob, b: &Glob) -> bool {
+        use crate::glob::wildcard::fold;
+        let p = self.platform;
+        if let Some(w) = &a.literal {
+            return !b.wildcard.is_match_units(w, p);
+        }
+        if let Some(w) = &b.literal {
+            return !a.wildcard.is_match_units(w, p);
+        }
+        let eq = |x: &u16, y: &u16| {
+            x == y || (p == crate::glob::Platform::Windows && fold(*x) == fold(*y))
+        };
+        let clash = |x: &[u16], y: &[u16]| x.iter().zip(y).any(|(u, v)| !eq(u, v));
+        if clash(&a.prefix, &b.prefix) {
+            return true;
+        }
+        match (&a.suffix, &b.suffix) {
+            (Some(x), Some(y)) => x.iter().rev().zip(y.iter().rev()).any(|(u, v)| !eq(u, v)),
+            _ => false,
+        }
+    }
 }
 
 /// Are two rules from the same file and layer?
@@ -212,7 +517,11 @@ pub fn docs_text(c: &Check) -> String {
     c.docs
         .lines()
         .take_while(|l| l.starts_with("//!"))
-        .map(|l| l.trim_start_matches("//!").strip_prefix(' ').unwrap_or(l.trim_start_matches("//!")))
+        .map(|l| {
+            l.trim_start_matches("//!")
+                .strip_prefix(' ')
+                .unwrap_or(l.trim_start_matches("//!"))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

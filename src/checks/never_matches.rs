@@ -41,12 +41,22 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
     let slash = Token::Lit(b'/' as u16);
     let star = Token::Lit(b'*' as u16);
     let forms = [
-        Wildcard { tokens: vec![slash, star], optional_tail: false },
-        Wildcard { tokens: vec![slash, Token::Star, slash, star], optional_tail: false },
+        Wildcard {
+            tokens: vec![slash, star],
+            optional_tail: false,
+        },
+        Wildcard {
+            tokens: vec![slash, Token::Star, slash, star],
+            optional_tail: false,
+        },
     ];
     let mut inconclusive = false;
     for f in &forms {
-        match intersection(&[&p, f], ctx.project.platform, &mut Budget::new(DEFAULT_BUDGET)) {
+        match intersection(
+            &[&p, f],
+            ctx.project.platform,
+            &mut Budget::new(DEFAULT_BUDGET),
+        ) {
             Outcome::Witness(_) => return Some(true),
             Outcome::Empty => {}
             Outcome::Inconclusive => inconclusive = true,
@@ -58,7 +68,11 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
 fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     let home = ctx.project.loaded.paths().home.display().to_string();
     if (permission == "read" || permission == "edit") && pattern.starts_with('/') {
-        let how = if pattern.starts_with(&home) { " (a `~` or `$HOME` path expands to one)" } else { "" };
+        let how = if pattern.starts_with(&home) {
+            " (a `~` or `$HOME` path expands to one)"
+        } else {
+            ""
+        };
         return Some(format!(
             "`{permission}` is checked against paths relative to the worktree root, so this absolute pattern{how} never matches; outside files are checked as `../…` and through `external_directory`"
         ));
@@ -78,13 +92,21 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
             serde_json::to_string(pattern).unwrap_or_default()
         ));
     }
-    let braces = pattern.find('{').is_some_and(|o| pattern[o..].contains(',') && pattern[o..].contains('}'));
-    let brackets = pattern.find('[').is_some_and(|o| pattern[o..].contains(']'));
+    let braces = pattern
+        .find('{')
+        .is_some_and(|o| pattern[o..].contains(',') && pattern[o..].contains('}'));
+    let brackets = pattern
+        .find('[')
+        .is_some_and(|o| pattern[o..].contains(']'));
     if braces || brackets {
         return Some(format!(
             "{} uses {} syntax, which OpenCode's wildcard reads as literal characters",
             serde_json::to_string(pattern).unwrap_or_default(),
-            if braces { "brace `{a,b}`" } else { "bracket `[abc]`" }
+            if braces {
+                "brace `{a,b}`"
+            } else {
+                "bracket `[abc]`"
+            }
         ));
     }
     None

@@ -17,7 +17,7 @@
 //! ## How to fix
 //! If the exception is intended, nothing. Otherwise move the deny after the later rule.
 
-use super::{Check, Ctx, Finding, Level, Reach, describe};
+use super::{Check, Ctx, Finding, Level, Reach, TailMemo, describe};
 use crate::glob::automaton::Outcome;
 use crate::model::{Action, Effect};
 
@@ -29,18 +29,19 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let mut memo = TailMemo::default();
     for (ai, agent) in ctx.project.agents.iter().enumerate() {
-        let an = &ctx.analyses[ai];
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny || !matches!(reach[ai][i], Some(Reach::Decides(_))) {
                 continue;
             }
+            memo.run(ctx, ai, i, out, || {
             // The last later rule that is not a deny and shares an input with this one.
             for j in (i + 1..agent.rules.len()).rev() {
                 if agent.rules[j].action.effective() == Effect::Deny {
                     continue;
                 }
-                let Outcome::Witness(input) = an.intersection(i, j) else {
+                let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
                     continue;
                 };
                 let Some(w) = ctx.witness(agent, &input) else {
@@ -54,7 +55,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 if let Some(l) = d.and_then(|d| d.loc) {
                     related.push((l, format!("decides {} → {}", serde_json::to_string(&w.input).unwrap_or_default(), w.action)));
                 }
-                out.push(Finding {
+                return vec![Finding {
                     id: CHECK.id,
                     level: CHECK.level,
                     agent: Some(agent.name.clone()),
@@ -71,9 +72,10 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     related,
                     witnesses: vec![w],
                     help: None,
-                });
-                break;
+                }];
             }
+            Vec::new()
+            });
         }
     }
 }

@@ -59,8 +59,13 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 loc: rule.and_then(|r| r.loc),
                 message: format!(
                     "can {permission} {} without asking (decided by {})",
-                    witnesses.iter().map(|w| format!("`{}`", w.input)).collect::<Vec<_>>().join(", "),
-                    rule.map(|r| ctx.place(r)).unwrap_or_else(|| "no rule".into())
+                    witnesses
+                        .iter()
+                        .map(|w| format!("`{}`", w.input))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    rule.map(|r| ctx.place(r))
+                        .unwrap_or_else(|| "no rule".into())
                 ),
                 related: Vec::new(),
                 witnesses,

@@ -19,7 +19,7 @@
 //! rule. Remember that merging keeps a key's first position: a key that already exists in
 //! an earlier file cannot be moved by a later file.
 
-use super::{Check, Ctx, Finding, Level, Reach, describe};
+use super::{Check, Ctx, Finding, Level, Reach, TailMemo, describe};
 use crate::model::Action;
 
 pub const CHECK: Check = Check {
@@ -30,6 +30,7 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let mut memo = TailMemo::default();
     for (ai, agent) in ctx.project.agents.iter().enumerate() {
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny {
@@ -38,36 +39,50 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let Some(Reach::Dead(ov)) = &reach[ai][i] else {
                 continue;
             };
-            let mut related = Vec::new();
-            let mut witnesses = Vec::new();
-            let mut message = format!("this deny never takes effect: {} is shadowed by later rules", describe(r));
-            if let Some(ov) = ov {
-                if let Some(w) = ctx.witness(agent, &ov.input) {
-                    let d = &agent.rules[ov.decider];
-                    message = format!(
-                        "this deny never takes effect: e.g. {} {} is decided by {} at {} → {}",
-                        w.permission,
-                        serde_json::to_string(&w.input).unwrap_or_default(),
-                        describe(d),
-                        ctx.place(d),
-                        w.action
-                    );
-                    if let Some(l) = d.loc {
-                        related.push((l, format!("this later rule decides {}", serde_json::to_string(&w.input).unwrap_or_default())));
+            memo.run(ctx, ai, i, out, || {
+                let mut related = Vec::new();
+                let mut witnesses = Vec::new();
+                let mut message = format!(
+                    "this deny never takes effect: {} is shadowed by later rules",
+                    describe(r)
+                );
+                if let Some(ov) = ov {
+                    if let Some(w) = ctx.witness(agent, &ov.input) {
+                        let d = &agent.rules[ov.decider];
+                        message = format!(
+                            "this deny never takes effect: e.g. {} {} is decided by {} at {} → {}",
+                            w.permission,
+                            serde_json::to_string(&w.input).unwrap_or_default(),
+                            describe(d),
+                            ctx.place(d),
+                            w.action
+                        );
+                        if let Some(l) = d.loc {
+                            related.push((
+                                l,
+                                format!(
+                                    "this later rule decides {}",
+                                    serde_json::to_string(&w.input).unwrap_or_default()
+                                ),
+                            ));
+                        }
+                        witnesses.push(w);
                     }
-                    witnesses.push(w);
                 }
-            }
-            out.push(Finding {
-                id: CHECK.id,
-                level: CHECK.level,
-                agent: Some(agent.name.clone()),
-                rule: Some(i),
-                loc: r.loc,
-                message,
-                related,
-                witnesses,
-                help: Some("put the deny after the broader rule that overrides it (last match wins)".into()),
+                vec![Finding {
+                    id: CHECK.id,
+                    level: CHECK.level,
+                    agent: Some(agent.name.clone()),
+                    rule: Some(i),
+                    loc: r.loc,
+                    message,
+                    related,
+                    witnesses,
+                    help: Some(
+                        "put the deny after the broader rule that overrides it (last match wins)"
+                            .into(),
+                    ),
+                }]
             });
         }
     }

@@ -32,8 +32,22 @@ pub const CHECK: Check = Check {
 
 /// Permissions OpenCode 1.18.34 asks (spec §2.5, §2.4).
 pub const CHECKED: &[&str] = &[
-    "read", "edit", "glob", "grep", "bash", "task", "external_directory", "lsp", "skill",
-    "todowrite", "question", "webfetch", "websearch", "doom_loop", "plan_enter", "plan_exit",
+    "read",
+    "edit",
+    "glob",
+    "grep",
+    "bash",
+    "task",
+    "external_directory",
+    "lsp",
+    "skill",
+    "todowrite",
+    "question",
+    "webfetch",
+    "websearch",
+    "doom_loop",
+    "plan_enter",
+    "plan_exit",
 ];
 
 fn levenshtein(a: &str, b: &str) -> usize {
@@ -42,7 +56,11 @@ fn levenshtein(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
         }
         prev = cur;
     }
@@ -65,19 +83,25 @@ pub fn diagnose(key: &str) -> Option<String> {
         return None;
     }
     let dead = match key {
-        "write" | "patch" | "multiedit" | "apply_patch" => Some(
-            "file tools (edit, write, apply_patch) are all checked as `edit`; use `edit`",
-        ),
-        "list" => Some("there is no `list` tool in 1.18.34; directory listing goes through `read`/`glob`"),
+        "write" | "patch" | "multiedit" | "apply_patch" => {
+            Some("file tools (edit, write, apply_patch) are all checked as `edit`; use `edit`")
+        }
+        "list" => {
+            Some("there is no `list` tool in 1.18.34; directory listing goes through `read`/`glob`")
+        }
         "todoread" => Some("there is no `todoread` tool in 1.18.34"),
         _ => None,
     };
     if let Some(why) = dead {
-        return Some(format!("`{key}` is never checked by OpenCode 1.18.34: {why}"));
+        return Some(format!(
+            "`{key}` is never checked by OpenCode 1.18.34: {why}"
+        ));
     }
     let lower = key.to_lowercase();
     if lower != key && CHECKED.contains(&lower.as_str()) {
-        return Some(format!("`{key}` is never checked: permission names are case-sensitive; did you mean `{lower}`?"));
+        return Some(format!(
+            "`{key}` is never checked: permission names are case-sensitive; did you mean `{lower}`?"
+        ));
     }
     if key.contains('_') || key.contains('-') || key.contains('.') {
         return None; // an MCP or plugin tool key
@@ -126,7 +150,14 @@ mod tests {
 
     #[test]
     fn diagnoses() {
-        for ok in ["bash", "edit", "*", "ed*", "github_create_issue", "my-mcp.tool"] {
+        for ok in [
+            "bash",
+            "edit",
+            "*",
+            "ed*",
+            "github_create_issue",
+            "my-mcp.tool",
+        ] {
             assert_eq!(diagnose(ok), None, "{ok}");
         }
         for (bad, needle) in [

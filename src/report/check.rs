@@ -2,13 +2,17 @@
 //!
 //! JSON contract, version 1: `{"version":1,"findings":[{"id","level","agent","rule",
 //! "message","source","related":[{"source","message"}],"witnesses":[{"permission","input",
-//! "action","rule"}],"help"}],"summary":{"error":N,"warning":N,"info":N}}`.
+//! "action","rule"}],"help"}],"samples":[{"agent","permission","input","expected","action",
+//! "rule","layer","source","sample","ok"}],"summary":{"error":N,"warning":N,"info":N}}`.
 
 use super::{Style, source_json};
+use crate::checks::sample_mismatch::{Outcome, Sample};
 use crate::checks::{CHECKS, Finding, Level};
 use crate::project::Project;
 use crate::source::Loc;
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Severity};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Severity,
+};
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -41,14 +45,139 @@ pub fn group(findings: &[Finding]) -> Vec<Group<'_>> {
     out
 }
 
-pub fn summary(findings: &[Finding]) -> (usize, usize, usize) {
-    let count = |l| group(findings).iter().filter(|g| g.first.level == l).count();
-    (count(Level::Error), count(Level::Warning), count(Level::Info))
+/// The samples of a run and what OpenCode decides for each (empty without a samples file).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Samples<'a> {
+    pub samples: &'a [Sample],
+    pub outcomes: &'a [Outcome],
 }
 
-pub fn human(p: &Project, findings: &[Finding], style: Style) -> String {
+/// The primary label of a finding's place.
+fn label(id: &str) -> &'static str {
+    match id {
+        "legacy-tools" => "this tools entry",
+        "env-injection" => "this substitution",
+        "sample-mismatch" => "this sample",
+        "broken-frontmatter" => "here",
+        _ => "this rule",
+    }
+}
+
+/// The human table of samples written without an expectation, and a line on the others.
+fn samples_table(p: &Project, s: Samples<'_>, style: Style) -> String {
+    let mut out = String::new();
+    let open: Vec<&Outcome> = s
+        .outcomes
+        .iter()
+        .filter(|o| o.holds(s.samples).is_none())
+        .collect();
+    if !open.is_empty() {
+        let rows: Vec<[String; 5]> = open
+            .iter()
+            .map(|o| {
+                let a = p.agent(&o.agent);
+                let rule = a.zip(o.witness.rule).map(|(a, i)| &a.rules[i]);
+                let by = match rule {
+                    Some(r) => format!(
+                        "{} {}{}",
+                        i_of(o.witness.rule),
+                        crate::checks::describe(r),
+                        match r.loc {
+                            Some(l) => format!(" {}", p.loaded.sources.position(l)),
+                            None => format!(" built-in ({})", r.builtin.as_deref().unwrap_or("")),
+                        }
+                    ),
+                    None => "no rule: OpenCode's default".to_string(),
+                };
+                [
+                    o.agent.clone(),
+                    o.witness.permission.clone(),
+                    serde_json::to_string(&o.witness.input).unwrap_or_default(),
+                    o.witness.action.to_string(),
+                    by,
+                ]
+            })
+            .collect();
+        let heads = ["agent", "permission", "input", "action", "decided by"];
+        let mut width = heads.map(|h| h.chars().count());
+        for r in &rows {
+            for (w, c) in width.iter_mut().zip(r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |cells: [&str; 5], paint: bool| {
+            let mut l = String::from(" ");
+            for (k, c) in cells.iter().enumerate() {
+                let pad = " ".repeat(width[k] - c.chars().count());
+                let c = if paint && k == 3 {
+                    style.paint_action(c)
+                } else {
+                    c.to_string()
+                };
+                if k == 4 {
+                    l.push_str(&format!(" {c}"));
+                } else {
+                    l.push_str(&format!(" {c}{pad} "));
+                }
+            }
+            l.trim_end().to_string() + "\n"
+        };
+        out.push_str(&style.bold(&format!(
+            "samples without an expectation ({})\n",
+            rows.len()
+        )));
+        out.push_str(&style.dim(&line(heads, false)));
+        for r in &rows {
+            out.push_str(&line([&r[0], &r[1], &r[2], &r[3], &r[4]], true));
+        }
+        out.push('\n');
+    }
+    let checked: Vec<bool> = s
+        .outcomes
+        .iter()
+        .filter_map(|o| o.holds(s.samples))
+        .collect();
+    if !checked.is_empty() {
+        let failed = checked.iter().filter(|ok| !**ok).count();
+        out.push_str(&format!(
+            "samples: {} of {} expectations hold{}\n\n",
+            checked.len() - failed,
+            checked.len(),
+            if failed > 0 {
+                " (sample-mismatch above)"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}
+
+fn i_of(rule: Option<usize>) -> String {
+    rule.map_or(String::new(), |i| format!("#{i}"))
+}
+
+pub fn summary(findings: &[Finding]) -> (usize, usize, usize) {
+    let count = |l| {
+        group(findings)
+            .iter()
+            .filter(|g| g.first.level == l)
+            .count()
+    };
+    (
+        count(Level::Error),
+        count(Level::Warning),
+        count(Level::Info),
+    )
+}
+
+pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Style) -> String {
     let sources = &p.loaded.sources;
-    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
     let handler = GraphicalReportHandler::new_themed(theme);
     let mut out = String::new();
     for g in group(findings) {
@@ -68,7 +197,8 @@ pub fn human(p: &Project, findings: &[Finding], style: Style) -> String {
                 w.permission,
                 serde_json::to_string(&w.input).unwrap_or_default(),
                 w.action,
-                w.rule.map_or("none: OpenCode's default".to_string(), |r| r.to_string()),
+                w.rule
+                    .map_or("none: OpenCode's default".to_string(), |r| r.to_string()),
                 f.agent.as_deref().unwrap_or("-")
             ));
         }
@@ -90,7 +220,7 @@ pub fn human(p: &Project, findings: &[Finding], style: Style) -> String {
             continue;
         };
         let mut labels = vec![LabeledSpan::new_primary_with_span(
-            Some("this rule".to_string()),
+            Some(label(f.id).to_string()),
             loc.span.start..loc.span.end,
         )];
         for (rl, msg) in &f.related {
@@ -112,6 +242,7 @@ pub fn human(p: &Project, findings: &[Finding], style: Style) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&samples_table(p, samples, style));
     let (e, w, i) = summary(findings);
     out.push_str(&format!("{e} errors, {w} warnings, {i} notes\n"));
     out
@@ -134,18 +265,44 @@ pub fn finding_json(p: &Project, f: &Finding) -> serde_json::Value {
     })
 }
 
-pub fn json(p: &Project, findings: &[Finding]) -> serde_json::Value {
+/// One sample outcome: the sample, what OpenCode decides and by which rule.
+pub fn sample_json(p: &Project, s: Samples<'_>, o: &Outcome) -> serde_json::Value {
+    let sample = &s.samples[o.sample];
+    let rule = p
+        .agent(&o.agent)
+        .zip(o.witness.rule)
+        .map(|(a, i)| &a.rules[i]);
+    json!({
+        "agent": o.agent,
+        "permission": o.witness.permission,
+        "input": o.witness.input,
+        "expected": sample.expected,
+        "action": o.witness.action,
+        "rule": o.witness.rule,
+        "layer": rule.map(|r| r.layer),
+        "source": source_json(&p.loaded.sources, rule.and_then(|r| r.loc)),
+        "sample": source_json(&p.loaded.sources, Some(sample.loc)),
+        "ok": o.holds(s.samples),
+    })
+}
+
+pub fn json(p: &Project, findings: &[Finding], samples: Samples<'_>) -> serde_json::Value {
     let (e, w, i) = summary(findings);
     json!({
         "version": 1,
         "findings": findings.iter().map(|f| finding_json(p, f)).collect::<Vec<_>>(),
+        "samples": samples.outcomes.iter().map(|o| sample_json(p, samples, o)).collect::<Vec<_>>(),
         "summary": {"error": e, "warning": w, "info": i},
     })
 }
 
 /// GitHub workflow commands: one annotation per grouped finding.
 pub fn github(p: &Project, findings: &[Finding]) -> String {
-    let esc = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    let esc = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
     let prop = |s: &str| esc(s).replace(':', "%3A").replace(',', "%2C");
     let mut out = String::new();
     for g in group(findings) {
@@ -158,9 +315,21 @@ pub fn github(p: &Project, findings: &[Finding]) -> String {
         let mut props = vec![format!("title={}", prop(f.id))];
         if let Some(l) = f.loc {
             let pos = p.loaded.sources.position(l);
-            props.insert(0, format!("file={},line={},col={}", prop(&pos.name), pos.line, pos.column));
+            props.insert(
+                0,
+                format!(
+                    "file={},line={},col={}",
+                    prop(&pos.name),
+                    pos.line,
+                    pos.column
+                ),
+            );
         }
-        out.push_str(&format!("::{cmd} {}::{}\n", props.join(","), esc(&f.message)));
+        out.push_str(&format!(
+            "::{cmd} {}::{}\n",
+            props.join(","),
+            esc(&f.message)
+        ));
     }
     out
 }
@@ -202,19 +371,26 @@ pub fn sarif(p: &Project, findings: &[Finding]) -> serde_json::Value {
             if let Some(l) = f.loc {
                 let pos = p.loaded.sources.position(l);
                 let path = std::path::Path::new(&pos.name);
-                let uri = path.strip_prefix(root).map(|r| r.display().to_string()).unwrap_or(pos.name.clone());
+                let uri = path
+                    .strip_prefix(root)
+                    .map(|r| r.display().to_string())
+                    .unwrap_or(pos.name.clone());
                 r["locations"] = json!([{"physicalLocation": {
                     "artifactLocation": {"uri": uri},
                     "region": {"startLine": pos.line, "startColumn": pos.column},
                 }}]);
                 let rule = f.rule.and_then(|i| {
-                    p.agents.iter().find(|a| Some(&a.name) == f.agent.as_ref()).and_then(|a| a.rules.get(i))
+                    p.agents
+                        .iter()
+                        .find(|a| Some(&a.name) == f.agent.as_ref())
+                        .and_then(|a| a.rules.get(i))
                 });
                 let key = format!(
                     "{}|{}|{}|{}",
                     f.id,
                     uri,
-                    rule.map(|r| format!("{}\u{0}{}", r.permission, r.pattern)).unwrap_or_default(),
+                    rule.map(|r| format!("{}\u{0}{}", r.permission, r.pattern))
+                        .unwrap_or_default(),
                     f.message
                 );
                 r["partialFingerprints"] = json!({"permauditFinding/v1": fnv(&key)});

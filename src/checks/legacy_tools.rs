@@ -1,0 +1,200 @@
+//! `legacy-tools` (warning)
+//!
+//! ## What it finds
+//! Every entry of a deprecated `tools` map (top-level `tools`, `agent.NAME.tools`,
+//! `mode.NAME.tools`, a markdown agent's `tools:`), with the permission rule OpenCode
+//! translates it to (`true` → allow, `false` → deny; `write`, `edit` and `patch` all become
+//! `edit`, every other name stays itself), where that rule landed, and whether a
+//! same-name `permission` key silently replaced it.
+//!
+//! ## Why it matters
+//! Top-level `tools` is translated after every config file is merged, and merged *under*
+//! `permission` (spec §5.4): its rules come first among the config rules, so any later
+//! rule matching the same permission overrides them, and a `permission` key of the same
+//! name, from any file, replaces the entry without a word. `"tools": {"bash": false}`
+//! next to `"permission": {"bash": {"git *": "allow"}}` leaves no bash deny at all. In an
+//! agent, `tools` is folded into that entry's permission first and a same-name key of the
+//! entry's `permission` wins the same way.
+//!
+//! ## Example
+//! ```json
+//! {"tools": {"bash": false, "write": false},
+//!  "permission": {"bash": {"git *": "allow"}}}
+//! ```
+//! `bash: false` produces no rule (`permission.bash` replaced it): `bash "ls"` is allowed by
+//! the defaults. `write: false` becomes `edit * deny`, the first config rule.
+//!
+//! ## How to fix
+//! Write permissions instead: `"tools": {"bash": false}` is `"permission": {"bash": "deny"}`;
+//! when `bash` already has patterns, add `"*": "deny"` as their first entry.
+
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use crate::glob::Wildcard;
+use crate::glob::analysis::Input;
+use crate::glob::automaton::shortest_member;
+use crate::model::agents::Agent;
+use crate::model::config::{PermEntry, tool_permission_name};
+use crate::model::{Action, Effect, Layer};
+
+pub const CHECK: Check = Check {
+    id: "legacy-tools",
+    level: Level::Warning,
+    summary: "a deprecated `tools` entry: its translation, where it landed, or the `permission` key that silently replaced it",
+    docs: include_str!("legacy_tools.rs"),
+};
+
+/// An input of `permission` that the agent does not decide as `intended`, tried on a
+/// shortest subject of each rule that applies to the permission, last rule first.
+fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) -> Option<Witness> {
+    let platform = ctx.project.platform;
+    let subjects = agent
+        .rules
+        .iter()
+        .rev()
+        .filter(|r| Wildcard::compile(&r.permission).is_match(permission, platform))
+        .filter_map(|r| shortest_member(&Wildcard::compile(&r.pattern)).to_exact_string())
+        .chain(["x".to_string()]);
+    for s in subjects {
+        let w = ctx.witness(agent, &Input::new(permission, &s))?;
+        if w.action != intended {
+            return Some(w);
+        }
+    }
+    None
+}
+
+pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let loaded = &ctx.project.loaded;
+    let tools = &loaded.audit.tools;
+    for rec in tools {
+        let name = tool_permission_name(&rec.tool);
+        let action = if rec.enabled {
+            Action::Allow
+        } else {
+            Action::Deny
+        };
+        let entry = format!("`{}: {}`", rec.tool, rec.enabled);
+        let rule_text = format!("`{name}` \"*\" {action}");
+        let (scope, layer) = match &rec.agent {
+            None => ("top-level `tools`".to_string(), Layer::LegacyTools),
+            Some(a) => (format!("`tools` of agent `{a}`"), Layer::AgentLegacyTools),
+        };
+        let final_entry = match &rec.agent {
+            None => loaded.merged.permission.get(name),
+            Some(a) => loaded
+                .merged
+                .agent
+                .get(a)
+                .and_then(|e| e.permission.as_ref())
+                .and_then(|p| p.get(name)),
+        };
+        for (ai, agent) in ctx.project.agents.iter().enumerate() {
+            if rec.agent.as_ref().is_some_and(|a| *a != agent.name) {
+                continue;
+            }
+            let landed = agent
+                .rules
+                .iter()
+                .position(|r| r.loc == Some(rec.loc) && r.layer == layer);
+            let finding = match landed {
+                Some(i) => {
+                    let place = if rec.agent.is_none() {
+                        "it comes first among the config rules (tools are merged under `permission`), so any later rule for the same permission overrides it"
+                    } else {
+                        "it comes first among this agent's own rules, so any later rule of the agent for the same permission overrides it"
+                    };
+                    let witnesses = match &reach[ai][i] {
+                        Some(Reach::Decides(input)) => {
+                            ctx.witness(agent, input).into_iter().collect()
+                        }
+                        _ => Vec::new(),
+                    };
+                    let reached = if witnesses.is_empty() {
+                        ""
+                    } else {
+                        "; it decides e.g. the witness below"
+                    };
+                    Finding {
+                        id: CHECK.id,
+                        level: CHECK.level,
+                        agent: Some(agent.name.clone()),
+                        rule: Some(i),
+                        loc: Some(rec.loc),
+                        message: format!(
+                            "legacy {scope} entry {entry} is translated to the rule {rule_text} [{layer}]; {place}{reached}"
+                        ),
+                        related: Vec::new(),
+                        witnesses,
+                        help: Some(format!(
+                            "write it as a permission: \"{name}\": \"{action}\""
+                        )),
+                    }
+                }
+                None => {
+                    let leaf = match final_entry {
+                        Some(PermEntry::Action(l)) => Some(l),
+                        Some(PermEntry::Patterns(p)) | Some(PermEntry::List(p)) => {
+                            p.iter().next().map(|(_, l)| l)
+                        }
+                        None => None,
+                    };
+                    let winner = match leaf {
+                        Some(l) if l.layer == layer => {
+                            let other = tools
+                                .iter()
+                                .find(|t| t.loc == l.loc && t.agent == rec.agent);
+                            format!(
+                                "the later {scope} entry {} at {} (`write`, `edit` and `patch` all set `edit`; a later entry of the same name replaces an earlier one)",
+                                other
+                                    .map(|t| format!("`{}: {}`", t.tool, t.enabled))
+                                    .unwrap_or_default(),
+                                loaded.sources.position(l.loc)
+                            )
+                        }
+                        Some(l) => format!(
+                            "the `permission` key `{name}` at {} [{}], which always wins over a same-name `tools` entry",
+                            loaded.sources.position(l.loc),
+                            l.layer
+                        ),
+                        None => format!("a later value of `{name}`"),
+                    };
+                    let witnesses: Vec<Witness> = contrary(ctx, agent, name, action.effective())
+                        .into_iter()
+                        .collect();
+                    let effect = match witnesses.first() {
+                        Some(w) => format!(
+                            "; e.g. {} {} is decided by {} → {}",
+                            w.permission,
+                            serde_json::to_string(&w.input).unwrap_or_default(),
+                            w.rule
+                                .map_or("OpenCode's default".to_string(), |k| describe(
+                                    &agent.rules[k]
+                                )),
+                            w.action
+                        ),
+                        None => String::new(),
+                    };
+                    Finding {
+                        id: CHECK.id,
+                        level: CHECK.level,
+                        agent: Some(agent.name.clone()),
+                        rule: None,
+                        loc: Some(rec.loc),
+                        message: format!(
+                            "legacy {scope} entry {entry} ({rule_text}) produces no rule: it is silently replaced by {winner}{effect}"
+                        ),
+                        related: leaf
+                            .map(|l| (l.loc, format!("this replaces {entry}")))
+                            .into_iter()
+                            .collect(),
+                        witnesses,
+                        help: Some(format!(
+                            "remove the `tools` entry, or express it in `permission.{name}` (e.g. \"*\": \"{action}\" as its first pattern)"
+                        )),
+                    }
+                }
+            };
+            out.push(finding);
+        }
+    }
+}
