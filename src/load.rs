@@ -397,9 +397,13 @@ impl Acc {
 
 /// `OPENCODE_PERMISSION`: `JSON.parse`d (strict JSON) and merged onto `permission` with no
 /// validation, so any JSON value can become an action (spec §3.6). Invalid JSON is skipped.
-fn env_permission(text: &str, id: SourceId) -> Option<PermissionMap> {
+/// `Ok(None)`: invalid JSON, ignored. `Err(loc)`: a `null` permission value, on which
+/// OpenCode's `fromConfig` throws (`Object.entries(null)`), so it cannot start.
+fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, Loc> {
     let strict = |o: usize| o;
-    let node = jsonc::parse_as(text, id, &strict, jsonc::Dialect::StrictJson).ok()?;
+    let Ok(node) = jsonc::parse_as(text, id, &strict, jsonc::Dialect::StrictJson) else {
+        return Ok(None);
+    };
     let mut map = PermissionMap::new();
     let leaf = |n: &Node, loc: Loc| Leaf {
         action: Action::from_json(&to_json(&n.value)),
@@ -449,12 +453,14 @@ fn env_permission(text: &str, id: SourceId) -> Option<PermissionMap> {
                 PermEntry::Patterns(out)
             }
             // Object.entries of a number or boolean is empty: no rules.
-            Value::Number(_) | Value::Bool(_) | Value::Null => PermEntry::Patterns(JsObject::new()),
+            Value::Number(_) | Value::Bool(_) => PermEntry::List(JsObject::new()),
+            // Object.entries(null) throws: OpenCode fails to start.
+            Value::Null => return Err(kl),
             Value::String(_) => PermEntry::Action(leaf(&v, kl)),
         };
         map.set(k, entry);
     }
-    Some(map)
+    Ok(Some(map))
 }
 
 fn to_json(v: &Value) -> serde_json::Value {
@@ -606,8 +612,15 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
             text.clone(),
         ));
         match env_permission(&text, id) {
-            Some(p) => permission = merge_permission(&permission, &p),
-            None => l.warnings.push(Warning {
+            Err(loc) => {
+                return Err(LoadError::Invalid(ConfigError {
+                    loc,
+                    path: "OPENCODE_PERMISSION".into(),
+                    message: "a permission set to null: OpenCode crashes at start-up (Object.entries(null) in Permission.fromConfig)".into(),
+                }));
+            }
+            Ok(Some(p)) => permission = merge_permission(&permission, &p),
+            Ok(None) => l.warnings.push(Warning {
                 loc: Loc {
                     source: id,
                     span: Span::new(0, text.len()),

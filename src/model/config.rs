@@ -253,7 +253,9 @@ pub fn decode_permission(node: &Node, path: &str, layer: Layer) -> Result<Permis
             );
         }
         Value::Object(o) => {
-            for (key, v) in o.iter() {
+            // OpenCode's schema never yields a `__proto__` permission key (JSON parsing drops
+            // it; js-yaml keeps it and the permission struct then loses it): verified on 1.18.34.
+            for (key, v) in o.iter().filter(|(k, _)| *k != "__proto__") {
                 let p = join(path, key);
                 let entry = match &v.value {
                     Value::String(_) => PermEntry::Action(Leaf {
@@ -272,6 +274,8 @@ pub fn decode_permission(node: &Node, path: &str, layer: Layer) -> Result<Permis
                     }
                     Value::Object(patterns) => {
                         let mut out = JsObject::new();
+                        // A pattern named `__proto__` survives (js-yaml makes it an own key and
+                        // the pattern record keeps it; JSON parsing never produces one).
                         for (pat, pv) in patterns.iter() {
                             let action = action_of(pv, &join(&p, pat), "an action")?;
                             out.set(
@@ -606,7 +610,7 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                 };
                 let kind = if k == "agent" { EntryKind::Json } else { EntryKind::Mode };
                 let mut out = JsObject::new();
-                for (name, a) in agents.iter() {
+                for (name, a) in agents.iter().filter(|(k, _)| *k != "__proto__") {
                     out.set(name.to_string(), decode_agent(a, &join(k, name), kind)?);
                 }
                 if k == "agent" {
