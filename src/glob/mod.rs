@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod automaton;
+pub mod compiled;
 pub mod wildcard;
 
 pub use wildcard::{Platform, Wildcard, matches};
