@@ -3,11 +3,12 @@
 
 use crate::glob::Platform;
 use crate::host::RealHost;
-use crate::model::agents::evaluate;
+use crate::glob::compiled::{CompiledRuleset, Want};
+use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::report::{self, Style};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -111,6 +112,24 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Decide read and edit of every file git tracks, for each agent: a collapsed tree,
+    /// what each agent edits without asking, secret-shaped files it reads without asking.
+    Map {
+        /// Only this agent.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Also untracked files that are not ignored.
+        #[arg(long)]
+        untracked: bool,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Expand directories that are not uniform down to this depth.
+        #[arg(long, default_value_t = 3)]
+        depth: usize,
+        /// List at most this many entries in the edit and secret sections.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
 }
 
 /// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
@@ -130,7 +149,7 @@ fn style_for(choice: ColorChoice, tty: bool) -> Style {
 /// Run the CLI; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let out_style = style_for(cli.color, std::io::stdout().is_terminal());
     let err_style = style_for(cli.color, std::io::stderr().is_terminal());
     let cwd = match &cli.dir {
@@ -205,7 +224,7 @@ pub fn run(cli: Cli) -> i32 {
         }
         Command::Explain {
             permission,
-            mut inputs,
+            inputs,
             stdin,
             nul,
             agent,
@@ -214,57 +233,230 @@ pub fn run(cli: Cli) -> i32 {
             let Some(a) = project.agent(&agent) else {
                 return unknown_agent(&project, &agent);
             };
-            if stdin {
-                match read_stdin_inputs(nul) {
-                    Ok(more) => inputs.extend(more),
-                    Err(e) => {
-                        eprintln!("error: reading standard input: {e}");
-                        return EXIT_REFUSED;
-                    }
-                }
-            } else if inputs.is_empty() {
+            if !stdin && inputs.is_empty() {
                 eprintln!("error: give at least one INPUT, or --stdin");
                 return EXIT_REFUSED;
             }
-            for input in &inputs {
-                let d = evaluate(&a.rules, &permission, input, project.platform);
-                let text = match format {
-                    Format::Json => format!(
-                        "{}\n",
-                        report::explain::json(&project, a, &permission, input, &d)
-                    ),
-                    Format::Human => report::explain::human(&project, a, &permission, input, &d, out_style),
-                };
-                if out.write_all(text.as_bytes()).is_err() {
-                    break; // closed pipe
-                }
-            }
-            EXIT_OK
+            explain(&project, a, &permission, &inputs, stdin, nul, format == Format::Json, out_style, &mut out)
         }
+        Command::Map {
+            agent,
+            untracked,
+            format,
+            depth,
+            limit,
+        } => map(&project, agent.as_deref(), untracked, format, depth, limit, out_style, &mut out),
     };
     let _ = out.flush();
     code
 }
 
-/// Inputs from standard input: one per line (a trailing `\r` kept: OpenCode would check it),
-/// or NUL-separated. Invalid UTF-8 is replaced with U+FFFD, as OpenCode's own decoders do.
-fn read_stdin_inputs(nul: bool) -> std::io::Result<Vec<String>> {
-    let mut inputs = Vec::new();
-    if nul {
-        let mut buf = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut buf)?;
-        for part in buf.split(|b| *b == 0) {
-            inputs.push(String::from_utf8_lossy(part).into_owned());
+/// `explain`: decide the arguments, then standard input as it streams in (one input per
+/// line, a trailing `\r` kept since OpenCode would check it; or NUL-separated with `-z`),
+/// with the compiled evaluator. Output is buffered and flushed whenever input would block,
+/// so both bulk and interactive use work. An input that is not valid UTF-8 is reported on
+/// stderr with its number and skipped; the rest is still decided, and the exit code is 2.
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    project: &Project,
+    a: &Agent,
+    permission: &str,
+    args: &[String],
+    stdin: bool,
+    nul: bool,
+    json: bool,
+    style: Style,
+    out: &mut dyn Write,
+) -> i32 {
+    let mut eval = CompiledRuleset::new(
+        a.rules.iter().map(|r| (r.permission.as_str(), r.pattern.as_str())),
+        permission,
+        project.platform,
+        Want::All,
+    );
+    let mut render = report::explain::Renderer::new(project, a, permission, json, style);
+    let mut matching = Vec::new();
+    let mut decide = |input: &str, out: &mut dyn Write| -> std::io::Result<()> {
+        eval.matching(input, &mut matching);
+        match matching.split_last() {
+            Some((&rule, earlier)) => render.write(out, input, Some(rule), earlier),
+            None => render.write(out, input, None, &[]),
         }
-        if inputs.last().is_some_and(|s| s.is_empty()) {
-            inputs.pop();
-        }
-    } else {
-        for line in std::io::stdin().lock().split(b'\n') {
-            inputs.push(String::from_utf8_lossy(&line?).into_owned());
+    };
+    for input in args {
+        if decide(input, out).is_err() {
+            return EXIT_OK; // closed pipe
         }
     }
-    Ok(inputs)
+    if !stdin {
+        return EXIT_OK;
+    }
+    let sep = if nul { 0u8 } else { b'\n' };
+    let what = if nul { "record" } else { "line" };
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+    let mut buf = Vec::new();
+    let (mut n, mut bad) = (0u64, 0u64);
+    loop {
+        if reader.buffer().is_empty() && out.flush().is_err() {
+            return EXIT_OK;
+        }
+        buf.clear();
+        match reader.read_until(sep, &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("error: reading standard input: {e}");
+                return EXIT_REFUSED;
+            }
+        }
+        n += 1;
+        if buf.last() == Some(&sep) {
+            buf.pop();
+        }
+        match std::str::from_utf8(&buf) {
+            Ok(input) => {
+                if decide(input, out).is_err() {
+                    return EXIT_OK;
+                }
+            }
+            Err(e) => {
+                bad += 1;
+                let _ = out.flush();
+                eprintln!(
+                    "error: standard input {what} {n}: not valid UTF-8 (byte {}); skipped",
+                    e.valid_up_to()
+                );
+            }
+        }
+    }
+    if bad > 0 {
+        eprintln!("error: {bad} of {n} inputs were not valid UTF-8 and were not decided");
+        return EXIT_REFUSED;
+    }
+    EXIT_OK
+}
+
+/// `map`: list the repository's files with git (the one process permaudit runs), then
+/// decide them all in the library and render.
+#[allow(clippy::too_many_arguments)]
+fn map(
+    project: &Project,
+    agent: Option<&str>,
+    untracked: bool,
+    format: Format,
+    depth: usize,
+    limit: usize,
+    style: Style,
+    out: &mut dyn Write,
+) -> i32 {
+    let agents: Vec<&Agent> = match agent {
+        Some(name) => match project.agent(name) {
+            Some(a) => vec![a],
+            None => return unknown_agent(project, name),
+        },
+        None => project.agents.iter().collect(),
+    };
+    let wt = &project.loaded.paths().worktree;
+    if !wt.join(".git").exists() {
+        eprintln!(
+            "error: {} is not in a git repository: map lists the files git tracks",
+            project.loaded.paths().cwd.display()
+        );
+        return EXIT_REFUSED;
+    }
+    let git = |extra: &[&str]| -> Result<Vec<u8>, String> {
+        let o = std::process::Command::new("git")
+            .arg("-C")
+            .arg(wt)
+            .args(["-c", "core.quotePath=false", "ls-files", "-z"])
+            .args(extra)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !o.status.success() {
+            return Err(format!("git ls-files failed ({})", o.status));
+        }
+        Ok(o.stdout)
+    };
+    let tracked = match git(&[]) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_REFUSED;
+        }
+    };
+    let others = if untracked {
+        match git(&["--others", "--exclude-standard"]) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_REFUSED;
+            }
+        }
+    } else {
+        None
+    };
+    let files = crate::map::FileSet::from_git(&tracked, others.as_deref());
+    drop((tracked, others));
+    if files.lossy > 0 {
+        eprintln!(
+            "note: {} paths are not valid UTF-8; they are decided with U+FFFD in place of the bad bytes",
+            files.lossy
+        );
+    }
+    let total = crate::map::work(agents.len(), files.len());
+    let bar = if std::io::stderr().is_terminal() && total >= 2_000_000 {
+        let pb = indicatif::ProgressBar::new(total);
+        if let Ok(st) = indicatif::ProgressStyle::with_template(
+            "{spinner} deciding {human_pos}/{human_len} [{bar:30}] {percent}% {eta}",
+        ) {
+            pb.set_style(st.progress_chars("=> "));
+        }
+        Some(pb)
+    } else {
+        None
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let progress = |n: u64| {
+        if let Some(pb) = &bar {
+            pb.inc(n);
+        }
+    };
+    let maps = crate::map::decide(&agents, &files, project.platform, threads, &progress);
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    match format {
+        Format::Json => {
+            let _ = report::map::json(out, &agents, &maps, &files);
+        }
+        Format::Human => {
+            let tree = crate::map::Tree::new(&files);
+            let text = report::map::human(
+                project,
+                &agents,
+                &maps,
+                &files,
+                &tree,
+                report::map::Options { depth, limit },
+                style,
+            );
+            let head = format!(
+                "{} in {} (read and edit, as OpenCode checks them: worktree-relative paths)\n\n",
+                if untracked {
+                    format!("{} tracked and untracked files", files.len())
+                } else {
+                    format!("{} files tracked by git", files.len())
+                },
+                wt.display()
+            );
+            let _ = out.write_all(head.as_bytes());
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    EXIT_OK
 }
 
 fn rule_docs(id: Option<&str>) -> i32 {

@@ -9,6 +9,7 @@ pub mod discover;
 pub mod glob;
 pub mod host;
 pub mod load;
+pub mod map;
 pub mod model;
 pub mod project;
 pub mod report;

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod error;
 pub mod explain;
+pub mod map;
 pub mod rules;
 
 use crate::source::{Loc, SourceMap};
