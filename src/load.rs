@@ -450,7 +450,8 @@ fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, Loc
                 for (i, pv) in items.iter().enumerate() {
                     out.set(i.to_string(), leaf(pv, pv.loc));
                 }
-                PermEntry::Patterns(out)
+                // Not a plain object: mergeDeep replaces it instead of merging into it.
+                PermEntry::List(out)
             }
             // Object.entries of a number or boolean is empty: no rules.
             Value::Number(_) | Value::Bool(_) => PermEntry::List(JsObject::new()),
@@ -558,6 +559,26 @@ pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
     }
 }
 
+/// Does OpenCode's reference plugin see this file's `references`? It reads a second,
+/// document-based view of the config that (measured on 1.18.34 by the conformance suite):
+/// - covers `opencode.json(c)` in the global dir, the project, `.opencode` dirs and
+///   `OPENCODE_CONFIG_DIR`, but not `config.json`, `~/.opencode`, `OPENCODE_CONFIG`,
+///   `OPENCODE_CONFIG_CONTENT` or the managed dir;
+/// - parses the raw text with no `{env:}`/`{file:}` substitution and drops a file that then
+///   fails the schema (e.g. an action written as `"{env:ACT}"`).
+fn references_read_from(path: &Path, layer: Layer, raw: &str, id: SourceId) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let eligible = match layer {
+        Layer::Global => name != "config.json",
+        Layer::Project | Layer::DotOpencode | Layer::ConfigDir => true,
+        _ => false,
+    };
+    eligible
+        && jsonc::parse(raw, id, &|o| o)
+            .ok()
+            .is_some_and(|n| config::decode_file(&n, layer).is_ok())
+}
+
 fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>), LoadError> {
     let mut acc = Acc::default();
     for step in &discovery.steps {
@@ -568,11 +589,11 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                 };
                 let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
                 let node = l.parse_json(id, &dir, jsonc::Dialect::File)?;
-                acc.merge(
-                    config::decode_file(&node, *layer).map_err(LoadError::Invalid)?,
-                    &dir,
-                    &l.paths,
-                );
+                let mut cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
+                if !references_read_from(path, *layer, &l.sources.get(id).text, id) {
+                    cfg.references = None;
+                }
+                acc.merge(cfg, &dir, &l.paths);
             }
             Step::EnvConfig { var, layer } => {
                 let text = l.host.var(var).unwrap_or_default();
@@ -581,11 +602,9 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                     .add(SourceFile::new(Origin::EnvVar(var.clone()), text));
                 let dir = l.paths.cwd.clone();
                 let node = l.parse_json(id, &dir, jsonc::Dialect::EnvText)?;
-                acc.merge(
-                    config::decode_file(&node, *layer).map_err(LoadError::Invalid)?,
-                    &dir,
-                    &l.paths,
-                );
+                let mut cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
+                cfg.references = None; // never read from OPENCODE_CONFIG_CONTENT
+                acc.merge(cfg, &dir, &l.paths);
             }
             Step::Markdown { path, name, kind } => {
                 if let Some((name, entry)) = l.markdown(path, name, *kind)? {

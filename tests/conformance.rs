@@ -334,3 +334,64 @@ fn preview_generated_cases() {
         say(&format!("{}: {}", g.case.id, g.case.notes.join("; ")));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The harness itself (no oracle needed): a misparsed oracle output would make the suite
+// vacuous, so the parsers are pinned to text captured from 1.18.34.
+
+#[test]
+fn harness_parses_agent_list_output() {
+    let text = "build (primary)\n  [\n  {\n    \"permission\": \"*\",\n    \"action\": \"allow\",\n    \
+                \"pattern\": \"*\"\n  },\n  {\n    \"permission\": \"edit\",\n    \"pattern\": \"x\",\n    \
+                \"action\": 42\n  }\n]\nnested/md2 (all)\n  [\n  {\n    \"permission\": \"bash\",\n    \
+                \"pattern\": \"git *\",\n    \"action\": \"ask\"\n  }\n]\n";
+    let agents = oracle::parse_agent_list(text).unwrap();
+    assert_eq!(agents.len(), 2);
+    assert_eq!(agents["build"].mode, "primary");
+    assert_eq!(agents["build"].rules[1].action, Value::from(42));
+    assert_eq!(agents["nested/md2"].mode, "all");
+    assert_eq!(agents["nested/md2"].rules[0].pattern, Value::from("git *"));
+    assert!(oracle::parse_agent_list("garbage\n").is_err());
+}
+
+#[test]
+fn harness_parses_refusals() {
+    let schema = "\u{1b}[91m\u{1b}[1mError: \u{1b}[0mConfiguration is invalid at /t/w/proj/opencode.json\n\
+                  ↳ Expected PermissionActionConfig, got \"ALLOW\" permission.bash\n";
+    let r = oracle::parse_refusal(&oracle::strip_ansi(schema)).unwrap();
+    assert_eq!(r.file, "/t/w/proj/opencode.json");
+    assert_eq!(r.syntax_at, None);
+    let syntax = "Error: Config file at /t/w/proj/opencode.json is not valid JSON(C): \n\
+                  --- JSONC Input ---\n{permission:1}\n--- Errors ---\n\
+                  InvalidSymbol at line 1, column 2\n   Line 1: {permission:1}\n--- End ---\n";
+    let r = oracle::parse_refusal(syntax).unwrap();
+    assert_eq!(r.file, "/t/w/proj/opencode.json");
+    assert_eq!(r.syntax_at, Some((1, 2)));
+    let content = "Error: Configuration is invalid at OPENCODE_CONFIG_CONTENT\n↳ Expected …\n";
+    assert_eq!(
+        oracle::parse_refusal(content).unwrap().file,
+        "OPENCODE_CONFIG_CONTENT"
+    );
+}
+
+#[test]
+fn harness_finds_locations() {
+    let text = "error: bad\n   ╭─[/t/w/proj/opencode.json:3:14]\n  x.jsonc:1:2: oops\n";
+    let locs = harness::locations(text);
+    assert!(locs.contains(&("/t/w/proj/opencode.json".to_string(), 3, 14)));
+    assert!(locs.contains(&("x.jsonc".to_string(), 1, 2)));
+}
+
+#[test]
+fn generator_is_deterministic() {
+    let root = Path::new("/r");
+    for i in 0..20 {
+        let a = harness::describe(&cases::generate(7, i), root);
+        let b = harness::describe(&cases::generate(7, i), root);
+        assert_eq!(a, b);
+        assert_eq!(
+            cases::generate_glob(7, i).subject,
+            cases::generate_glob(7, i).subject
+        );
+    }
+}

@@ -96,6 +96,9 @@ const ALL_PERMS: &[&str] = &[
     "gl*",
     "{env:PAT}",
     "ünï",
+    "__proto__",
+    "constructor",
+    "toString",
 ];
 /// Keys whose value must be an action string; an object there is an error (spec 3.1).
 const ACTION_ONLY: &[&str] = &[
@@ -186,8 +189,51 @@ struct JsonSrc {
 struct MdSrc {
     path: String,
     front: Option<J>,
+    /// The front matter as JSON, for the `---json` fence.
+    json_front: Option<String>,
     /// Front matter text used instead of `front` (broken YAML).
     yaml_text: Option<String>,
+    /// A gray-matter/js-yaml corner case applied to the whole file (see `EXOTIC_MD`).
+    exotic: Option<&'static str>,
+}
+
+/// Corners of gray-matter 4 + js-yaml 3 that a YAML 1.2 reader gets wrong easily.
+const EXOTIC_MD: &[&str] = &[
+    "crlf",
+    "bom",
+    "four-dash",
+    "unclosed",
+    "comment-only",
+    "json-fence",
+    "hex-key",
+    "octal-key",
+    "tilde-key",
+    "anchor",
+    "merge-key",
+    "yes-no",
+    "proto-key",
+    "flow-map",
+    "empty-value",
+];
+
+fn exotic_front(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "comment-only" => "# only a comment\n",
+        "hex-key" => "permission:\n  bash:\n    0x1F: deny\n    \"*\": allow\n",
+        "octal-key" => "permission:\n  bash:\n    \"*\": allow\n    010: deny\n",
+        "tilde-key" => "permission:\n  ~: deny\n  bash: ask\n",
+        "anchor" => "permission:\n  bash: &a\n    \"git *\": allow\n    \"*\": ask\n  edit: *a\n",
+        "merge-key" => {
+            "permission:\n  edit:\n    \"*\": deny\n    <<: {\"*\": ask, \"5\": allow}\n    \"git *\": allow\n"
+        }
+        "yes-no" => "tools:\n  bash: no\n",
+        "proto-key" => "permission:\n  __proto__: deny\n  bash: ask\n",
+        "flow-map" => {
+            "permission: {bash: deny, \"*\": ask, edit: {\"src/*\": allow}}\nmode: subagent\n"
+        }
+        "empty-value" => "mode:\npermission:\n  bash:\n",
+        _ => return None,
+    })
 }
 
 struct Gen {
@@ -198,6 +244,9 @@ struct Gen {
     jsons: Vec<JsonSrc>,
     mds: Vec<MdSrc>,
     uses_file_ref: bool,
+    /// Directory (relative to the root) of the config file being generated, for a relative
+    /// `{file:act.txt}`, which resolves against the config file's directory.
+    cur_dir: Option<String>,
     /// Generating markdown front matter: no `{env:}`/`{file:}` (markdown gets no substitution,
     /// so those would make every such case invalid).
     md_mode: bool,
@@ -212,6 +261,7 @@ pub fn generate(seed: u64, index: u64) -> Case {
         jsons: Vec::new(),
         mds: Vec::new(),
         uses_file_ref: false,
+        cur_dir: None,
         md_mode: false,
     };
     let r = &mut g.rng;
@@ -250,7 +300,8 @@ pub fn generate(seed: u64, index: u64) -> Case {
     if g.rng.percent(20) {
         g.json_file("proj/opencode.jsonc");
     }
-    if in_sub && g.rng.percent(40) {
+    // proj/sub files also appear when the cwd is proj: OpenCode must not read them.
+    if g.rng.percent(if in_sub { 40 } else { 8 }) {
         let ext = if g.rng.percent(70) { "json" } else { "jsonc" };
         g.json_file(&format!("proj/sub/opencode.{ext}"));
     }
@@ -263,7 +314,7 @@ pub fn generate(seed: u64, index: u64) -> Case {
         let ext = if g.rng.percent(70) { "json" } else { "jsonc" };
         g.json_file(&format!("proj/.opencode/opencode.{ext}"));
     }
-    if in_sub && g.rng.percent(25) {
+    if g.rng.percent(if in_sub { 25 } else { 5 }) {
         g.json_file("proj/sub/.opencode/opencode.json");
     }
     if g.rng.percent(15) {
@@ -316,6 +367,21 @@ pub fn generate(seed: u64, index: u64) -> Case {
         g.notes.push(format!("OPENCODE_PERMISSION={v}"));
         g.env.push(("OPENCODE_PERMISSION".into(), v));
     }
+    if g.rng.percent(3) {
+        let (k, v) = g.rng.pick(&[
+            ("OPENCODE_CONFIG", "@ROOT@/extra/missing.json"),
+            ("OPENCODE_CONFIG_DIR", "@ROOT@/no-such-dir"),
+        ]);
+        if !g.env.iter().any(|(n, _)| n == k) {
+            g.notes.push(format!("{k} points at nothing"));
+            g.env.push((k.into(), v.into()));
+        }
+    }
+    if g.rng.percent(5) {
+        g.notes.push("TMPDIR=$ROOT/tmp".into());
+        g.env.push(("TMPDIR".into(), format!("{ROOT_TOKEN}/tmp")));
+        dirs.push("tmp".into());
+    }
     if g.rng.percent(10) {
         let v = g
             .rng
@@ -367,7 +433,26 @@ pub fn generate(seed: u64, index: u64) -> Case {
             (None, Some(f)) => format!("---\n{}---\n{body}", render_yaml(&f, &mut g.rng)),
             (None, None) => body.to_string(),
         };
-        files.push((md.path, text.into_bytes()));
+        let text = match md.exotic {
+            None => text,
+            Some("crlf") => text.replace('\n', "\r\n"),
+            Some("bom") => format!("\u{feff}{text}"),
+            Some("four-dash") => format!("-{text}"),
+            // Both fences removed, the opening one put back: no closing fence.
+            Some("unclosed") => format!("---\n{}", text.replacen("---\n", "", 2)),
+            Some("json-fence") => {
+                let json = md.json_front.unwrap_or_default();
+                format!("---json\n{json}\n---\n{body}")
+            }
+            Some(k) => format!("---\n{}---\n{body}", exotic_front(k).expect("exotic kind")),
+        };
+        files.push((md.path.clone(), text.clone().into_bytes()));
+        if g.rng.percent(4) {
+            // The same text twice: gray-matter caches per text, a failure included.
+            let twin = md.path.replace(".md", "-twin.md");
+            g.notes.push(format!("{twin}: same text as {}", md.path));
+            files.push((twin, text.into_bytes()));
+        }
     }
     Case {
         id: format!("{seed}-{index}"),
@@ -382,7 +467,13 @@ pub fn generate(seed: u64, index: u64) -> Case {
 
 impl Gen {
     fn json_file(&mut self, path: &str) {
+        self.cur_dir = if path.starts_with('$') {
+            None
+        } else {
+            Some(path.rsplit_once('/').map_or("", |(d, _)| d).to_string())
+        };
         let j = self.config();
+        self.cur_dir = None;
         let r = &mut self.rng;
         let jsonc = path.ends_with(".jsonc");
         let style = Style {
@@ -415,10 +506,24 @@ impl Gen {
         match r.below(100) {
             0..=89 => J::s(r.pick(ACTIONS)),
             90..=94 => J::s("{env:ACT}"),
-            95..=97 => {
+            95..=96 => {
                 self.uses_file_ref = true;
                 J::s("{file:~/act.txt}")
             }
+            97 => match self.cur_dir.clone() {
+                Some(dir) => {
+                    let f = if dir.is_empty() {
+                        "act.txt".to_string()
+                    } else {
+                        format!("{dir}/act.txt")
+                    };
+                    if !self.files.iter().any(|(p, _)| *p == f) {
+                        self.files.push((f, b"  ask\n".to_vec()));
+                    }
+                    J::s("{file:act.txt}")
+                }
+                None => J::s("{env:ACT}"),
+            },
             _ => J::s("{env:EVIL}"),
         }
     }
@@ -556,7 +661,49 @@ impl Gen {
                 let e = self.agent_entry(false);
                 agents.push((name, e));
             }
-            kv.push(("agent".into(), J::Obj(agents)));
+            // `agents` (plural) is the V2 spelling, lowered to `agent` where possible.
+            let key = if self.rng.percent(10) {
+                "agents"
+            } else {
+                "agent"
+            };
+            kv.push((key.into(), J::Obj(agents)));
+        }
+        if self.rng.percent(6) {
+            // Local references join the external_directory whitelist (spec §4). No git
+            // references: OpenCode would clone them.
+            let pool: &[(&str, J)] = &[
+                ("docs", J::s("./docs")),
+                ("notes", J::s("~/notes")),
+                ("up", J::s("../up")),
+                ("abs", J::obj(vec![("path", J::s("/opt/ref"))])),
+                ("bad name", J::s("./x")),
+                ("a/b", J::s("./y")),
+                ("docs", J::s("./docs2")),
+            ];
+            let mut refs = Vec::new();
+            for _ in 0..self.rng.range(1, 3) {
+                let (n, v) = self.rng.pick_ref(pool).clone();
+                refs.push((n.to_string(), v));
+            }
+            let key = if self.rng.percent(80) {
+                "references"
+            } else {
+                "reference"
+            };
+            kv.push((key.into(), J::Obj(refs)));
+        }
+        if self.rng.percent(5) {
+            let paths = J::Arr(vec![J::s("myskills"), J::s("~/sk")]);
+            kv.push(("skills".into(), J::obj(vec![("paths", paths)])));
+            for f in ["proj/myskills/demo/SKILL.md", "home/sk/other/SKILL.md"] {
+                if !self.files.iter().any(|(p, _)| p == f) {
+                    self.files.push((
+                        f.into(),
+                        b"---\nname: demo\ndescription: d\n---\nx\n".to_vec(),
+                    ));
+                }
+            }
         }
         if self.rng.percent(7) {
             let name = self.rng.pick(&["m2", "build", "rev"]).to_string();
@@ -597,10 +744,13 @@ impl Gen {
         self.md_mode = true;
         let front = self.agent_entry(true);
         self.md_mode = false;
+        let json_front = render_json(&front, &Style::default(), &mut self.rng);
         let mut src = MdSrc {
             path: path.clone(),
             front: Some(front),
+            json_front: Some(json_front),
             yaml_text: None,
+            exotic: None,
         };
         match self.rng.below(100) {
             0..=7 => {
@@ -619,6 +769,12 @@ impl Gen {
             8..=10 => {
                 self.notes.push(format!("{path}: no front matter"));
                 src.front = None;
+            }
+            11..=18 => {
+                let k = self.rng.pick(EXOTIC_MD);
+                self.notes
+                    .push(format!("{path}: gray-matter/js-yaml corner `{k}`"));
+                src.exotic = Some(k);
             }
             _ => self.notes.push(format!("{path}: markdown agent")),
         }
@@ -687,7 +843,9 @@ impl Gen {
             self.mds.push(MdSrc {
                 path,
                 front: Some(front),
+                json_front: None,
                 yaml_text: None,
+                exotic: None,
             });
             return;
         }

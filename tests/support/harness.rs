@@ -311,8 +311,10 @@ pub fn parse_permaudit_rules(stdout: &str) -> Result<Agents, String> {
 /// All `<path>:<line>:<col>` locations in a text, as (path, line, col).
 pub fn locations(text: &str) -> Vec<(String, u32, u32)> {
     let mut out = Vec::new();
-    for token in text.split(|c: char| c.is_whitespace()) {
-        let t = token.trim_matches(|c: char| "[](){}<>,;'\"`".contains(c));
+    // Tokens end at whitespace and at the brackets, quotes and box-drawing characters that
+    // diagnostics (miette's `╭─[file:1:2]`) put around a location.
+    let separator = |c: char| c.is_whitespace() || "[](){}<>,;'\"`│╭╰─".contains(c);
+    for t in text.split(separator) {
         // path:line:col, possibly followed by `:` (`file:1:2: error`).
         let t = t.trim_end_matches(':');
         let mut parts = t.rsplitn(3, ':');
@@ -352,7 +354,7 @@ pub fn compare_rules(oracle_run: &Run, pa: &Run, root: &Path) -> Outcome {
             if pa.code == Some(2) {
                 return Outcome::Fail(format!(
                     "OpenCode ACCEPTS this config, permaudit refused it (exit 2):\n{}",
-                    indent(pa_all.trim())
+                    indent(&clip(pa_all.trim(), 40))
                 ));
             }
             let got = match parse_permaudit_rules(&pa.stdout) {
@@ -361,7 +363,7 @@ pub fn compare_rules(oracle_run: &Run, pa: &Run, root: &Path) -> Outcome {
                     return Outcome::Fail(format!(
                         "permaudit output unusable (exit {:?}): {e}\n{}",
                         pa.code,
-                        indent(pa_all.trim())
+                        indent(&clip(pa_all.trim(), 40))
                     ));
                 }
             };
@@ -404,7 +406,7 @@ pub fn compare_rules(oracle_run: &Run, pa: &Run, root: &Path) -> Outcome {
                 r.file,
                 problems.join("; "),
                 indent(&r.message),
-                indent(pa_all.trim())
+                indent(&clip(pa_all.trim(), 40))
             ))
         }
         Verdict::Crashed(msg) => {
@@ -416,7 +418,7 @@ pub fn compare_rules(oracle_run: &Run, pa: &Run, root: &Path) -> Outcome {
                      --- OpenCode said:\n{}\n--- permaudit said:\n{}",
                     pa.code,
                     indent(&msg),
-                    indent(pa_all.trim())
+                    indent(&clip(pa_all.trim(), 40))
                 ))
             }
         }
@@ -425,6 +427,16 @@ pub fn compare_rules(oracle_run: &Run, pa: &Run, root: &Path) -> Outcome {
 
 fn indent(s: &str) -> String {
     s.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+/// The first `n` lines of a program's output (the full text is saved with the case).
+fn clip(s: &str, n: usize) -> String {
+    let total = s.lines().count();
+    let mut out: String = s.lines().take(n).map(|l| format!("{l}\n")).collect();
+    if total > n {
+        out.push_str(&format!("… ({} more lines in permaudit.txt)\n", total - n));
+    }
+    out
 }
 
 /// None when equal; else a readable report with the rulesets side by side.
