@@ -169,9 +169,19 @@ fn split(c: [usize; 9]) -> ([usize; 3], [usize; 3]) {
     (r, e)
 }
 
+/// A rule as `"pattern" action origin`, config files inside the worktree named relative to
+/// it (the tree's paths are too).
 fn describe(p: &Project, r: &Rule) -> String {
     let origin = match r.loc {
-        Some(l) => p.loaded.sources.position(l).to_string(),
+        Some(l) => {
+            let pos = p.loaded.sources.position(l);
+            let wt = p.loaded.paths().worktree.display().to_string();
+            let name = match pos.name.strip_prefix(wt.as_str()) {
+                Some(rest) if wt != "/" && rest.starts_with('/') => rest[1..].to_string(),
+                _ => pos.name.clone(),
+            };
+            format!("{name}:{}:{}", pos.line, pos.column)
+        }
         None => format!("[{}]", r.builtin.as_deref().unwrap_or("built-in")),
     };
     format!(
