@@ -240,8 +240,15 @@ impl TailMemo {
         out: &mut Vec<Finding>,
         compute: impl FnOnce() -> Vec<Finding>,
     ) {
+        // Only answers that mention no rule before `j` are about the shared tail alone.
+        let local = |found: &Vec<Finding>, j: usize| {
+            found.iter().all(|f| {
+                f.rule.is_none_or(|k| k >= j)
+                    && f.witnesses.iter().all(|w| w.rule.is_some_and(|k| k >= j))
+            })
+        };
         if let Some((b, j)) = ctx.twins[a][i]
-            && let Some(found) = self.done.get(&(b, j))
+            && let Some(found) = self.done.get(&(b, j)).filter(|f| local(f, j))
         {
             let name = &ctx.project.agents[a].name;
             let shift = |k: usize| k + i - j;
@@ -351,6 +358,9 @@ pub fn reachability(ctx: &Ctx<'_>) -> Vec<Vec<Option<Reach>>> {
                     {
                         return Some(r.shifted(i as isize - j as isize));
                     }
+                }
+                if let Some(w) = quick.decided_sample(i) {
+                    return Some(Reach::Decides(w));
                 }
                 Some(match an.decides(i) {
                     Outcome::Witness(w) => Reach::Decides(w),
@@ -473,6 +483,35 @@ impl Quick {
         self.rules.iter().rposition(|(p, s)| {
             p.wildcard.is_match_units(permission.units(), self.platform)
                 && s.wildcard.is_match_units(subject.units(), self.platform)
+        })
+    }
+
+    /// A simple input that rule `i` decides, if one of two obvious candidates is one: each
+    /// glob with its wildcards left out (its shortest member), or with each wildcard read
+    /// as `x`. Checked concretely, so a hit proves the rule live without an automaton.
+    fn decided_sample(&self, i: usize) -> Option<Input> {
+        use crate::glob::automaton::Word;
+        use crate::glob::wildcard::Token;
+        let (p, s) = &self.rules[i];
+        let fill = |g: &Glob, star: Option<u16>| -> Word {
+            Word::from_units(
+                g.wildcard
+                    .tokens
+                    .iter()
+                    .filter_map(|t| match t {
+                        Token::Lit(u) => Some(*u),
+                        Token::One => Some(u16::from(b'x')),
+                        Token::Star => star,
+                    })
+                    .collect(),
+            )
+        };
+        [None, Some(u16::from(b'x'))].into_iter().find_map(|star| {
+            let input = Input {
+                permission: fill(p, star),
+                subject: fill(s, star),
+            };
+            (self.decide(&input.permission, &input.subject) == Some(i)).then_some(input)
         })
     }
 

@@ -178,7 +178,8 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme);
+    // Messages are not wrapped: the output is the same whatever the terminal or the paths.
+    let handler = GraphicalReportHandler::new_themed(theme).with_wrap_lines(false);
     let mut out = String::new();
     for g in group(findings) {
         let f = g.first;

@@ -1,0 +1,177 @@
+//! The newer finding kinds on in-memory machines, case by case: what they claim, where they
+//! point, and the inputs they prove it with (semantics: spec §3.4–3.5, §5.4, §6).
+
+use permaudit::checks::{Finding, run};
+use permaudit::glob::Platform;
+use permaudit::host::MemHost;
+use permaudit::project::Project;
+use std::path::Path;
+
+fn project(config: &str, env: &[(&str, &str)]) -> Project {
+    let mut host = MemHost::new()
+        .var("HOME", "/h")
+        .dir("/w/p/.git")
+        .file("/w/p/opencode.json", config);
+    for (k, v) in env {
+        host = host.var(k, v);
+    }
+    Project::load(&host, Path::new("/w/p"), Platform::Unix)
+        .unwrap_or_else(|f| panic!("{:?}", f.error))
+}
+
+fn of<'a>(findings: &'a [Finding], id: &str, agent: &str) -> Vec<&'a Finding> {
+    findings
+        .iter()
+        .filter(|f| f.id == id && f.agent.as_deref().is_none_or(|a| a == agent))
+        .collect()
+}
+
+/// The text a finding points at.
+fn at(p: &Project, f: &Finding) -> String {
+    let l = f.loc.unwrap();
+    p.loaded.sources.get(l.source).text[l.span.start..l.span.end].to_string()
+}
+
+#[test]
+fn legacy_tools_reports_translation_landing_and_replacement() {
+    let cfg = r#"{"tools":{"write":false,"patch":true,"bash":false,"webfetch":false},
+        "permission":{"bash":{"git *":"allow"},"*":"allow"},
+        "agent":{"plan":{"tools":{"read":false,"grep":false},"permission":{"read":"ask"}}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let build = of(&f, "legacy-tools", "build");
+    let by = |key: &str| {
+        build
+            .iter()
+            .find(|f| at(&p, f) == format!("\"{key}\""))
+            .copied()
+            .unwrap()
+    };
+    // write then patch: both set `edit`; the first fixes the position, the last the value.
+    assert!(
+        by("write")
+            .message
+            .contains("silently replaced by the later top-level `tools` entry `patch: true`"),
+        "{}",
+        by("write").message
+    );
+    assert!(
+        by("patch")
+            .message
+            .contains("translated to the rule `edit` \"*\" allow"),
+        "{}",
+        by("patch").message
+    );
+    // bash: replaced by the permission key; the witness shows what is decided instead.
+    let bash = by("bash");
+    assert!(
+        bash.message.contains("the `permission` key `bash`"),
+        "{}",
+        bash.message
+    );
+    assert!(bash.rule.is_none());
+    assert_eq!(bash.witnesses[0].permission, "bash");
+    assert_ne!(bash.witnesses[0].action, permaudit::model::Effect::Deny);
+    // webfetch: landed first among the config rules, and `*: allow` later overrides it.
+    let web = by("webfetch");
+    assert!(
+        web.message.contains("comes first among the config rules"),
+        "{}",
+        web.message
+    );
+    let rule = &p.agent("build").unwrap().rules[web.rule.unwrap()];
+    assert_eq!(
+        (rule.permission.as_str(), rule.layer.as_str()),
+        ("webfetch", "legacy-tools")
+    );
+    assert!(
+        of(&f, "shadowed-deny", "build")
+            .iter()
+            .any(|s| s.loc == web.loc),
+        "the later `*` allow shadows it"
+    );
+    // Agent tools: only that agent; a same-name key of its permission wins.
+    let plan = of(&f, "legacy-tools", "plan");
+    let read = plan.iter().find(|f| at(&p, f) == "\"read\"").unwrap();
+    assert!(
+        read.message.contains("`tools` of agent `plan`") && read.message.contains("[agent-config]"),
+        "{}",
+        read.message
+    );
+    let grep = plan.iter().find(|f| at(&p, f) == "\"grep\"").unwrap();
+    assert!(
+        grep.message.contains("agent-legacy-tools"),
+        "{}",
+        grep.message
+    );
+    assert!(
+        !of(&f, "legacy-tools", "build")
+            .iter()
+            .any(|f| at(&p, f) == "\"grep\"")
+    );
+}
+
+#[test]
+fn js_key_order_needs_a_changed_decision() {
+    let p = project(
+        r#"{"permission":{"glob":{"*":"allow","5":"deny"},"grep":{"*":"deny","7":"deny"},
+            "bash":{"git *":"deny"},"bash":{"rm *":"deny"}}}"#,
+        &[],
+    );
+    let f = run(&p);
+    let k = of(&f, "js-key-order", "build");
+    assert_eq!(k.len(), 2, "{k:#?}");
+    // Integer-like key moved first: "5" is allowed, the written order would deny it.
+    let glob = k
+        .iter()
+        .find(|f| f.witnesses[0].permission == "glob")
+        .unwrap();
+    assert_eq!(at(&p, glob), "\"5\"");
+    assert_eq!(glob.witnesses[0].input, "5");
+    assert!(
+        glob.message
+            .contains("→ allow, but in the written order by `glob` \"5\" deny"),
+        "{}",
+        glob.message
+    );
+    // A duplicate permission key drops the earlier object entirely.
+    let bash = k
+        .iter()
+        .find(|f| f.witnesses[0].permission == "bash")
+        .unwrap();
+    assert_eq!(bash.witnesses[0].input, "git");
+    assert!(bash.message.contains("written 2 times"), "{}", bash.message);
+    // `grep`: reordered too, but every input gets the same answer either way.
+    assert!(k.iter().all(|f| f.witnesses[0].permission != "grep"));
+}
+
+#[test]
+fn env_injection_in_values_keys_and_comments() {
+    let cfg = "{\n  // {env:NOTE}\n  \"username\": \"{env:WHO}\",\n  \"permission\": {\"edit\": \"{env:ACT}\", \"bash\": {\"{env:CMD}\": \"allow\"}}\n}";
+    let env = [
+        ("NOTE", "x\n  \"tools\": {\"read\": false},"),
+        ("WHO", "me"),
+        ("ACT", "ask"),
+        ("CMD", "make *"),
+    ];
+    let p = project(cfg, &env);
+    let f = run(&p);
+    let e = of(&f, "env-injection", "-");
+    let tokens: Vec<String> = e.iter().map(|f| at(&p, f)).collect();
+    // `{env:WHO}` is outside the permission config and writes no rule.
+    assert_eq!(tokens, ["{env:NOTE}", "{env:ACT}", "{env:CMD}"]);
+    assert!(
+        e[0].message.contains("wrote the rule `read` \"*\" deny"),
+        "{}",
+        e[0].message
+    );
+    assert!(
+        e[2].message.contains("`bash` \"make *\" allow"),
+        "{}",
+        e[2].message
+    );
+    assert!(
+        e.iter()
+            .all(|f| f.agent.is_none() && f.witnesses.is_empty())
+    );
+}

@@ -1,0 +1,117 @@
+//! Running the `permaudit` binary on a throw-away project, isolated from the machine: only
+//! PATH, HOME (an empty directory unless the test writes a global config), an empty
+//! managed-config directory and the variables a test sets are in its environment.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A temporary tree: `project/` (a git worktree, where OpenCode would start), `home/`
+/// and `managed/`.
+pub struct Tree {
+    dir: tempfile::TempDir,
+    env: Vec<(String, String)>,
+}
+
+/// What one run printed and returned.
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
+    }
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["project/.git", "home", "managed"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        Tree {
+            dir,
+            env: Vec::new(),
+        }
+    }
+
+    /// A copy of a fixture tree (`project/`, `home/`, optional `env` of `NAME=value` lines).
+    pub fn from_fixture(fixture: &Path) -> Tree {
+        let mut t = Tree::new();
+        copy_tree(fixture, t.root());
+        if let Ok(env) = std::fs::read_to_string(fixture.join("env")) {
+            for line in env.lines().filter(|l| !l.trim().is_empty()) {
+                let (k, v) = line.split_once('=').expect("env lines are NAME=value");
+                t.env.push((k.to_string(), v.to_string()));
+            }
+        }
+        t
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root().join("project")
+    }
+
+    /// Write a file, relative to the tree's root (`project/opencode.json`, `home/…`).
+    pub fn file(self, rel: &str, text: &str) -> Tree {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+        self
+    }
+
+    pub fn var(mut self, k: &str, v: &str) -> Tree {
+        self.env.push((k.to_string(), v.to_string()));
+        self
+    }
+
+    /// `permaudit -C project --color never ARGS…`, with `$ROOT` for the tree in the output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_in("project", args)
+    }
+
+    /// [`Tree::run`] started in another directory of the tree.
+    pub fn run_in(&self, start: &str, args: &[&str]) -> Output {
+        let root = self.root();
+        let out = Command::new(env!("CARGO_BIN_EXE_permaudit"))
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", root.join("home"))
+            .env("OPENCODE_TEST_MANAGED_CONFIG_DIR", root.join("managed"))
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .arg("-C")
+            .arg(root.join(start))
+            .args(["--color", "never"])
+            .args(args)
+            .output()
+            .unwrap();
+        let r = root.display().to_string();
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).replace(&r, "$ROOT"),
+            stderr: String::from_utf8_lossy(&out.stderr).replace(&r, "$ROOT"),
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
