@@ -5,7 +5,8 @@
 # Each config is one opencode.json in a fresh git project with an empty HOME, its rules
 # spread over ten permissions the way real configs are written (path prefixes, command
 # prefixes, a catch-all per permission, some deliberately dead or shadowed rules), seeded
-# so every run measures the same input. Prints one line per size: rules, findings, seconds.
+# so every run measures the same input. Prints one line per size: rules, findings, wall
+# seconds and CPU seconds (user + system: steadier than wall time on a busy machine).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sizes=("$@")
@@ -14,7 +15,7 @@ cargo build --release --locked -q
 bin="$PWD/target/release/permaudit"
 work=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-printf '%8s %9s %9s\n' rules findings seconds
+printf '%8s %9s %9s %9s\n' rules findings seconds cpu
 for n in "${sizes[@]}"; do
   dir="$work/$n"
   mkdir -p "$dir/proj/.git" "$dir/home" "$dir/managed"
@@ -43,11 +44,12 @@ PY
   start=$(date +%s.%N)
   set +e
   (cd "$dir/proj" && env -i PATH="$PATH" HOME="$dir/home" OPENCODE_TEST_MANAGED_CONFIG_DIR="$dir/managed" \
-    "$bin" check --format json > "$dir/out.json")
+    /usr/bin/time -f '%U %S' -o "$dir/cpu" "$bin" check --format json > "$dir/out.json")
   rc=$?
   set -e
   end=$(date +%s.%N)
   [ "$rc" -le 1 ] || { echo "permaudit check failed on $n rules (exit $rc)" >&2; exit 1; }
   findings=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$dir/out.json")
-  printf '%8s %9s %9.2f\n' "$n" "$findings" "$(echo "$end - $start" | bc -l)"
+  cpu=$(tail -n 1 "$dir/cpu" | awk '{print $1 + $2}')
+  printf '%8s %9s %9.2f %9.2f\n' "$n" "$findings" "$(echo "$end - $start" | bc -l)" "$cpu"
 done

@@ -54,6 +54,9 @@ fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) ->
         .filter(|r| Wildcard::compile(&r.permission).is_match(permission, platform))
         .filter_map(|r| shortest_member(&Wildcard::compile(&r.pattern)).to_exact_string())
         .chain(["x".to_string()]);
+    // An empty subject proves as much, but reads badly: try it last.
+    let (empty, mut subjects): (Vec<String>, Vec<String>) = subjects.partition(String::is_empty);
+    subjects.extend(empty.into_iter().take(1));
     for s in subjects {
         let w = ctx.witness(agent, &Input::new(permission, &s))?;
         if w.action != intended {
