@@ -3,12 +3,19 @@
 //
 //   node opencode.mjs rebuild RULES.json INPUTS [STEP]   a RegExp built per rule per check
 //   node opencode.mjs once    RULES.json INPUTS [STEP]   every RegExp built once
+//   node opencode.mjs each    RULES.json INPUTS          as `once`, printing each decision
+//                                                        (the deciding index, -1: none)
+//
+// PERMISSION (default edit) is the permission checked; FLAGS (default "s", the linux
+// build) the RegExp flags: "si" is a Windows build (spec §1.7).
 //
 // RULES.json is `permaudit rules --agent A --format json` (the agent's merged ruleset);
 // INPUTS is NUL-separated. Prints one line of JSON: inputs decided, seconds, and a checksum
 // of the decisions (the sum of deciding rule index + 1, and allow/ask/deny counts) that
 // the permaudit side prints too.
 import { readFileSync } from "node:fs";
+
+const FLAGS = process.env.FLAGS || "s";
 
 // Wildcard.match, exactly as spec §1 gives it (flags "s": the linux build).
 function match(str, pattern) {
@@ -19,7 +26,7 @@ function match(str, pattern) {
     .replace(/\*/g, ".*")
     .replace(/\?/g, ".");
   if (escaped.endsWith(" .*")) escaped = escaped.slice(0, -3) + "( .*)?";
-  return new RegExp("^" + escaped + "$", "s").test(str);
+  return new RegExp("^" + escaped + "$", FLAGS).test(str);
 }
 
 function compile(pattern) {
@@ -29,7 +36,7 @@ function compile(pattern) {
     .replace(/\*/g, ".*")
     .replace(/\?/g, ".");
   if (escaped.endsWith(" .*")) escaped = escaped.slice(0, -3) + "( .*)?";
-  return new RegExp("^" + escaped + "$", "s");
+  return new RegExp("^" + escaped + "$", FLAGS);
 }
 
 const [mode, rulesFile, inputsFile, stepArg] = process.argv.slice(2);
@@ -51,7 +58,7 @@ if (mode === "rebuild") {
     }
     return -1;
   };
-} else if (mode === "once") {
+} else if (mode === "once" || mode === "each") {
   const compiled = rules.map((r) => ({ perm: compile(r.permission), pat: compile(r.pattern) }));
   const perm = permission.replaceAll("\\", "/");
   evaluate = (input) => {
@@ -65,6 +72,11 @@ if (mode === "rebuild") {
 } else {
   process.stderr.write("usage: opencode.mjs rebuild|once RULES.json INPUTS [STEP]\n");
   process.exit(2);
+}
+
+if (mode === "each") {
+  process.stdout.write(inputs.map((s) => evaluate(s)).join("\n") + "\n");
+  process.exit(0);
 }
 
 const t0 = process.hrtime.bigint();
