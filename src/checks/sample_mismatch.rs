@@ -86,8 +86,11 @@ impl Outcome {
     }
 }
 
-/// Split one line into fields: `(text, start, end, quoted)`, byte offsets into the line.
-fn fields(line: &str) -> Result<Vec<(String, usize, usize, bool)>, (usize, usize, String)> {
+/// A field: its text, its byte range in the line, whether it was JSON-quoted.
+type Field = (String, usize, usize, bool);
+
+/// Split one line into fields (byte offsets into the line); an error is `(start, end, why)`.
+fn fields(line: &str) -> Result<Vec<Field>, (usize, usize, String)> {
     let mut out = Vec::new();
     let b = line.as_bytes();
     let mut i = 0;
