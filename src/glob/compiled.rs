@@ -13,27 +13,37 @@
 //! `regex::bytes::RegexSet` (regex-automata's meta engine: lazy DFA, all-match) over a
 //! CESU-8 encoding of the subject (each UTF-16 unit as its own UTF-8 sequence: identical to
 //! UTF-8 for BMP text, so no copy for ordinary paths), with `?` as "one encoded unit" and
-//! literal `/` as `[/\\]`. On the benchmark of `benches/decisions.rs` (1,000 rules of the
-//! shapes real configs use, 200,000 distinct paths, release build, this 2-core machine):
+//! literal `/` as `[/\\]`. `benches/decisions.rs --compare` measures the candidates on the
+//! decision benchmark of `scripts/bench.sh` (a 1,000-rule config, 1,015 rules in the
+//! agent, 601 for `edit`; 1,000,000 distinct generated paths; release build, 2 cores):
 //!
 //! | engine | ns per decision |
 //! |---|---|
-//! | rule by rule (`model::agents::evaluate`) | 64,000 |
-//! | `regex::bytes::RegexSet` over CESU-8, all matches | 4,300 |
-//! | this DFA, last match (pruned) | 32 |
-//! | this DFA, all matches (explain) | 44 |
+//! | rule by rule (`model::agents::evaluate`), a sample | 224,000 |
+//! | `regex::bytes::RegexSet` over CESU-8, all matches, a sample | 1,700–2,200 |
+//! | this DFA, last match (`map`, benchmark) | 57–68 |
+//! | this DFA, all matches (`explain`) | 75 |
 //!
-//! The regex engine must report every pattern that matches, so it cannot stop early, and
-//! with a thousand patterns its lazy DFA state sets are large; it also knows nothing of
-//! the one question asked here. This automaton exploits two facts of the wildcard
-//! language that make the answer cheap:
+//! and on 200,000 paths against 100, 1,000 and 10,000 generated rules this DFA takes
+//! 52, 80 and 105 ns per decision (cold cache; 58 ns warm at 10,000), without a cache
+//! clear. The regex engine must report every pattern that matches, so it cannot stop
+//! early, and with a thousand patterns its lazy DFA state sets are large; it also knows
+//! nothing of the one question asked here. An earlier version of this automaton, without
+//! the implicit lead patterns below, took 112 ns at 1,000 rules and 11,500 ns at 10,000
+//! (its states held thousands of positions, and the cache thrashed). What makes the
+//! answer cheap are facts of the wildcard language:
 //!
 //! * **Universal positions.** A `*` followed by the end of its pattern accepts every
 //!   continuation. Once rule `r` sits there, every rule before `r` is irrelevant to the
 //!   last match, so the state drops them ("last" mode). A state left with nothing but one
-//!   universal position is *final*: the scan stops there. With OpenCode's defaults (`*`
+//!   universal position is *fixed*: the scan stops there. With OpenCode's defaults (`*`
 //!   allow first) and a config of literal-prefixed rules, most inputs are decided after a
 //!   few units.
+//! * **Lead patterns are implicit.** A pattern starting with `*` (`*.env`, `*/vendor/*`)
+//!   is alive in every state, so a state does not list its positions: it keeps a *floor*
+//!   (the lowest rule not pruned) and a node of an Aho-Corasick trie over the literal
+//!   segments that follow the lead `*`s. Only when a segment completes does the position
+//!   after it become explicit. States stay small however many such rules there are.
 //! * **Tiny alphabets.** A set of patterns only tells apart the code units it mentions,
 //!   so the transition table is indexed by classes (the mentioned units plus one for
 //!   everything else); `\` shares `/`'s class (OpenCode rewrites `\` to `/` first) and on
@@ -44,12 +54,14 @@
 //!
 //! Each pattern is a Thompson NFA with one position per token (runs of `*` collapsed,
 //! `**` ≡ `*`; the optional ` *` tail becomes the tokens ` `, `*` with the position before
-//! them accepting too). Positions are numbered rule by rule, so a DFA state — the sorted
-//! set of live positions, ε-closed — is ordered by rule, and "drop every rule below `r`"
-//! is a prefix cut. States are created on demand and interned; transitions are cached in
-//! a table. The cache has a byte budget: when it is full it is cleared and the search goes
-//! on from the current set (like regex-automata's lazy DFA), so memory stays bounded on
-//! any input and answers never change, only speed.
+//! them accepting too). Positions are numbered rule by rule, so the explicit positions of
+//! a state — sorted, ε-closed — are ordered by rule, and "drop every rule below `r`" is a
+//! prefix cut. A state's key is `[floor, trie node, explicit positions…]`. States are
+//! created on demand and interned; transitions are cached in a table whose entries are
+//! row offsets with a "fixed" flag bit, so the inner loop is one load and one test per
+//! unit. The cache has a byte budget: when it is full it is cleared and the search goes on
+//! from the current state (like regex-automata's lazy DFA), so memory stays bounded on any
+//! input and answers never change, only speed.
 
 use super::wildcard::{Platform, fold};
 use std::collections::HashMap;
@@ -157,6 +169,16 @@ pub struct MultiGlob {
     accepting: Vec<bool>,
     universal: Vec<bool>,
     first: Vec<u32>,
+    // Patterns that start with `*` ("lead" patterns): while not pruned, their first two
+    // positions are in every state, so states leave them implicit (see `normalize`).
+    /// The lead patterns, ascending.
+    lead: Vec<u32>,
+    /// Lead patterns whose `*` is universal (`*`, `* *`), ascending.
+    lead_universal: Vec<u32>,
+    /// Positions after `*?` of lead patterns (reached on any unit), ascending.
+    lead_any: Vec<u32>,
+    /// The literal run after each other lead `*` (its "segment"), in an Aho-Corasick trie.
+    ac: Ac,
     // DFA cache.
     states: Vec<State>,
     trans: Vec<u32>,
@@ -287,6 +309,40 @@ impl MultiGlob {
             accepting[p] = accept_end[p] || star_to_end;
             universal[p] = star_to_end;
         }
+        let mut lead = Vec::new();
+        let mut lead_universal = Vec::new();
+        let mut lead_any = Vec::new();
+        let mut segments: Vec<(Vec<u32>, u32)> = Vec::new();
+        for (r, &f) in first.iter().enumerate() {
+            let f = f as usize;
+            if tok[f] != Tok::Star {
+                continue;
+            }
+            lead.push(r as u32);
+            if universal[f] {
+                // Matches everything: accepting always, its positions never matter.
+                lead_universal.push(r as u32);
+                continue;
+            }
+            match tok[f + 1] {
+                Tok::Any => lead_any.push(f as u32 + 2),
+                Tok::Lit(_) => {
+                    // The literals up to the next `?`, `*`, end or accepting position.
+                    let mut seg = Vec::new();
+                    let mut q = f + 1;
+                    while let Tok::Lit(c) = tok[q] {
+                        if accept_end[q] {
+                            break;
+                        }
+                        seg.push(c);
+                        q += 1;
+                    }
+                    segments.push((seg, q as u32));
+                }
+                _ => {}
+            }
+        }
+        let ac = Ac::new(&segments);
         let mut g = MultiGlob {
             want,
             platform,
@@ -299,6 +355,10 @@ impl MultiGlob {
             accepting,
             universal,
             first,
+            lead,
+            lead_universal,
+            lead_any,
+            ac,
             states: Vec::new(),
             trans: Vec::new(),
             index: FxMap::default(),
@@ -332,17 +392,17 @@ impl MultiGlob {
         self.index.clear();
         self.accept_pool.clear();
         self.used = 0;
-        // The empty set first: nothing can match any more.
-        self.intern(Vec::new());
         let mut set = Vec::new();
         for r in 0..self.first.len() {
             let p = self.first[r];
-            self.add(&mut set, p);
+            if self.tok[p as usize] != Tok::Star {
+                self.add(&mut set, p);
+            }
         }
         set.sort_unstable();
         set.dedup();
-        let set = self.normalize(set);
-        self.start = self.intern(set);
+        let key = self.normalize(0, 0, &set);
+        self.start = self.intern(key);
     }
 
     fn add(&self, set: &mut Vec<u32>, p: u32) {
@@ -352,10 +412,30 @@ impl MultiGlob {
         }
     }
 
-    /// Keep one universal position per rule that has one (the rule matches whatever
-    /// follows); in `Last` mode also drop every rule below the last such rule.
-    fn normalize(&self, set: Vec<u32>) -> Vec<u32> {
-        let mut out = Vec::with_capacity(set.len());
+    /// The canonical key of a state: `[floor, trie node, explicit positions…]`.
+    ///
+    /// The state's full position set is the explicit positions plus, for every lead
+    /// pattern at or above `floor`, its `*` and the position after it (always present: the
+    /// `*` loops on everything), and the positions inside the lead patterns' segments
+    /// that the trie node stands for (every suffix of the input read so far that is a
+    /// prefix of a segment; a completed segment puts the position after it among the
+    /// explicit ones). Rules below `floor` are pruned: in `Last` mode, once a
+    /// rule sits on a universal position it matches whatever follows, so no earlier rule
+    /// can be the last match; `floor` rises to it. Each rule with an explicit universal
+    /// position keeps only that one. In `All` mode the floor stays 0.
+    fn normalize(&self, floor: u32, node: u32, set: &[u32]) -> Vec<u32> {
+        let mut floor = floor;
+        if self.want == Want::Last {
+            if let Some(&u) = self.lead_universal.last() {
+                floor = floor.max(u);
+            }
+            if let Some(&p) = set.iter().rev().find(|&&p| self.universal[p as usize]) {
+                floor = floor.max(self.owner[p as usize]);
+            }
+        }
+        let mut out = Vec::with_capacity(set.len() + 2);
+        out.push(floor);
+        out.push(node);
         let mut i = 0;
         while i < set.len() {
             let rule = self.owner[set[i] as usize];
@@ -367,48 +447,69 @@ impl MultiGlob {
                 }
                 j += 1;
             }
-            match uni {
-                Some(u) => {
-                    if self.want == Want::Last {
-                        out.clear();
-                    }
-                    out.push(u);
+            if rule >= floor {
+                match uni {
+                    Some(u) => out.push(u),
+                    None => out.extend_from_slice(&set[i..j]),
                 }
-                None => out.extend_from_slice(&set[i..j]),
             }
             i = j;
         }
         out
     }
 
+    /// Lead patterns at or above `floor`.
+    fn leads_from(&self, floor: u32) -> &[u32] {
+        let k = self.lead.partition_point(|&r| r < floor);
+        &self.lead[k..]
+    }
+
     /// The state of `set`, created if new, as a handle: the offset of its row in the
     /// transition table, with [`FIXED`] set when the state is fixed.
-    fn intern(&mut self, set: Vec<u32>) -> u32 {
-        if let Some(&h) = self.index.get(set.as_slice()) {
+    fn intern(&mut self, key: Vec<u32>) -> u32 {
+        if let Some(&h) = self.index.get(key.as_slice()) {
             return h;
         }
         let row = (self.states.len() * self.classes) as u32;
-        let mut last = NONE;
+        let floor = key[0];
+        let explicit = &key[2..];
+        // Accepting rules: explicit accepting positions, and the universal lead patterns
+        // at or above the floor (their `*` accepts).
+        let k = self.lead_universal.partition_point(|&r| r < floor);
+        let implicit = &self.lead_universal[k..];
+        let mut rules: Vec<u32> = explicit
+            .iter()
+            .filter(|&&p| self.accepting[p as usize])
+            .map(|&p| self.owner[p as usize])
+            .collect();
+        rules.extend_from_slice(implicit);
+        rules.sort_unstable();
+        rules.dedup();
+        let last = rules.last().copied().unwrap_or(NONE);
         let start = self.accept_pool.len() as u32;
-        for &p in &set {
-            if self.accepting[p as usize] {
-                let r = self.owner[p as usize];
-                last = r; // sets are sorted by rule
-                if self.want == Want::All
-                    && (self.accept_pool.len() as u32 == start
-                        || self.accept_pool.last() != Some(&r))
-                {
-                    self.accept_pool.push(r);
-                }
-            }
+        if self.want == Want::All {
+            self.accept_pool.extend_from_slice(&rules);
         }
         let end = self.accept_pool.len() as u32;
-        let all_universal = set.iter().all(|&p| self.universal[p as usize]);
         let fixed = match self.want {
-            Want::Last => set.len() <= 1 && all_universal,
-            Want::All => all_universal,
+            // Nothing but rule `floor` is alive, and it matches whatever follows (or
+            // nothing at all is alive).
+            Want::Last => {
+                let leads = self.leads_from(floor);
+                let only_floor = explicit.iter().all(|&p| self.owner[p as usize] == floor)
+                    && leads.iter().all(|&r| r == floor);
+                let nothing = explicit.is_empty() && leads.is_empty();
+                let floor_universal = explicit.iter().any(|&p| self.universal[p as usize])
+                    || implicit.first() == Some(&floor);
+                only_floor && (nothing || floor_universal)
+            }
+            // Every position universal: implicit ones never all are (the one after a
+            // lead `*` is not).
+            Want::All => {
+                self.lead.is_empty() && explicit.iter().all(|&p| self.universal[p as usize])
+            }
         };
-        let set: Arc<[u32]> = set.into();
+        let set: Arc<[u32]> = key.into();
         self.used += set.len() * 8 + self.classes * 4 + (end - start) as usize * 4 + 96;
         self.states.push(State {
             set: set.clone(),
@@ -442,10 +543,11 @@ impl MultiGlob {
     #[cold]
     #[inline(never)]
     fn compute(&mut self, mut state: u32, class: u32) -> u32 {
-        let set = self.state(state).set.clone();
+        let key = self.state(state).set.clone();
+        let (floor, node) = (key[0], key[1]);
         let mut next = std::mem::take(&mut self.scratch);
         next.clear();
-        for &p in set.iter() {
+        for &p in key[2..].iter() {
             match self.tok[p as usize] {
                 Tok::Lit(c) if c == class => self.add(&mut next, p + 1),
                 Tok::Any => self.add(&mut next, p + 1),
@@ -453,15 +555,28 @@ impl MultiGlob {
                 _ => {}
             }
         }
+        // The implicit positions of the lead patterns at or above the floor: `*?`, and
+        // the segments this unit completes.
+        let from = self.first.get(floor as usize).copied().unwrap_or(0);
+        let node = self.ac.next(node, class);
+        let k = self.lead_any.partition_point(|&p| p < from);
+        let mut reached: Vec<u32> = self.lead_any[k..].to_vec();
+        self.ac.outputs(node, from, &mut reached);
+        for p in reached {
+            next.push(p);
+            if self.tok[p as usize] == Tok::Star {
+                next.push(p + 1);
+            }
+        }
         next.sort_unstable();
         next.dedup();
-        let normalized = self.normalize(next.clone());
+        let normalized = self.normalize(floor, node, &next);
         self.scratch = next;
         if self.used > self.budget {
-            // Full: start a new generation, carrying the current set over.
+            // Full: start a new generation, carrying the current state over.
             self.stats.clears += 1;
             self.reset();
-            state = self.intern(set.to_vec());
+            state = self.intern(key.to_vec());
         }
         let h = self.intern(normalized);
         self.trans[(state & !FIXED) as usize + class as usize] = h;
@@ -594,6 +709,110 @@ impl MultiGlob {
         };
         let last = self.state(state).last;
         (last != NONE).then_some(last as usize)
+    }
+}
+
+/// An Aho-Corasick trie over the segments (class sequences) of the lead patterns. A node
+/// stands for the longest suffix of the input that is a prefix of some segment; its
+/// dictionary links reach every segment that ends here.
+#[derive(Debug, Clone)]
+struct Ac {
+    /// Per node: children by class, sorted.
+    children: Vec<Vec<(u32, u32)>>,
+    fail: Vec<u32>,
+    /// Per node: the NFA positions after the segments that end exactly here, ascending.
+    out: Vec<Vec<u32>>,
+    /// Per node: the nearest node on its fail chain with outputs (0: none).
+    dict: Vec<u32>,
+}
+
+impl Ac {
+    fn new(segments: &[(Vec<u32>, u32)]) -> Ac {
+        let mut ac = Ac {
+            children: vec![Vec::new()],
+            fail: vec![0],
+            out: vec![Vec::new()],
+            dict: vec![0],
+        };
+        for (seg, after) in segments {
+            let mut n = 0usize;
+            for &c in seg {
+                n = match ac.children[n].binary_search_by_key(&c, |e| e.0) {
+                    Ok(i) => ac.children[n][i].1 as usize,
+                    Err(i) => {
+                        let id = ac.children.len() as u32;
+                        ac.children[n].insert(i, (c, id));
+                        ac.children.push(Vec::new());
+                        ac.fail.push(0);
+                        ac.out.push(Vec::new());
+                        ac.dict.push(0);
+                        id as usize
+                    }
+                };
+            }
+            ac.out[n].push(*after);
+        }
+        for o in &mut ac.out {
+            o.sort_unstable();
+        }
+        // Breadth first: fail links and dictionary links.
+        let mut queue = std::collections::VecDeque::new();
+        for &(_, child) in &ac.children[0] {
+            queue.push_back(child);
+        }
+        while let Some(n) = queue.pop_front() {
+            let kids = ac.children[n as usize].clone();
+            for (c, child) in kids {
+                let mut f = ac.fail[n as usize];
+                let target = loop {
+                    if let Ok(i) = ac.children[f as usize].binary_search_by_key(&c, |e| e.0) {
+                        break ac.children[f as usize][i].1;
+                    }
+                    if f == 0 {
+                        break 0;
+                    }
+                    f = ac.fail[f as usize];
+                };
+                ac.fail[child as usize] = target;
+                ac.dict[child as usize] = if ac.out[target as usize].is_empty() {
+                    ac.dict[target as usize]
+                } else {
+                    target
+                };
+                queue.push_back(child);
+            }
+        }
+        ac
+    }
+
+    /// The node after reading `class` at `node`.
+    fn next(&self, mut node: u32, class: u32) -> u32 {
+        loop {
+            let kids = &self.children[node as usize];
+            if let Ok(i) = kids.binary_search_by_key(&class, |e| e.0) {
+                return kids[i].1;
+            }
+            if node == 0 {
+                return 0;
+            }
+            node = self.fail[node as usize];
+        }
+    }
+
+    /// Push the positions after every segment ending at `node`, those at or above
+    /// position `from` only.
+    fn outputs(&self, node: u32, from: u32, into: &mut Vec<u32>) {
+        let mut n = node;
+        loop {
+            let o = &self.out[n as usize];
+            let k = o.partition_point(|&p| p < from);
+            into.extend_from_slice(&o[k..]);
+            let d = self.dict[n as usize];
+            if d == 0 {
+                break;
+            }
+            n = d;
+        }
     }
 }
 
@@ -789,8 +1008,7 @@ mod tests {
         for want in [Want::Last, Want::All] {
             let mut g = MultiGlob::with_cache_bytes(&pats, Platform::Unix, want, 0);
             for s in subs {
-                let expect = (0..pats.len())
-                    .rfind(|&i| matches(s, pats[i], Platform::Unix));
+                let expect = (0..pats.len()).rfind(|&i| matches(s, pats[i], Platform::Unix));
                 assert_eq!(g.last_match(s), expect, "{s:?}");
             }
             assert!(g.stats().clears > 0);
