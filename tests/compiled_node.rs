@@ -134,6 +134,9 @@ fn same_decisions_as_javascript_regexps() {
     }
     assert_eq!(checked, 24 * 300);
     // The inputs exercise both outcomes.
-    assert!(matched > checked / 5 && matched < checked, "{matched} of {checked} matched");
+    assert!(
+        matched > checked / 5 && matched < checked,
+        "{matched} of {checked} matched"
+    );
     eprintln!("{matched} of {checked} inputs matched some rule");
 }
