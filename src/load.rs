@@ -361,7 +361,8 @@ fn with_mode(mut e: AgentEntry, kind: MarkdownKind) -> AgentEntry {
 struct Acc {
     skill_paths: Vec<String>,
     /// name → whitelisted directory (None: skipped), first position kept.
-    references: JsObject<Option<String>>,
+    /// Merged names under `references` and `reference` (the gate of the reference plugin).
+    reference_names: [Option<Vec<String>>; 2],
     permission: Option<PermissionMap>,
     tools: Option<JsObject<ToolEntry>>,
     agent: JsObject<AgentEntry>,
@@ -373,9 +374,15 @@ impl Acc {
         if let Some(p) = &f.skill_paths {
             self.skill_paths = p.clone();
         }
-        if let Some(refs) = &f.references {
-            for (name, r) in refs.iter() {
-                self.references.set(name.to_string(), reference_dir(name, r, dir, paths));
+        let _ = (dir, paths);
+        for (slot, names) in self.reference_names.iter_mut().zip(&f.reference_names) {
+            if let Some(names) = names {
+                let merged = slot.get_or_insert_with(Vec::new);
+                for n in names {
+                    if !merged.contains(n) {
+                        merged.push(n.clone());
+                    }
+                }
             }
         }
         if let Some(p) = f.permission {
@@ -559,24 +566,61 @@ pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
     }
 }
 
-/// Does OpenCode's reference plugin see this file's `references`? It reads a second,
-/// document-based view of the config that (measured on 1.18.34 by the conformance suite):
-/// - covers `opencode.json(c)` in the global dir, the project, `.opencode` dirs and
-///   `OPENCODE_CONFIG_DIR`, but not `config.json`, `~/.opencode`, `OPENCODE_CONFIG`,
-///   `OPENCODE_CONFIG_CONTENT` or the managed dir;
-/// - parses the raw text with no `{env:}`/`{file:}` substitution and drops a file that then
-///   fails the schema (e.g. an action written as `"{env:ACT}"`).
-fn references_read_from(path: &Path, layer: Layer, raw: &str, id: SourceId) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let eligible = match layer {
-        Layer::Global => name != "config.json",
-        Layer::Project | Layer::DotOpencode | Layer::ConfigDir => true,
-        _ => false,
-    };
-    eligible
-        && jsonc::parse(raw, id, &|o| o)
-            .ok()
-            .is_some_and(|n| config::decode_file(&n, layer).is_ok())
+/// The directories OpenCode's reference plugin whitelists (research note C, each rule
+/// verified on 1.18.34). The merged config only gates it (`references ?? reference` must
+/// have a key); the list comes from a second, document-based view of the config that:
+/// - reads `CFG/opencode.json(c)` (`CFG` = `OPENCODE_CONFIG_DIR`, else the global dir), then
+///   `opencode.json(c)` from the worktree root down to the start directory, then every
+///   `.opencode/opencode.json(c)` root-down; never `config.json`, `OPENCODE_CONFIG`,
+///   `OPENCODE_CONFIG_CONTENT`, the managed dir or an unrelated `~/.opencode`;
+/// - parses the raw text with no `{env:}`/`{file:}` substitution and silently drops a file
+///   that then fails the schema (e.g. an action written as `"{env:ACT}"`);
+/// - takes `references ?? reference` per file; a name keeps its first position and its
+///   last value;
+/// - yields nothing outside a git worktree (observed; cause not found in the bundle).
+fn reference_dirs(l: &Loader<'_>, gate: bool) -> Vec<String> {
+    let paths = &l.paths;
+    let in_git = l.host.is_dir(&paths.worktree.join(".git")) || l.host.is_file(&paths.worktree.join(".git"));
+    if !gate || !in_git {
+        return Vec::new();
+    }
+    let cfg_dir = l
+        .host
+        .var("OPENCODE_CONFIG_DIR")
+        .filter(|s| !s.is_empty())
+        .map(|p| discover::normalize(&paths.cwd.join(p)))
+        .unwrap_or_else(|| paths.config.clone());
+    let mut files: Vec<PathBuf> = ["opencode.json", "opencode.jsonc"].iter().map(|n| cfg_dir.join(n)).collect();
+    if paths.cwd != cfg_dir {
+        let down: Vec<PathBuf> = paths.up_to_worktree().into_iter().rev().collect();
+        for d in &down {
+            files.push(d.join("opencode.json"));
+            files.push(d.join("opencode.jsonc"));
+        }
+        for d in &down {
+            files.push(d.join(".opencode/opencode.json"));
+            files.push(d.join(".opencode/opencode.jsonc"));
+        }
+    }
+    let mut refs: JsObject<Option<String>> = JsObject::new();
+    let mut seen = Vec::new();
+    for f in files {
+        if seen.contains(&f) || !l.host.is_file(&f) {
+            continue;
+        }
+        seen.push(f.clone());
+        let Ok(bytes) = l.host.read(&f) else { continue };
+        let raw = decode_text(&bytes);
+        let Ok(node) = jsonc::parse(&raw, SourceId(u32::MAX), &|o| o) else { continue };
+        let Ok(cfg) = config::decode_file(&node, Layer::Project) else { continue };
+        let dir = f.parent().unwrap_or(Path::new("/"));
+        if let Some(r) = &cfg.references {
+            for (name, v) in r.iter() {
+                refs.set(name.to_string(), reference_dir(name, v, dir, paths));
+            }
+        }
+    }
+    refs.iter().filter_map(|(_, d)| d.clone()).collect()
 }
 
 fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>), LoadError> {
@@ -589,10 +633,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                 };
                 let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
                 let node = l.parse_json(id, &dir, jsonc::Dialect::File)?;
-                let mut cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
-                if !references_read_from(path, *layer, &l.sources.get(id).text, id) {
-                    cfg.references = None;
-                }
+                let cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
                 acc.merge(cfg, &dir, &l.paths);
             }
             Step::EnvConfig { var, layer } => {
@@ -602,8 +643,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                     .add(SourceFile::new(Origin::EnvVar(var.clone()), text));
                 let dir = l.paths.cwd.clone();
                 let node = l.parse_json(id, &dir, jsonc::Dialect::EnvText)?;
-                let mut cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
-                cfg.references = None; // never read from OPENCODE_CONFIG_CONTENT
+                let cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
                 acc.merge(cfg, &dir, &l.paths);
             }
             Step::Markdown { path, name, kind } => {
@@ -670,6 +710,15 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
         }
     }
     let mut white: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    white.extend(acc.references.iter().filter_map(|(_, d)| d.clone()));
+    let gate = match &acc.reference_names {
+        [Some(names), _] => !names.is_empty(),
+        [None, Some(names)] => !names.is_empty(),
+        _ => false,
+    };
+    for d in reference_dirs(l, gate) {
+        if !white.contains(&d) {
+            white.push(d);
+        }
+    }
     Ok((Merged { permission, agent }, white))
 }

@@ -112,6 +112,9 @@ pub struct FileConfig {
     pub skill_paths: Option<Vec<String>>,
     /// `references` (or `reference`), by name.
     pub references: Option<JsObject<Reference>>,
+    /// The names under `references` and under `reference`, kept apart: OpenCode's gate is
+    /// `references ?? reference` on the merged config.
+    pub reference_names: [Option<Vec<String>>; 2],
 }
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
@@ -593,9 +596,14 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
             "permission" => cfg.permission = Some(decode_permission(v, k, layer)?),
             "tools" => cfg.tools = Some(decode_tools(v, k)?),
             "skills" => cfg.skill_paths = decode_skills(v, k)?,
-            "references" => cfg.references = Some(decode_references(v, k)?),
+            "references" => {
+                let r = decode_references(v, k)?;
+                cfg.reference_names[0] = Some(r.keys().map(str::to_string).collect());
+                cfg.references = Some(r);
+            }
             "reference" => {
                 let r = decode_references(v, k)?;
+                cfg.reference_names[1] = Some(r.keys().map(str::to_string).collect());
                 if cfg.references.is_none() {
                     cfg.references = Some(r);
                 }
