@@ -21,7 +21,7 @@
 //! |---|---|
 //! | rule by rule (`model::agents::evaluate`), a sample | 224,000 |
 //! | `regex::bytes::RegexSet` over CESU-8, all matches, a sample | 1,700–2,200 |
-//! | this DFA, last match (`map`, benchmark) | 57–68 |
+//! | this DFA, last match (`map`, benchmark) | 54–73 |
 //! | this DFA, all matches (`explain`) | 75 |
 //!
 //! and on 200,000 paths against 100, 1,000 and 10,000 generated rules this DFA takes
