@@ -130,6 +130,14 @@ fn main() {
             _ => pos.push(a),
         }
     }
+    if pos.is_empty() {
+        // Plain `cargo bench`: the data comes from scripts/bench.sh.
+        eprintln!(
+            "decisions: nothing to measure without data; run `bash scripts/bench.sh` (all \
+             benchmarks, ratios side by side), or give PROJECT_DIR INPUTS"
+        );
+        return;
+    }
     let [dir, inputs_file] = pos.as_slice() else {
         eprintln!(
             "usage: decisions PROJECT_DIR INPUTS [--agent A] [--permission P] [--steps N,..] [--compare]"
