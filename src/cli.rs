@@ -2,8 +2,8 @@
 //! files, terminal). Everything it prints is rendered by `report`.
 
 use crate::glob::Platform;
-use crate::host::RealHost;
 use crate::glob::compiled::{CompiledRuleset, Want};
+use crate::host::RealHost;
 use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::report::{self, Style};
@@ -214,10 +214,18 @@ pub fn run(cli: Cli) -> i32 {
                         [a] if agent.is_some() => report::rules::agent_json(&project, a),
                         _ => report::rules::json_all(&project),
                     };
-                    let _ = writeln!(out, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        serde_json::to_string_pretty(&v).unwrap_or_default()
+                    );
                 }
                 Format::Human => {
-                    let _ = write!(out, "{}", report::rules::human(&project, &agents, out_style));
+                    let _ = write!(
+                        out,
+                        "{}",
+                        report::rules::human(&project, &agents, out_style)
+                    );
                 }
             }
             EXIT_OK
@@ -237,7 +245,17 @@ pub fn run(cli: Cli) -> i32 {
                 eprintln!("error: give at least one INPUT, or --stdin");
                 return EXIT_REFUSED;
             }
-            explain(&project, a, &permission, &inputs, stdin, nul, format == Format::Json, out_style, &mut out)
+            explain(
+                &project,
+                a,
+                &permission,
+                &inputs,
+                stdin,
+                nul,
+                format == Format::Json,
+                out_style,
+                &mut out,
+            )
         }
         Command::Map {
             agent,
@@ -245,7 +263,16 @@ pub fn run(cli: Cli) -> i32 {
             format,
             depth,
             limit,
-        } => map(&project, agent.as_deref(), untracked, format, depth, limit, out_style, &mut out),
+        } => map(
+            &project,
+            agent.as_deref(),
+            untracked,
+            format,
+            depth,
+            limit,
+            out_style,
+            &mut out,
+        ),
     };
     let _ = out.flush();
     code
@@ -269,7 +296,9 @@ fn explain(
     out: &mut dyn Write,
 ) -> i32 {
     let mut eval = CompiledRuleset::new(
-        a.rules.iter().map(|r| (r.permission.as_str(), r.pattern.as_str())),
+        a.rules
+            .iter()
+            .map(|r| (r.permission.as_str(), r.pattern.as_str())),
         permission,
         project.platform,
         Want::All,
@@ -493,15 +522,17 @@ fn check(
     use crate::checks::sample_mismatch;
     use crate::source::{Origin, SourceFile};
     // The samples file: given, or the conventional one nearest the start directory.
-    let path = samples_file.map(|f| project.loaded.paths().cwd.join(f)).or_else(|| {
-        project
-            .loaded
-            .paths()
-            .up_to_worktree()
-            .iter()
-            .map(|d| d.join(sample_mismatch::CONVENTIONAL_PATH))
-            .find(|f| f.is_file())
-    });
+    let path = samples_file
+        .map(|f| project.loaded.paths().cwd.join(f))
+        .or_else(|| {
+            project
+                .loaded
+                .paths()
+                .up_to_worktree()
+                .iter()
+                .map(|d| d.join(sample_mismatch::CONVENTIONAL_PATH))
+                .find(|f| f.is_file())
+        });
     let mut samples = Vec::new();
     let mut outcomes = Vec::new();
     if let Some(path) = path {
@@ -534,7 +565,9 @@ fn check(
         samples: &samples,
         outcomes: &outcomes,
     };
-    let pretty = |v: serde_json::Value| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default());
+    let pretty = |v: serde_json::Value| {
+        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+    };
     let text = match format {
         CheckFormat::Human => report::check::human(project, &findings, s, style),
         CheckFormat::Json => pretty(report::check::json(project, &findings, s)),

@@ -73,7 +73,11 @@ pub fn relative(from: &Path, to: &Path) -> String {
     let t: Vec<_> = to.components().skip(1).collect();
     let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
     let mut parts: Vec<String> = vec!["..".to_string(); f.len() - common];
-    parts.extend(t[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
     parts.join("/")
 }
 
@@ -171,7 +175,12 @@ fn truthy(v: Option<String>) -> bool {
 }
 
 /// Markdown files under `dir` matching `{sub}/**/*.md` (recursive) or `{sub}/*.md`.
-fn markdown_files(host: &dyn Host, dir: &Path, sub: &str, recursive: bool) -> Vec<(PathBuf, String)> {
+fn markdown_files(
+    host: &dyn Host,
+    dir: &Path,
+    sub: &str,
+    recursive: bool,
+) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     let base = dir.join(sub);
     if !host.is_dir(&base) {
@@ -242,7 +251,11 @@ pub fn flag(host: &dyn Host, name: &str) -> Result<bool, String> {
 /// The skill directories OpenCode whitelists for `external_directory` (every directory
 /// holding a `SKILL.md`, valid skill or not), in its discovery order, without `skills.paths`
 /// (which comes from the merged config).
-pub fn skill_dirs(host: &dyn Host, paths: &Paths, config_dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn skill_dirs(
+    host: &dyn Host,
+    paths: &Paths,
+    config_dirs: &[PathBuf],
+) -> Result<Vec<PathBuf>, String> {
     let mut out: Vec<PathBuf> = Vec::new();
     let mut add = |dirs: Vec<PathBuf>| {
         for d in dirs {
@@ -252,7 +265,8 @@ pub fn skill_dirs(host: &dyn Host, paths: &Paths, config_dirs: &[PathBuf]) -> Re
         }
     };
     let external_off = flag(host, "OPENCODE_DISABLE_EXTERNAL_SKILLS")?;
-    let claude_off = flag(host, "OPENCODE_DISABLE_CLAUDE_CODE")? || flag(host, "OPENCODE_DISABLE_CLAUDE_CODE_SKILLS")?;
+    let claude_off = flag(host, "OPENCODE_DISABLE_CLAUDE_CODE")?
+        || flag(host, "OPENCODE_DISABLE_CLAUDE_CODE_SKILLS")?;
     if !external_off {
         let mut roots = Vec::new();
         if !claude_off {
@@ -370,7 +384,10 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
         }
     }
     // 6. OPENCODE_CONFIG_CONTENT.
-    if host.var("OPENCODE_CONFIG_CONTENT").is_some_and(|s| !s.is_empty()) {
+    if host
+        .var("OPENCODE_CONFIG_CONTENT")
+        .is_some_and(|s| !s.is_empty())
+    {
         steps.push(Step::EnvConfig {
             var: "OPENCODE_CONFIG_CONTENT".to_string(),
             layer: Layer::ConfigContent,
@@ -404,7 +421,10 @@ mod tests {
     #[test]
     fn relative_like_node() {
         assert_eq!(
-            relative(Path::new("/a/b/proj"), Path::new("/h/.local/share/opencode/plans/*.md")),
+            relative(
+                Path::new("/a/b/proj"),
+                Path::new("/h/.local/share/opencode/plans/*.md")
+            ),
             "../../../h/.local/share/opencode/plans/*.md"
         );
         assert_eq!(

@@ -34,7 +34,9 @@ impl Host for RealHost {
         let mut buf = Vec::new();
         // Read one byte past the limit to tell "at the limit" from "over it"; endless devices
         // such as /dev/zero stop here too.
-        f.take(MAX_FILE_BYTES + 1).read_to_end(&mut buf).map_err(err)?;
+        f.take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut buf)
+            .map_err(err)?;
         if buf.len() as u64 > MAX_FILE_BYTES {
             return Err(ReadError {
                 kind: ReadErrorKind::Other,

@@ -2,7 +2,6 @@
 //!
 //! See `ARCHITECTURE.md` for the pipeline and its invariants.
 
-pub mod source;
 pub mod checks;
 pub mod cli;
 pub mod discover;
@@ -13,4 +12,5 @@ pub mod map;
 pub mod model;
 pub mod project;
 pub mod report;
+pub mod source;
 pub mod syntax;

@@ -3,15 +3,15 @@
 //! config with provenance on every leaf.
 
 use crate::discover::{self, Discovery, Host, MarkdownKind, Paths, ReadErrorKind, Step};
+use crate::model::config::Leaf;
 use crate::model::config::{
-    self, AgentEntry, ConfigError, EntryKind, FileConfig, PermEntry, PermissionMap, Reference, ToolEntry,
-    merge_permission, tools_to_permission,
+    self, AgentEntry, ConfigError, EntryKind, FileConfig, PermEntry, PermissionMap, Reference,
+    ToolEntry, merge_permission, tools_to_permission,
 };
 use crate::model::{Action, Layer};
-use crate::model::config::Leaf;
 use crate::source::{Loc, Origin, SourceFile, SourceId, SourceMap, Span};
-use crate::syntax::value::{JsObject, Node, Value};
 use crate::syntax::frontmatter::{self, Frontmatter};
+use crate::syntax::value::{JsObject, Node, Value};
 use crate::syntax::{jsonc, subst};
 use std::path::{Path, PathBuf};
 
@@ -165,9 +165,12 @@ impl Loader<'_> {
                     p.display()
                 ));
             }
-            host.read(&p)
-                .map(|b| decode_text(&b))
-                .map_err(|e| format!("bad file reference: \"{{file:{reference}}}\": {}", e.message))
+            host.read(&p).map(|b| decode_text(&b)).map_err(|e| {
+                format!(
+                    "bad file reference: \"{{file:{reference}}}\": {}",
+                    e.message
+                )
+            })
         };
         let env = |name: &str| host.var(name);
         let sub = subst::substitute(&text, &env, &read_file).map_err(|e| LoadError::FileRef {
@@ -187,7 +190,13 @@ impl Loader<'_> {
     }
 
     /// Keep what the audits need from one parsed JSON source (see [`Audit`]).
-    fn record(&mut self, id: SourceId, sub: &subst::Substituted, root: &Node, written: Vec<jsonc::WrittenObject>) {
+    fn record(
+        &mut self,
+        id: SourceId,
+        sub: &subst::Substituted,
+        root: &Node,
+        written: Vec<jsonc::WrittenObject>,
+    ) {
         let a = &mut self.audit;
         a.substitutions.extend(sub.replaced.iter().map(|(s, e, r)| {
             (
@@ -220,8 +229,15 @@ impl Loader<'_> {
             record_tools(a, None, t);
         }
         for map in ["agent", "mode"] {
-            for (name, entry) in top.get(map).and_then(|m| m.value.as_object()).into_iter().flat_map(|m| m.iter()) {
-                let Some(e) = entry.value.as_object() else { continue };
+            for (name, entry) in top
+                .get(map)
+                .and_then(|m| m.value.as_object())
+                .into_iter()
+                .flat_map(|m| m.iter())
+            {
+                let Some(e) = entry.value.as_object() else {
+                    continue;
+                };
                 if let Some(p) = e.get("permission") {
                     permission(p, a);
                 }
@@ -231,8 +247,15 @@ impl Loader<'_> {
                 }
             }
         }
-        let (maps, pats) = (&a.permission_objects[first_map..], &a.pattern_objects[first_pat..]);
-        a.reordered.extend(written.into_iter().filter(|w| maps.contains(&w.loc) || pats.contains(&w.loc)));
+        let (maps, pats) = (
+            &a.permission_objects[first_map..],
+            &a.pattern_objects[first_pat..],
+        );
+        a.reordered.extend(
+            written
+                .into_iter()
+                .filter(|w| maps.contains(&w.loc) || pats.contains(&w.loc)),
+        );
     }
 
     /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with
@@ -257,7 +280,12 @@ impl Loader<'_> {
             MarkdownKind::Mode => "mode",
         };
         let data = match frontmatter::parse_cached(&text, id, &mut self.matter) {
-            Frontmatter::Absent => return Ok(Some((derived.to_string(), with_mode(AgentEntry::default(), kind)))),
+            Frontmatter::Absent => {
+                return Ok(Some((
+                    derived.to_string(),
+                    with_mode(AgentEntry::default(), kind),
+                )));
+            }
             Frontmatter::Data(node) => node,
             Frontmatter::BrokenKept(e) => {
                 self.warnings.push(Warning {
@@ -268,7 +296,10 @@ impl Loader<'_> {
                         e.message
                     ),
                 });
-                return Ok(Some((derived.to_string(), with_mode(AgentEntry::default(), kind))));
+                return Ok(Some((
+                    derived.to_string(),
+                    with_mode(AgentEntry::default(), kind),
+                )));
             }
             Frontmatter::BrokenDropped(e) => {
                 self.warnings.push(Warning {
@@ -479,7 +510,9 @@ fn to_json(v: &Value) -> serde_json::Value {
         Value::String(s) => s.clone().into(),
         Value::Array(a) => a.iter().map(|n| to_json(&n.value)).collect(),
         Value::Object(o) => serde_json::Value::Object(
-            o.iter().map(|(k, n)| (k.to_string(), to_json(&n.value))).collect(),
+            o.iter()
+                .map(|(k, n)| (k.to_string(), to_json(&n.value)))
+                .collect(),
         ),
     }
 }
@@ -487,12 +520,18 @@ fn to_json(v: &Value) -> serde_json::Value {
 /// The directory a reference whitelists, as OpenCode's `core/config-reference` plugin
 /// computes it; `None` for a name or repository it skips.
 fn reference_dir(name: &str, r: &Reference, dir: &Path, paths: &Paths) -> Option<String> {
-    if name.is_empty() || name.chars().any(|c| c == '/' || c == '`' || c == ',' || c.is_whitespace()) {
+    if name.is_empty()
+        || name
+            .chars()
+            .any(|c| c == '/' || c == '`' || c == ',' || c.is_whitespace())
+    {
         return None;
     }
     match r {
         Reference::Local(p) => Some(if let Some(rest) = p.strip_prefix("~/") {
-            discover::normalize(&paths.home.join(rest)).display().to_string()
+            discover::normalize(&paths.home.join(rest))
+                .display()
+                .to_string()
         } else {
             discover::normalize(&dir.join(p)).display().to_string()
         }),
@@ -502,11 +541,20 @@ fn reference_dir(name: &str, r: &Reference, dir: &Path, paths: &Paths) -> Option
                 let after = &repo[i + 3..];
                 let after = after.rsplit_once('@').map_or(after, |(_, h)| h);
                 after.split_once('/')?
-            } else if let Some((user_host, path)) = repo.split_once(':').filter(|(h, _)| h.contains('@')) {
-                (user_host.rsplit_once('@').map_or(user_host, |(_, h)| h), path)
+            } else if let Some((user_host, path)) =
+                repo.split_once(':').filter(|(h, _)| h.contains('@'))
+            {
+                (
+                    user_host.rsplit_once('@').map_or(user_host, |(_, h)| h),
+                    path,
+                )
             } else {
                 let (first, rest) = repo.split_once('/')?;
-                if first.contains('.') { (first, rest) } else { ("github.com", repo) }
+                if first.contains('.') {
+                    (first, rest)
+                } else {
+                    ("github.com", repo)
+                }
             };
             let rest = rest.strip_suffix(".git").unwrap_or(rest);
             let mut p = paths.data.join("repos");
@@ -580,7 +628,8 @@ pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
 /// - yields nothing outside a git worktree (observed; cause not found in the bundle).
 fn reference_dirs(l: &Loader<'_>, gate: bool) -> Vec<String> {
     let paths = &l.paths;
-    let in_git = l.host.is_dir(&paths.worktree.join(".git")) || l.host.is_file(&paths.worktree.join(".git"));
+    let in_git =
+        l.host.is_dir(&paths.worktree.join(".git")) || l.host.is_file(&paths.worktree.join(".git"));
     if !gate || !in_git {
         return Vec::new();
     }
@@ -590,7 +639,10 @@ fn reference_dirs(l: &Loader<'_>, gate: bool) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(|p| discover::normalize(&paths.cwd.join(p)))
         .unwrap_or_else(|| paths.config.clone());
-    let mut files: Vec<PathBuf> = ["opencode.json", "opencode.jsonc"].iter().map(|n| cfg_dir.join(n)).collect();
+    let mut files: Vec<PathBuf> = ["opencode.json", "opencode.jsonc"]
+        .iter()
+        .map(|n| cfg_dir.join(n))
+        .collect();
     if paths.cwd != cfg_dir {
         let down: Vec<PathBuf> = paths.up_to_worktree().into_iter().rev().collect();
         for d in &down {
@@ -611,8 +663,12 @@ fn reference_dirs(l: &Loader<'_>, gate: bool) -> Vec<String> {
         seen.push(f.clone());
         let Ok(bytes) = l.host.read(&f) else { continue };
         let raw = decode_text(&bytes);
-        let Ok(node) = jsonc::parse(&raw, SourceId(u32::MAX), &|o| o) else { continue };
-        let Ok(cfg) = config::decode_file(&node, Layer::Project) else { continue };
+        let Ok(node) = jsonc::parse(&raw, SourceId(u32::MAX), &|o| o) else {
+            continue;
+        };
+        let Ok(cfg) = config::decode_file(&node, Layer::Project) else {
+            continue;
+        };
         let dir = f.parent().unwrap_or(Path::new("/"));
         if let Some(r) = &cfg.references {
             for (name, v) in r.iter() {
@@ -696,7 +752,10 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
     }
     // The external_directory whitelist: skill directories, `skills.paths`, references.
     let mut dirs: Vec<PathBuf> = discover::skill_dirs(l.host, &l.paths, &discovery.config_dirs)
-        .map_err(|message| LoadError::Read { path: PathBuf::from("(environment)"), message })?;
+        .map_err(|message| LoadError::Read {
+            path: PathBuf::from("(environment)"),
+            message,
+        })?;
     for p in &acc.skill_paths {
         let base = if let Some(rest) = p.strip_prefix("~/") {
             l.paths.home.join(rest)

@@ -18,11 +18,7 @@ impl Project {
     /// Load what OpenCode would load when started in `cwd`.
     pub fn load(host: &dyn Host, cwd: &Path, platform: Platform) -> Result<Project, Box<Failure>> {
         let loaded = load::load(host, cwd)?;
-        let agents = agents::build_agents(
-            &loaded.merged,
-            loaded.paths(),
-            &loaded.whitelist_dirs,
-        );
+        let agents = agents::build_agents(&loaded.merged, loaded.paths(), &loaded.whitelist_dirs);
         let mut agents = agents;
         sort_like_agent_list(&mut agents);
         Ok(Project {

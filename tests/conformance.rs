@@ -300,7 +300,7 @@ fn compare_glob(o: &Run, p: &Run, pattern: &str, subject: &str) -> Outcome {
     };
     let got = line.get("action").cloned().unwrap_or(Value::Null);
     let input_ok = line.get("input").and_then(Value::as_str) == Some(subject);
-    if got == Value::from(want) && input_ok {
+    if got == want && input_ok {
         Outcome::Pass
     } else {
         Outcome::Fail(format!(

@@ -36,7 +36,8 @@ fn user(p: &Project, agent: &str) -> Vec<String> {
 #[test]
 fn merge_order_of_every_source() {
     // Spec §10.3 M4: one key per source; the `shared` patterns come out in load order.
-    let w = |tag: &str| format!(r#"{{"permission":{{"k_{tag}":"deny","shared":{{"{tag}":"deny"}}}}}}"#);
+    let w =
+        |tag: &str| format!(r#"{{"permission":{{"k_{tag}":"deny","shared":{{"{tag}":"deny"}}}}}}"#);
     let host = base()
         .file("/h/.config/opencode/opencode.json", &w("global"))
         .file("/x/custom.json", &w("OPENCODE_CONFIG"))
@@ -52,7 +53,10 @@ fn merge_order_of_every_source() {
         .var("OPENCODE_CONFIG_DIR", "/cfgdir")
         .var("OPENCODE_TEST_MANAGED_CONFIG_DIR", "/managed")
         .var("OPENCODE_CONFIG_CONTENT", &w("CONTENT"))
-        .var("OPENCODE_PERMISSION", r#"{"k_ENVPERM":"deny","shared":{"ENVPERM":"deny"}}"#);
+        .var(
+            "OPENCODE_PERMISSION",
+            r#"{"k_ENVPERM":"deny","shared":{"ENVPERM":"deny"}}"#,
+        );
     let p = load(&host, "/w/proj/sub");
     let shared: Vec<String> = p
         .agent("build")
@@ -65,8 +69,17 @@ fn merge_order_of_every_source() {
     assert_eq!(
         shared,
         [
-            "global", "OPENCODE_CONFIG", "proj_root", "proj_sub", "dot_sub", "dot_root",
-            "home_dot", "CONFIG_DIR", "CONTENT", "managed", "ENVPERM"
+            "global",
+            "OPENCODE_CONFIG",
+            "proj_root",
+            "proj_sub",
+            "dot_sub",
+            "dot_root",
+            "home_dot",
+            "CONFIG_DIR",
+            "CONTENT",
+            "managed",
+            "ENVPERM"
         ]
     );
     let layers: Vec<Layer> = p
@@ -87,9 +100,15 @@ fn merge_order_of_every_source() {
 fn merge_keeps_first_position_and_string_form_replaces() {
     // Spec: global {bash:deny,*:ask} + project "allow" => [bash deny, * allow].
     let host = base()
-        .file("/h/.config/opencode/opencode.json", r#"{"permission":{"bash":"deny","*":"ask"}}"#)
+        .file(
+            "/h/.config/opencode/opencode.json",
+            r#"{"permission":{"bash":"deny","*":"ask"}}"#,
+        )
         .file("/w/proj/opencode.json", r#"{"permission":"allow"}"#);
-    assert_eq!(user(&load(&host, PROJ), "build"), ["bash * deny", "* * allow"]);
+    assert_eq!(
+        user(&load(&host, PROJ), "build"),
+        ["bash * deny", "* * allow"]
+    );
 }
 
 #[test]
@@ -100,7 +119,12 @@ fn integer_keys_and_duplicates() {
     );
     assert_eq!(
         user(&load(&host, PROJ), "build"),
-        ["glob 5 deny", "glob * allow", "bash * ask", "bash git * allow"]
+        [
+            "glob 5 deny",
+            "glob * allow",
+            "bash * ask",
+            "bash git * allow"
+        ]
     );
 }
 
@@ -140,9 +164,17 @@ fn agent_rules_come_after_user_rules() {
     let p = load(&host, PROJ);
     assert_eq!(
         user(&p, "build"),
-        ["read * ask", "bash * allow", "edit * deny", "webfetch * deny", "write * ask", "glob * deny"]
+        [
+            "read * ask",
+            "bash * allow",
+            "edit * deny",
+            "webfetch * deny",
+            "write * ask",
+            "glob * deny"
+        ]
     );
-    let hidden = permaudit::model::agents::hidden_tools(&p.agent("build").unwrap().rules, Platform::Unix);
+    let hidden =
+        permaudit::model::agents::hidden_tools(&p.agent("build").unwrap().rules, Platform::Unix);
     assert_eq!(hidden, ["glob", "edit", "write", "webfetch"]);
 }
 
@@ -155,7 +187,10 @@ fn home_expansion_and_trailing_rule_suppression() {
     let p = load(&host, PROJ);
     let rules = &p.agent("build").unwrap().rules;
     assert_eq!(rules.last().unwrap().pattern, "/hc");
-    let host = base().file("/w/proj/opencode.json", r#"{"permission":{"external_directory":"deny"}}"#);
+    let host = base().file(
+        "/w/proj/opencode.json",
+        r#"{"permission":{"external_directory":"deny"}}"#,
+    );
     let p = load(&host, PROJ);
     let last = p.agent("build").unwrap().rules.last().unwrap().clone();
     assert_eq!(last.layer, Layer::ToolOutput);
@@ -166,7 +201,12 @@ fn home_expansion_and_trailing_rule_suppression() {
 fn plan_rule_is_relative_to_the_worktree() {
     let p = load(&base(), PROJ);
     let plan = p.agent("plan").unwrap();
-    assert!(plan.rules.iter().any(|r| r.permission == "edit" && r.pattern == "../../h/.local/share/opencode/plans/*.md"));
+    assert!(
+        plan.rules
+            .iter()
+            .any(|r| r.permission == "edit"
+                && r.pattern == "../../h/.local/share/opencode/plans/*.md")
+    );
 }
 
 #[test]
@@ -184,12 +224,19 @@ fn disable_and_custom_agents() {
 
 #[test]
 fn env_substitution_injects_and_spans_point_at_the_token() {
-    let host = base()
-        .var("EVIL", r#"deny", "edit": "deny"#)
-        .file("/w/proj/opencode.json", r#"{"permission":{"bash":"{env:EVIL}"}}"#);
+    let host = base().var("EVIL", r#"deny", "edit": "deny"#).file(
+        "/w/proj/opencode.json",
+        r#"{"permission":{"bash":"{env:EVIL}"}}"#,
+    );
     let p = load(&host, PROJ);
     assert_eq!(user(&p, "build"), ["bash * deny", "edit * deny"]);
-    let r = p.agent("build").unwrap().rules.iter().find(|r| r.permission == "edit").unwrap();
+    let r = p
+        .agent("build")
+        .unwrap()
+        .rules
+        .iter()
+        .find(|r| r.permission == "edit")
+        .unwrap();
     let pos = p.loaded.sources.position(r.loc.unwrap());
     assert_eq!((pos.line, pos.column), (1, 24)); // the `{env:EVIL}` token
 }
@@ -203,7 +250,10 @@ fn refused(host: &MemHost) -> LoadError {
 
 #[test]
 fn refusals_point_at_the_value() {
-    let host = base().file("/w/proj/opencode.json", "{\n  \"permission\": {\"bash\": \"ALLOW\"}\n}");
+    let host = base().file(
+        "/w/proj/opencode.json",
+        "{\n  \"permission\": {\"bash\": \"ALLOW\"}\n}",
+    );
     match refused(&host) {
         LoadError::Invalid(e) => {
             assert_eq!(e.path, "permission.bash");
@@ -213,7 +263,10 @@ fn refusals_point_at_the_value() {
     }
     let host = base().file("/w/proj/opencode.json", "{permission: {}}");
     assert!(matches!(refused(&host), LoadError::Syntax { .. }));
-    let host = base().file("/w/proj/opencode.json", r#"{"permission":{"bash":"{file:missing.txt}"}}"#);
+    let host = base().file(
+        "/w/proj/opencode.json",
+        r#"{"permission":{"bash":"{file:missing.txt}"}}"#,
+    );
     assert!(matches!(refused(&host), LoadError::FileRef { .. }));
 }
 
@@ -222,7 +275,16 @@ fn env_permission_is_unvalidated() {
     let host = base()
         .file("/w/proj/opencode.json", r#"{"permission":{"edit":"ask"}}"#)
         .var("OPENCODE_PERMISSION", r#"["deny","ask"]"#);
-    assert_eq!(user(&load(&host, PROJ), "build"), ["0 * deny", "1 * ask", "edit * ask"]);
-    let host = base().var("OPENCODE_PERMISSION", r#"{"bash":"maybe","__proto__":{"x":"deny"}}"#);
-    assert_eq!(user(&load(&host, PROJ), "build"), ["bash * \"maybe\"", "__proto__ x deny"]);
+    assert_eq!(
+        user(&load(&host, PROJ), "build"),
+        ["0 * deny", "1 * ask", "edit * ask"]
+    );
+    let host = base().var(
+        "OPENCODE_PERMISSION",
+        r#"{"bash":"maybe","__proto__":{"x":"deny"}}"#,
+    );
+    assert_eq!(
+        user(&load(&host, PROJ), "build"),
+        ["bash * \"maybe\"", "__proto__ x deny"]
+    );
 }

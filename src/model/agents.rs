@@ -80,7 +80,9 @@ pub fn from_config(map: &PermissionMap, home: &str) -> Vec<Rule> {
     };
     for (permission, entry) in map.iter() {
         match entry {
-            PermEntry::Action(leaf) => rules.push(rule(permission, "*".to_string(), leaf, Form::String)),
+            PermEntry::Action(leaf) => {
+                rules.push(rule(permission, "*".to_string(), leaf, Form::String))
+            }
             PermEntry::Patterns(pats) | PermEntry::List(pats) => {
                 for (pattern, leaf) in pats.iter() {
                     rules.push(rule(permission, expand(pattern, home), leaf, Form::Object));
@@ -183,7 +185,11 @@ fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule
             "build".into(),
             Mode::Primary,
             false,
-            builtin_rules(vec![B::S("question", Allow), B::S("plan_enter", Allow)], l, "build"),
+            builtin_rules(
+                vec![B::S("question", Allow), B::S("plan_enter", Allow)],
+                l,
+                "build",
+            ),
         ),
         (
             "plan".into(),
@@ -237,9 +243,19 @@ fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule
                 "explore",
             ),
         ),
-        ("compaction".into(), Mode::Primary, true, hidden_deny("compaction")),
+        (
+            "compaction".into(),
+            Mode::Primary,
+            true,
+            hidden_deny("compaction"),
+        ),
         ("title".into(), Mode::Primary, true, hidden_deny("title")),
-        ("summary".into(), Mode::Primary, true, hidden_deny("summary")),
+        (
+            "summary".into(),
+            Mode::Primary,
+            true,
+            hidden_deny("summary"),
+        ),
     ]
 }
 
@@ -314,8 +330,19 @@ pub fn build_agents(merged: &Merged, paths: &Paths, extra_dirs: &[String]) -> Ve
 
 /// The tools the default offline model is offered, in OpenCode's order (spec §2.4).
 pub const DEFAULT_TOOLS: [&str; 13] = [
-    "invalid", "question", "bash", "read", "glob", "grep", "edit", "write", "task", "webfetch",
-    "todowrite", "websearch", "skill",
+    "invalid",
+    "question",
+    "bash",
+    "read",
+    "glob",
+    "grep",
+    "edit",
+    "write",
+    "task",
+    "webfetch",
+    "todowrite",
+    "websearch",
+    "skill",
 ];
 
 /// The permission a tool id is checked under for visibility.

@@ -98,7 +98,10 @@ impl AgentEntry {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reference {
     Local(String),
-    Git { repository: String, branch: Option<String> },
+    Git {
+        repository: String,
+        branch: Option<String>,
+    },
 }
 
 /// The parts of one config source that decide permissions.
@@ -119,7 +122,14 @@ pub struct FileConfig {
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
     let Value::Object(o) = &node.value else {
-        return Err(err(node, path, format!("expected an object of references, got {}", node.value.preview())));
+        return Err(err(
+            node,
+            path,
+            format!(
+                "expected an object of references, got {}",
+                node.value.preview()
+            ),
+        ));
     };
     let mut out = JsObject::new();
     for (name, v) in o.iter() {
@@ -129,7 +139,10 @@ fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, Con
                 if s.starts_with('.') || s.starts_with('/') || s.starts_with('~') {
                     Reference::Local(s.clone())
                 } else {
-                    Reference::Git { repository: s.clone(), branch: None }
+                    Reference::Git {
+                        repository: s.clone(),
+                        branch: None,
+                    }
                 }
             }
             Value::Object(fields) => {
@@ -138,19 +151,32 @@ fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, Con
                         None => Ok(None),
                         Some(n) => match &n.value {
                             Value::String(s) => Ok(Some(s.clone())),
-                            other => Err(err(n, &join(&p, k), format!("expected a string, got {}", other.preview()))),
+                            other => Err(err(
+                                n,
+                                &join(&p, k),
+                                format!("expected a string, got {}", other.preview()),
+                            )),
                         },
                     }
                 };
                 if let Some(path) = get("path")? {
                     Reference::Local(path)
                 } else if let Some(repository) = get("repository")? {
-                    Reference::Git { repository, branch: get("branch")? }
+                    Reference::Git {
+                        repository,
+                        branch: get("branch")?,
+                    }
                 } else {
                     return Err(err(v, &p, "expected a `path` or a `repository` key"));
                 }
             }
-            other => return Err(err(v, &p, format!("expected a string or an object, got {}", other.preview()))),
+            other => {
+                return Err(err(
+                    v,
+                    &p,
+                    format!("expected a string or an object, got {}", other.preview()),
+                ));
+            }
         };
         out.set(name.to_string(), r);
     }
@@ -160,13 +186,21 @@ fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, Con
 fn decode_skills(node: &Node, path: &str) -> Result<Option<Vec<String>>, ConfigError> {
     let strings = |n: &Node, p: &str| -> Result<Vec<String>, ConfigError> {
         let Value::Array(items) = &n.value else {
-            return Err(err(n, p, format!("expected an array of strings, got {}", n.value.preview())));
+            return Err(err(
+                n,
+                p,
+                format!("expected an array of strings, got {}", n.value.preview()),
+            ));
         };
         items
             .iter()
             .map(|i| match &i.value {
                 Value::String(s) => Ok(s.clone()),
-                other => Err(err(i, p, format!("expected a string, got {}", other.preview()))),
+                other => Err(err(
+                    i,
+                    p,
+                    format!("expected a string, got {}", other.preview()),
+                )),
             })
             .collect()
     };
@@ -185,12 +219,22 @@ fn decode_skills(node: &Node, path: &str) -> Result<Option<Vec<String>>, ConfigE
             Some(p) => Ok(Some(strings(p, &join(path, "paths"))?)),
             None => Ok(None),
         },
-        other => Err(err(node, path, format!("expected an object, got {}", other.preview()))),
+        other => Err(err(
+            node,
+            path,
+            format!("expected an object, got {}", other.preview()),
+        )),
     }
 }
 
 /// Permission keys whose value must be an action string (spec §3.1).
-pub const ACTION_ONLY_KEYS: [&str; 5] = ["todowrite", "question", "webfetch", "websearch", "doom_loop"];
+pub const ACTION_ONLY_KEYS: [&str; 5] = [
+    "todowrite",
+    "question",
+    "webfetch",
+    "websearch",
+    "doom_loop",
+];
 
 /// Legacy tool names that all set `edit` (spec §5.4).
 pub fn tool_permission_name(tool: &str) -> &str {
@@ -241,7 +285,11 @@ fn action_of(node: &Node, path: &str, expected: &str) -> Result<Action, ConfigEr
 }
 
 /// Decode a `permission` value (top level or an agent's).
-pub fn decode_permission(node: &Node, path: &str, layer: Layer) -> Result<PermissionMap, ConfigError> {
+pub fn decode_permission(
+    node: &Node,
+    path: &str,
+    layer: Layer,
+) -> Result<PermissionMap, ConfigError> {
     let mut map = PermissionMap::new();
     match &node.value {
         Value::String(_) => {
@@ -326,7 +374,10 @@ pub fn decode_tools(node: &Node, path: &str) -> Result<JsObject<ToolEntry>, Conf
         return Err(err(
             node,
             path,
-            format!("expected an object of tool → boolean, got {}", node.value.preview()),
+            format!(
+                "expected an object of tool → boolean, got {}",
+                node.value.preview()
+            ),
         ));
     };
     let mut out = JsObject::new();
@@ -354,7 +405,11 @@ pub fn decode_tools(node: &Node, path: &str) -> Result<JsObject<ToolEntry>, Conf
 pub fn tools_to_permission(tools: &JsObject<ToolEntry>, layer: Layer) -> PermissionMap {
     let mut map = PermissionMap::new();
     for (k, t) in tools.iter() {
-        let action = if t.enabled { Action::Allow } else { Action::Deny };
+        let action = if t.enabled {
+            Action::Allow
+        } else {
+            Action::Deny
+        };
         map.set(
             tool_permission_name(k).to_string(),
             PermEntry::Action(Leaf {
@@ -379,12 +434,24 @@ pub enum EntryKind {
 }
 
 const MODES: [&str; 3] = ["primary", "subagent", "all"];
-const COLORS: [&str; 7] = ["primary", "secondary", "accent", "success", "warning", "error", "info"];
+const COLORS: [&str; 7] = [
+    "primary",
+    "secondary",
+    "accent",
+    "success",
+    "warning",
+    "error",
+    "info",
+];
 
 fn expect_string(v: &Node, p: &str) -> Result<(), ConfigError> {
     match v.value {
         Value::String(_) => Ok(()),
-        _ => Err(err(v, p, format!("expected a string, got {}", v.value.preview()))),
+        _ => Err(err(
+            v,
+            p,
+            format!("expected a string, got {}", v.value.preview()),
+        )),
     }
 }
 
@@ -398,44 +465,76 @@ fn number(v: &Node) -> Option<f64> {
 fn expect_finite(v: &Node, p: &str) -> Result<(), ConfigError> {
     match number(v) {
         Some(n) if n.is_finite() => Ok(()),
-        Some(_) => Err(err(v, p, "expected a finite number (this one overflows to Infinity)")),
-        None => Err(err(v, p, format!("expected a number, got {}", v.value.preview()))),
+        Some(_) => Err(err(
+            v,
+            p,
+            "expected a finite number (this one overflows to Infinity)",
+        )),
+        None => Err(err(
+            v,
+            p,
+            format!("expected a number, got {}", v.value.preview()),
+        )),
     }
 }
 
 fn expect_positive_int(v: &Node, p: &str) -> Result<(), ConfigError> {
     match number(v) {
         Some(n) if n.fract() == 0.0 && n > 0.0 && n.is_finite() => Ok(()),
-        Some(_) => Err(err(v, p, format!("expected a positive integer, got {}", v.value.preview()))),
-        None => Err(err(v, p, format!("expected a positive integer, got {}", v.value.preview()))),
+        Some(_) => Err(err(
+            v,
+            p,
+            format!("expected a positive integer, got {}", v.value.preview()),
+        )),
+        None => Err(err(
+            v,
+            p,
+            format!("expected a positive integer, got {}", v.value.preview()),
+        )),
     }
 }
 
 fn expect_bool(v: &Node, p: &str) -> Result<(), ConfigError> {
     match v.value {
         Value::Bool(_) => Ok(()),
-        _ => Err(err(v, p, format!("expected a boolean, got {}", v.value.preview()))),
+        _ => Err(err(
+            v,
+            p,
+            format!("expected a boolean, got {}", v.value.preview()),
+        )),
     }
 }
 
 fn expect_object(v: &Node, p: &str) -> Result<(), ConfigError> {
     match v.value {
         Value::Object(_) => Ok(()),
-        _ => Err(err(v, p, format!("expected an object, got {}", v.value.preview()))),
+        _ => Err(err(
+            v,
+            p,
+            format!("expected an object, got {}", v.value.preview()),
+        )),
     }
 }
 
 fn expect_strings(v: &Node, p: &str) -> Result<(), ConfigError> {
     match &v.value {
         Value::Array(items) => items.iter().try_for_each(|i| expect_string(i, p)),
-        _ => Err(err(v, p, format!("expected an array of strings, got {}", v.value.preview()))),
+        _ => Err(err(
+            v,
+            p,
+            format!("expected an array of strings, got {}", v.value.preview()),
+        )),
     }
 }
 
 fn expect_one_of(v: &Node, p: &str, options: &[&str]) -> Result<(), ConfigError> {
     match v.value.as_str() {
         Some(s) if options.contains(&s) => Ok(()),
-        _ => Err(err(v, p, format!("expected one of {options:?}, got {}", v.value.preview()))),
+        _ => Err(err(
+            v,
+            p,
+            format!("expected one of {options:?}, got {}", v.value.preview()),
+        )),
     }
 }
 
@@ -444,7 +543,9 @@ fn expect_one_of(v: &Node, p: &str, options: &[&str]) -> Result<(), ConfigError>
 /// and formatter schemas are checked only for being objects.
 fn check_other_top_level(k: &str, v: &Node) -> Result<(), ConfigError> {
     match k {
-        "$schema" | "shell" | "model" | "small_model" | "default_agent" | "username" => expect_string(v, k),
+        "$schema" | "shell" | "model" | "small_model" | "default_agent" | "username" => {
+            expect_string(v, k)
+        }
         "logLevel" => expect_one_of(v, k, &["DEBUG", "INFO", "WARN", "ERROR"]),
         "share" => expect_one_of(v, k, &["manual", "auto", "disabled"]),
         "layout" => expect_one_of(v, k, &["auto", "stretch"]),
@@ -452,26 +553,58 @@ fn check_other_top_level(k: &str, v: &Node) -> Result<(), ConfigError> {
         "autoupdate" => match &v.value {
             Value::Bool(_) => Ok(()),
             Value::String(s) if s == "notify" => Ok(()),
-            _ => Err(err(v, k, format!("expected a boolean or \"notify\", got {}", v.value.preview()))),
+            _ => Err(err(
+                v,
+                k,
+                format!(
+                    "expected a boolean or \"notify\", got {}",
+                    v.value.preview()
+                ),
+            )),
         },
         "instructions" | "disabled_providers" | "enabled_providers" => expect_strings(v, k),
         "subagent_depth" => match number(v) {
             Some(n) if n.fract() == 0.0 && n >= 0.0 => Ok(()),
-            _ => Err(err(v, k, format!("expected a non-negative integer, got {}", v.value.preview()))),
+            _ => Err(err(
+                v,
+                k,
+                format!("expected a non-negative integer, got {}", v.value.preview()),
+            )),
         },
         "provider" | "mcp" | "command" | "server" | "watcher" | "attachment" | "enterprise"
         | "tool_output" | "compaction" | "experimental" => expect_object(v, k),
         "formatter" | "lsp" => match v.value {
             Value::Bool(_) | Value::Object(_) => Ok(()),
-            _ => Err(err(v, k, format!("expected a boolean or an object, got {}", v.value.preview()))),
+            _ => Err(err(
+                v,
+                k,
+                format!("expected a boolean or an object, got {}", v.value.preview()),
+            )),
         },
         "plugin" => match &v.value {
             Value::Array(items) => items.iter().try_for_each(|i| match &i.value {
                 Value::String(_) => Ok(()),
-                Value::Array(pair) if pair.len() == 2 && matches!(pair[0].value, Value::String(_)) && matches!(pair[1].value, Value::Object(_)) => Ok(()),
-                _ => Err(err(i, k, format!("expected a plugin name or [name, options], got {}", i.value.preview()))),
+                Value::Array(pair)
+                    if pair.len() == 2
+                        && matches!(pair[0].value, Value::String(_))
+                        && matches!(pair[1].value, Value::Object(_)) =>
+                {
+                    Ok(())
+                }
+                _ => Err(err(
+                    i,
+                    k,
+                    format!(
+                        "expected a plugin name or [name, options], got {}",
+                        i.value.preview()
+                    ),
+                )),
             }),
-            _ => Err(err(v, k, format!("expected an array, got {}", v.value.preview()))),
+            _ => Err(err(
+                v,
+                k,
+                format!("expected an array, got {}", v.value.preview()),
+            )),
         },
         _ => Ok(()),
     }
@@ -511,7 +644,11 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
             "tools" => tools = Some(decode_tools(v, &p)?),
             "disable" | "hidden" => {
                 let Value::Bool(b) = v.value else {
-                    return Err(err(v, &p, format!("expected a boolean, got {}", v.value.preview())));
+                    return Err(err(
+                        v,
+                        &p,
+                        format!("expected a boolean, got {}", v.value.preview()),
+                    ));
                 };
                 if k == "disable" {
                     entry.disable = Some(b);
@@ -541,18 +678,23 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
             "color" => {
                 expect_string(v, &p)?;
                 let c = v.value.as_str().unwrap_or_default();
-                let hex = c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|ch| ch.is_ascii_hexdigit());
+                let hex = c.len() == 7
+                    && c.starts_with('#')
+                    && c[1..].chars().all(|ch| ch.is_ascii_hexdigit());
                 if !hex && !COLORS.contains(&c) {
-                    return Err(err(v, &p, format!("expected `#rrggbb` or one of {COLORS:?}, got {}", v.value.preview())));
+                    return Err(err(
+                        v,
+                        &p,
+                        format!(
+                            "expected `#rrggbb` or one of {COLORS:?}, got {}",
+                            v.value.preview()
+                        ),
+                    ));
                 }
             }
             "temperature" | "top_p" => expect_finite(v, &p)?,
             "steps" | "maxSteps" => expect_positive_int(v, &p)?,
-            "options" => {
-                if !matches!(v.value, Value::Object(_)) {
-                    return Err(err(v, &p, format!("expected an object, got {}", v.value.preview())));
-                }
-            }
+            "options" => expect_object(v, &p)?,
             _ => {} // other keys go to `options` in OpenCode
         }
     }
@@ -579,7 +721,10 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
         return Err(err(
             root,
             "",
-            format!("expected a config object at the top level, got {}", root.value.preview()),
+            format!(
+                "expected a config object at the top level, got {}",
+                root.value.preview()
+            ),
         ));
     };
     let mut cfg = FileConfig::default();
@@ -616,7 +761,11 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                         format!("expected an object of agents, got {}", v.value.preview()),
                     ));
                 };
-                let kind = if k == "agent" { EntryKind::Json } else { EntryKind::Mode };
+                let kind = if k == "agent" {
+                    EntryKind::Json
+                } else {
+                    EntryKind::Mode
+                };
                 let mut out = JsObject::new();
                 for (name, a) in agents.iter().filter(|(k, _)| *k != "__proto__") {
                     out.set(name.to_string(), decode_agent(a, &join(k, name), kind)?);
@@ -657,7 +806,11 @@ fn lower_v2_agent(a: &Node) -> Option<AgentEntry> {
         permission: Some(PermissionMap::new()),
         ..AgentEntry::default()
     };
-    if let Some(m) = o.get("mode").and_then(|n| n.value.as_str()).filter(|m| MODES.contains(m)) {
+    if let Some(m) = o
+        .get("mode")
+        .and_then(|n| n.value.as_str())
+        .filter(|m| MODES.contains(m))
+    {
         e.mode = Some(m.to_string());
     }
     if let Some(Value::Bool(h)) = o.get("hidden").map(|n| &n.value) {
@@ -694,13 +847,22 @@ mod tests {
     fn refusals() {
         for (t, path) in [
             (r#"{"permission":{"bash":"ALLOW"}}"#, "permission.bash"),
-            (r#"{"permission":{"webfetch":{"https://x/*":"deny"}}}"#, "permission.webfetch"),
+            (
+                r#"{"permission":{"webfetch":{"https://x/*":"deny"}}}"#,
+                "permission.webfetch",
+            ),
             (r#"{"permission":{"bash":null}}"#, "permission.bash"),
             (r#"{"permission":[]}"#, "permission"),
-            (r#"{"permission":{"bash":{"git":{"*":"deny"}}}}"#, "permission.bash.git"),
+            (
+                r#"{"permission":{"bash":{"git":{"*":"deny"}}}}"#,
+                "permission.bash.git",
+            ),
             (r#"{"permission":{"bash":5}}"#, "permission.bash"),
             (r#"{"permissions":{}}"#, "permissions"),
-            (r#"{"agent":{"build":{"permissions":{}}}}"#, "agent.build.permissions"),
+            (
+                r#"{"agent":{"build":{"permissions":{}}}}"#,
+                "agent.build.permissions",
+            ),
             (r#"[]"#, ""),
         ] {
             let e = decode(t).unwrap_err();
@@ -716,7 +878,9 @@ mod tests {
         .unwrap();
         let b = c.agent.get("build").unwrap().permission.as_ref().unwrap();
         assert_eq!(keys(b), ["webfetch", "edit", "bash", "write"]);
-        let PermEntry::Action(l) = b.get("bash").unwrap() else { panic!() };
+        let PermEntry::Action(l) = b.get("bash").unwrap() else {
+            panic!()
+        };
         assert_eq!(l.action, Action::Allow);
         assert_eq!(l.layer, Layer::AgentConfig);
     }

@@ -36,7 +36,9 @@ fn parts(e: &LoadError) -> (Option<Loc>, String, String) {
             format!("OpenCode refuses this config: {message}"),
             "this reference".to_string(),
         ),
-        LoadError::Unauditable { loc, message } => (Some(*loc), message.clone(), "here".to_string()),
+        LoadError::Unauditable { loc, message } => {
+            (Some(*loc), message.clone(), "here".to_string())
+        }
     }
 }
 
@@ -55,7 +57,10 @@ pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String 
     let file = sources.get(loc.source);
     let diag = MietteDiagnostic::new(headline.clone())
         .with_code("permaudit::refused")
-        .with_label(LabeledSpan::at(loc.span.start..loc.span.end.max(loc.span.start), label));
+        .with_label(LabeledSpan::at(
+            loc.span.start..loc.span.end.max(loc.span.start),
+            label,
+        ));
     let report = miette::Report::new(diag)
         .with_source_code(NamedSource::new(file.name(), file.text.clone()));
     let theme = if style.color {

@@ -9,7 +9,13 @@ use crate::model::agents::{Agent, Decision};
 use crate::project::Project;
 use serde_json::json;
 
-pub fn json(p: &Project, a: &Agent, permission: &str, input: &str, d: &Decision) -> serde_json::Value {
+pub fn json(
+    p: &Project,
+    a: &Agent,
+    permission: &str,
+    input: &str,
+    d: &Decision,
+) -> serde_json::Value {
     let rule = d.rule.map(|i| &a.rules[i]);
     json!({
         "version": 1,
@@ -40,7 +46,14 @@ fn describe(p: &Project, a: &Agent, i: usize) -> String {
     )
 }
 
-pub fn human(p: &Project, a: &Agent, permission: &str, input: &str, d: &Decision, style: Style) -> String {
+pub fn human(
+    p: &Project,
+    a: &Agent,
+    permission: &str,
+    input: &str,
+    d: &Decision,
+    style: Style,
+) -> String {
     let action = d.effect.to_string();
     let mut out = format!(
         "{}{}  {} {} {}\n",
@@ -81,7 +94,13 @@ pub struct Renderer<'a> {
 }
 
 impl<'a> Renderer<'a> {
-    pub fn new(p: &'a Project, a: &'a Agent, permission: &'a str, json: bool, style: Style) -> Renderer<'a> {
+    pub fn new(
+        p: &'a Project,
+        a: &'a Agent,
+        permission: &'a str,
+        json: bool,
+        style: Style,
+    ) -> Renderer<'a> {
         let head = format!(
             "{{\"version\":1,\"agent\":{},\"permission\":{},\"input\":",
             serde_json::to_string(&a.name).unwrap_or_default(),
@@ -113,7 +132,10 @@ impl<'a> Renderer<'a> {
             });
             let text = serde_json::to_string(&v).unwrap_or_default();
             // `{…}` → `,…,"overridden":`
-            let inner = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')).unwrap_or("");
+            let inner = text
+                .strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+                .unwrap_or("");
             self.tails[slot] = Some(format!(",{inner},\"overridden\":"));
         }
         self.tails[slot].as_deref().unwrap_or("")
@@ -123,7 +145,10 @@ impl<'a> Renderer<'a> {
         if self.described.get(i).is_some_and(|d| d.is_none()) {
             self.described[i] = Some(describe(self.p, self.a, i));
         }
-        self.described.get(i).and_then(|d| d.as_deref()).unwrap_or("")
+        self.described
+            .get(i)
+            .and_then(|d| d.as_deref())
+            .unwrap_or("")
     }
 
     /// Write the decision of one input: `rule` decided it, `overridden` are the earlier

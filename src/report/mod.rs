@@ -29,10 +29,18 @@ impl Style {
         }
     }
     pub fn dim(&self, s: &str) -> String {
-        if self.color { s.dimmed().to_string() } else { s.to_string() }
+        if self.color {
+            s.dimmed().to_string()
+        } else {
+            s.to_string()
+        }
     }
     pub fn bold(&self, s: &str) -> String {
-        if self.color { s.bold().to_string() } else { s.to_string() }
+        if self.color {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
     }
 }
 

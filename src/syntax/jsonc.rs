@@ -92,7 +92,11 @@ fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
                 }
                 ' ' | '\t' | '\n' | '\r' => {}
                 c if c.is_whitespace() || c == '\u{feff}' => {
-                    return Some((i, i + c.len_utf8(), "InvalidSymbol: only space, tab, LF and CR separate tokens"));
+                    return Some((
+                        i,
+                        i + c.len_utf8(),
+                        "InvalidSymbol: only space, tab, LF and CR separate tokens",
+                    ));
                 }
                 _ => {}
             },
@@ -102,7 +106,11 @@ fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
                 }
                 '"' => st = St::Code,
                 c if (c as u32) < 0x20 => {
-                    return Some((str_start, i + 1, "InvalidCharacter: a raw control character (tab, newline, …) inside a string; escape it"));
+                    return Some((
+                        str_start,
+                        i + 1,
+                        "InvalidCharacter: a raw control character (tab, newline, …) inside a string; escape it",
+                    ));
                 }
                 _ => {}
             },
@@ -214,7 +222,14 @@ pub fn parse_recording(
             }),
             Some(v) => {
                 let mut written = Vec::new();
-                let node = convert(&v, bom, &loc, None, dialect == Dialect::StrictJson, &mut written);
+                let node = convert(
+                    &v,
+                    bom,
+                    &loc,
+                    None,
+                    dialect == Dialect::StrictJson,
+                    &mut written,
+                );
                 Ok((node, written))
             }
         },
@@ -394,7 +409,10 @@ mod tests {
         // `c` is written in JavaScript order already; the outer object has no quirk.
         assert_eq!(keys, [vec!["*", "5"], vec!["x", "y", "x"]]);
         let w = &written[1];
-        assert_eq!(&text[w.loc.span.start..w.loc.span.end], r#"{"x":"ask","y":"ask","x":"deny"}"#);
+        assert_eq!(
+            &text[w.loc.span.start..w.loc.span.end],
+            r#"{"x":"ask","y":"ask","x":"deny"}"#
+        );
         assert_eq!(w.props[2].value.value.as_str(), Some("deny"));
     }
 
