@@ -26,6 +26,59 @@ use support::oracle::{self, Located, Run, Verdict};
 
 const ORACLE_RULES_ARGS: &[&str] = &["agent", "list", "--pure"];
 const PERMAUDIT_RULES_ARGS: &[&str] = &["rules", "--format", "json"];
+const PERMAUDIT_CHECK_ARGS: &[&str] = &["check", "--format", "json", "--fail-on", "never"];
+
+/// Decide `(permission, input)` over OpenCode's printed ruleset by last match (spec §2.1):
+/// `(rule index, action)`, `(None, "ask")` when nothing matches.
+fn oracle_decide(rules: &[oracle::Rule], permission: &str, input: &str) -> (Option<usize>, String) {
+    let m = |subject: &str, pattern: &Value| {
+        pattern
+            .as_str()
+            .is_some_and(|p| permaudit::glob::matches(subject, p, permaudit::glob::Platform::Unix))
+    };
+    match rules
+        .iter()
+        .rposition(|r| m(permission, &r.permission) && m(input, &r.pattern))
+    {
+        Some(i) => {
+            let a = match rules[i].action.as_str() {
+                Some("allow") => "allow",
+                Some("deny") => "deny",
+                _ => "ask",
+            };
+            (Some(i), a.to_string())
+        }
+        None => (None, "ask".to_string()),
+    }
+}
+
+/// Check every witness of `permaudit check --format json` against OpenCode's rulesets.
+fn witnesses_hold(expected: &oracle::Agents, check_stdout: &str) -> Result<usize, String> {
+    let v: Value =
+        serde_json::from_str(check_stdout).map_err(|e| format!("check output is not JSON: {e}"))?;
+    let mut checked = 0;
+    for f in v["findings"].as_array().into_iter().flatten() {
+        let Some(agent) = f["agent"].as_str().and_then(|a| expected.get(a)) else {
+            continue;
+        };
+        for w in f["witnesses"].as_array().into_iter().flatten() {
+            let (perm, input) = (
+                w["permission"].as_str().unwrap_or(""),
+                w["input"].as_str().unwrap_or(""),
+            );
+            let (rule, action) = oracle_decide(&agent.rules, perm, input);
+            let claimed_rule = w["rule"].as_u64().map(|r| r as usize);
+            if w["action"].as_str() != Some(action.as_str()) || claimed_rule != rule {
+                return Err(format!(
+                    "{} in agent {}: {perm} {input:?} claimed {} by rule {:?}, OpenCode's ruleset gives {action} by rule {rule:?}",
+                    f["id"], f["agent"], w["action"], claimed_rule
+                ));
+            }
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
 
 fn oracle_or_skip(test: &str) -> Option<std::path::PathBuf> {
     match oracle::locate() {
@@ -160,6 +213,7 @@ struct Kinds {
     accepted: usize,
     refused: usize,
     crashed: usize,
+    witnesses: usize,
 }
 
 #[test]
@@ -182,7 +236,21 @@ fn agent_rulesets_match_opencode() {
         // A pristine copy at the same absolute path: see the module comment of harness.rs.
         harness::materialize(&case, &root, true);
         let p = harness::run_permaudit(&case, &root, &env, PERMAUDIT_RULES_ARGS);
-        let outcome = harness::compare_rules(&o, &p, &root);
+        let mut outcome = harness::compare_rules(&o, &p, &root);
+        // Every witness `check` reports must hold on OpenCode's own ruleset (issue 3).
+        if let (Outcome::Pass | Outcome::PassWithNotes(_), Ok(Verdict::Agents(expected))) =
+            (&outcome, oracle::verdict(&o))
+        {
+            let c = harness::run_permaudit(&case, &root, &env, PERMAUDIT_CHECK_ARGS);
+            match witnesses_hold(&expected, &c.stdout) {
+                Ok(n) => kinds.lock().unwrap().witnesses += n,
+                Err(e) => {
+                    outcome = Outcome::Fail(format!(
+                        "check witness does not hold on OpenCode's ruleset: {e}"
+                    ))
+                }
+            }
+        }
         {
             let mut k = kinds.lock().unwrap();
             match oracle::verdict(&o) {
@@ -206,8 +274,8 @@ fn agent_rulesets_match_opencode() {
     });
     let k = kinds.into_inner().unwrap();
     let extra = format!(
-        "; OpenCode accepted {}, refused {}, crashed on {}",
-        k.accepted, k.refused, k.crashed
+        "; OpenCode accepted {}, refused {}, crashed on {}; {} check witnesses hold on OpenCode's rulesets",
+        k.accepted, k.refused, k.crashed, k.witnesses
     );
     finish(
         "agent_rulesets_match_opencode",
