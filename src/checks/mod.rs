@@ -564,3 +564,35 @@ pub fn docs_text(c: &Check) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// For every user rule other than a deny that decides nothing, with the later rule that
+/// takes one of its inputs (`decider`) and a witness: `make` builds the finding. `same_origin`
+/// selects rules overridden from their own file and layer (`dead-rule`) or from another
+/// (`overridden-by-later-layer`).
+pub fn each_dead_non_deny(
+    ctx: &Ctx<'_>,
+    reach: &[Vec<Option<Reach>>],
+    from_same_origin: bool,
+    out: &mut Vec<Finding>,
+    make: impl Fn(&Agent, usize, &Rule, &Rule, Witness) -> Finding,
+) {
+    let mut memo = TailMemo::default();
+    for (ai, agent) in ctx.project.agents.iter().enumerate() {
+        for (i, r) in agent.rules.iter().enumerate() {
+            if r.action == crate::model::Action::Deny {
+                continue;
+            }
+            let Some(Reach::Dead(Some(ov))) = &reach[ai][i] else {
+                continue;
+            };
+            let d = &agent.rules[ov.decider];
+            if same_origin(r, d) != from_same_origin {
+                continue;
+            }
+            memo.run(ctx, ai, i, out, || match ctx.witness(agent, &ov.input) {
+                Some(w) => vec![make(agent, i, r, d, w)],
+                None => Vec::new(),
+            });
+        }
+    }
+}

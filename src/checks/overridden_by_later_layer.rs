@@ -17,8 +17,7 @@
 //! ## How to fix
 //! Keep one source of truth, or accept the override knowingly.
 
-use super::{Check, Ctx, Finding, Level, Reach, TailMemo, describe, same_origin};
-use crate::model::Action;
+use super::{Check, Ctx, Finding, Level, Reach, describe, each_dead_non_deny};
 
 pub const CHECK: Check = Check {
     id: "overridden-by-later-layer",
@@ -28,56 +27,38 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
-    let mut memo = TailMemo::default();
-    for (ai, agent) in ctx.project.agents.iter().enumerate() {
-        for (i, r) in agent.rules.iter().enumerate() {
-            if r.action == Action::Deny {
-                continue;
-            }
-            let Some(Reach::Dead(Some(ov))) = &reach[ai][i] else {
-                continue;
-            };
-            let d = &agent.rules[ov.decider];
-            if same_origin(r, d) {
-                continue;
-            }
-            memo.run(ctx, ai, i, out, || {
-                let Some(w) = ctx.witness(agent, &ov.input) else {
-                    return Vec::new();
-                };
-                let mut related = Vec::new();
-                if let Some(l) = d.loc {
-                    related.push((
-                        l,
-                        format!(
-                            "[{}] decides {} → {}",
-                            d.layer,
-                            serde_json::to_string(&w.input).unwrap_or_default(),
-                            w.action
-                        ),
-                    ));
-                }
-                vec![Finding {
-                    id: CHECK.id,
-                    level: CHECK.level,
-                    agent: Some(agent.name.clone()),
-                    rule: Some(i),
-                    loc: r.loc,
-                    message: format!(
-                        "this [{}] rule is overridden by {} from [{}] at {}: e.g. {} {} → {}",
-                        r.layer,
-                        describe(d),
-                        d.layer,
-                        ctx.place(d),
-                        w.permission,
-                        serde_json::to_string(&w.input).unwrap_or_default(),
-                        w.action
-                    ),
-                    related,
-                    witnesses: vec![w],
-                    help: None,
-                }]
-            });
+    each_dead_non_deny(ctx, reach, false, out, |agent, i, r, d, w| {
+        let mut related = Vec::new();
+        if let Some(l) = d.loc {
+            related.push((
+                l,
+                format!(
+                    "[{}] decides {} → {}",
+                    d.layer,
+                    serde_json::to_string(&w.input).unwrap_or_default(),
+                    w.action
+                ),
+            ));
         }
-    }
+        Finding {
+            id: CHECK.id,
+            level: CHECK.level,
+            agent: Some(agent.name.clone()),
+            rule: Some(i),
+            loc: r.loc,
+            message: format!(
+                "this [{}] rule is overridden by {} from [{}] at {}: e.g. {} {} → {}",
+                r.layer,
+                describe(d),
+                d.layer,
+                ctx.place(d),
+                w.permission,
+                serde_json::to_string(&w.input).unwrap_or_default(),
+                w.action
+            ),
+            related,
+            witnesses: vec![w],
+            help: None,
+        }
+    });
 }

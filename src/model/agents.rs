@@ -143,11 +143,18 @@ fn tool_output(paths: &Paths) -> String {
     format!("{}/*", paths.data.join("tool-output").display())
 }
 
+/// `{"*": "ask", <each whitelisted dir>: "allow"}`: the defaults' `external_directory`
+/// object, which explore repeats in its own rules.
+fn external_directory_object(white: &[String]) -> Vec<(String, Action)> {
+    let mut ext = vec![("*".to_string(), Action::Ask)];
+    ext.extend(white.iter().map(|d| (d.clone(), Action::Allow)));
+    ext
+}
+
 /// OpenCode's defaults, the first rules of every agent.
 pub fn defaults(white: &[String]) -> Vec<Rule> {
     use Action::*;
-    let mut ext = vec![("*".to_string(), Ask)];
-    ext.extend(white.iter().map(|d| (d.clone(), Allow)));
+    let ext = external_directory_object(white);
     builtin_rules(
         vec![
             B::S("*", Allow),
@@ -176,8 +183,7 @@ fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule
     use Action::*;
     let plans = paths.data.join("plans");
     let plan_rel = relative(&paths.worktree, &plans.join("*.md"));
-    let mut ext = vec![("*".to_string(), Ask)];
-    ext.extend(white.iter().map(|d| (d.clone(), Allow)));
+    let ext = external_directory_object(white);
     let l = Layer::AgentBuiltin;
     let hidden_deny = |name: &str| builtin_rules(vec![B::S("*", Deny)], l, name);
     vec![
