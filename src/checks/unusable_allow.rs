@@ -15,6 +15,9 @@
 //! bash is hidden; `echo hi` is never run. `{"*": "deny", "echo *": "allow"}` keeps bash
 //! visible, allows `echo …` and denies the rest.
 //!
+//! Only allows written in the same file and layer as the hiding rule are reported: an agent
+//! whose own config denies a tool outright means it.
+//!
 //! ## How to fix
 //! Put the `* deny` first and the allows after it.
 
@@ -48,6 +51,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     || r.action.effective() == Effect::Deny
                     || !Wildcard::compile(&r.permission).is_match(perm, platform)
                     || (tool == "write" && perm == "edit")
+                    // A later file or layer (an agent's own `edit: deny`) hiding the tool is
+                    // a deliberate override, not an unusable allow.
+                    || !super::same_origin(r, &agent.rules[h])
                 {
                     continue;
                 }
