@@ -19,7 +19,8 @@ pub mod shadowed_deny;
 pub mod unchecked_permission;
 pub mod unusable_allow;
 
-use crate::glob::analysis::{Analysis, Input, RuleShape};
+use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
+use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::model::agents::{Agent, evaluate};
 use crate::model::{Effect, Rule};
 
@@ -383,9 +384,10 @@ fn common_tail(a: &[Rule], b: &[Rule]) -> usize {
         .count()
 }
 
-/// [`Analysis::overridden`] with a cheap exact disjointness test in front of each automaton
-/// intersection: most later rules have another literal permission name, and those pairs
-/// never need a product automaton.
+/// [`Analysis::overridden`], deciding witnesses with the compiled `Quick` evaluator. Only
+/// [`Analysis::later_candidates`] are intersected: most later rules have another literal
+/// permission name or a clashing literal prefix, and those pairs never need a product
+/// automaton.
 fn overridden(
     an: &Analysis,
     quick: &Quick,
@@ -394,12 +396,9 @@ fn overridden(
     use crate::glob::analysis::Overridden;
     use crate::glob::automaton::Outcome;
     let mut inconclusive = false;
-    for j in (i + 1..an.len()).rev() {
-        if quick.disjoint(i, j) {
-            continue;
-        }
+    for j in an.later_candidates(i) {
         match an.intersection(i, j) {
-            Outcome::Witness(input) => match an.decision(&input) {
+            Outcome::Witness(input) => match quick.decide(&input.permission, &input.subject) {
                 Some(decider) if decider > i => {
                     return Outcome::Witness(Overridden { input, decider });
                 }
@@ -416,54 +415,27 @@ fn overridden(
     }
 }
 
-/// Each rule's globs compiled once, for [`Quick::disjoint`].
+/// Each rule's globs compiled once: cheap exact disjointness ([`Quick::disjoint`]) and
+/// decisions through one compiled evaluator per permission name ([`Quick::decide`]).
 pub(super) struct Quick {
     platform: crate::glob::Platform,
-    rules: Vec<(std::rc::Rc<Glob>, std::rc::Rc<Glob>)>,
-}
-
-/// A compiled glob with its literal prefix and suffix.
-struct Glob {
-    wildcard: crate::glob::Wildcard,
-    /// The whole word when the glob has no wildcard at all.
-    literal: Option<Vec<u16>>,
-    prefix: Vec<u16>,
-    /// `None` when the glob ends in the optional ` *` tail (no fixed suffix).
-    suffix: Option<Vec<u16>>,
-}
-
-impl Glob {
-    fn new(text: &str) -> Glob {
-        use crate::glob::wildcard::Token;
-        let wildcard = crate::glob::Wildcard::compile(text);
-        let lit = |t: &Token| match t {
-            Token::Lit(u) => Some(*u),
-            _ => None,
-        };
-        let prefix: Vec<u16> = wildcard.tokens.iter().map_while(lit).collect();
-        let mut suffix: Vec<u16> = wildcard.tokens.iter().rev().map_while(lit).collect();
-        suffix.reverse();
-        let literal = (prefix.len() == wildcard.tokens.len() && !wildcard.optional_tail)
-            .then(|| prefix.clone());
-        Glob {
-            literal,
-            prefix,
-            suffix: (!wildcard.optional_tail).then_some(suffix),
-            wildcard,
-        }
-    }
+    rules: Vec<(std::rc::Rc<Fixed>, std::rc::Rc<Fixed>)>,
+    /// `(permission, pattern)` texts, for compiling evaluators.
+    texts: Vec<(String, String)>,
+    /// One compiled evaluator per permission name decided so far.
+    compiled: std::cell::RefCell<std::collections::HashMap<Vec<u16>, CompiledRuleset>>,
 }
 
 impl Quick {
     pub(super) fn new<'a>(rules: &'a [Rule], platform: crate::glob::Platform) -> Quick {
-        let mut cache: std::collections::HashMap<&str, std::rc::Rc<Glob>> =
+        let mut cache: std::collections::HashMap<&str, std::rc::Rc<Fixed>> =
             std::collections::HashMap::new();
         let mut out = Vec::with_capacity(rules.len());
         for r in rules {
             let mut get = |s: &'a str| {
                 cache
                     .entry(s)
-                    .or_insert_with(|| std::rc::Rc::new(Glob::new(s)))
+                    .or_insert_with(|| std::rc::Rc::new(Fixed::new(s)))
                     .clone()
             };
             out.push((get(&r.permission), get(&r.pattern)));
@@ -471,15 +443,38 @@ impl Quick {
         Quick {
             platform,
             rules: out,
+            texts: rules
+                .iter()
+                .map(|r| (r.permission.clone(), r.pattern.clone()))
+                .collect(),
+            compiled: std::cell::RefCell::new(std::collections::HashMap::new()),
         }
     }
 
-    /// The last rule matching both the permission and the subject (OpenCode's `findLast`).
+    /// The last rule matching both the permission and the subject (OpenCode's `findLast`),
+    /// in one pass over the subject: the rules of that permission name are compiled once
+    /// ([`CompiledRuleset`], exactly `evaluate`'s answers). Words that are not well-formed
+    /// UTF-16 (the compiled evaluator takes `&str`) are decided rule by rule.
     pub(super) fn decide(
         &self,
         permission: &crate::glob::automaton::Word,
         subject: &crate::glob::automaton::Word,
     ) -> Option<usize> {
+        if let (Some(p), Some(s)) = (permission.to_exact_string(), subject.to_exact_string())
+            && let Ok(mut compiled) = self.compiled.try_borrow_mut()
+        {
+            let ruleset = compiled
+                .entry(permission.units().to_vec())
+                .or_insert_with(|| {
+                    CompiledRuleset::new(
+                        self.texts.iter().map(|(p, s)| (p.as_str(), s.as_str())),
+                        &p,
+                        self.platform,
+                        Want::Last,
+                    )
+                });
+            return ruleset.decide(&s);
+        }
         self.rules.iter().rposition(|(p, s)| {
             p.wildcard.is_match_units(permission.units(), self.platform)
                 && s.wildcard.is_match_units(subject.units(), self.platform)
@@ -492,8 +487,8 @@ impl Quick {
     fn decided_sample(&self, i: usize) -> Option<Input> {
         use crate::glob::automaton::Word;
         use crate::glob::wildcard::Token;
-        let (p, s) = &self.rules[i];
-        let fill = |g: &Glob, star: Option<u16>| -> Word {
+        let (p, s) = self.rules.get(i)?;
+        let fill = |g: &Fixed, star: Option<u16>| -> Word {
             Word::from_units(
                 g.wildcard
                     .tokens
@@ -515,34 +510,12 @@ impl Quick {
         })
     }
 
-    /// Proved disjoint without an automaton: a literal glob meets another glob iff the other
-    /// matches it; two globs whose literal prefixes (or fixed suffixes) disagree meet nowhere.
+    /// Proved disjoint without an automaton ([`Fixed::disjoint`] on either coordinate).
     fn disjoint(&self, i: usize, j: usize) -> bool {
-        let (pi, si) = &self.rules[i];
-        let (pj, sj) = &self.rules[j];
-        self.globs_disjoint(pi, pj) || self.globs_disjoint(si, sj)
-    }
-
-    fn globs_disjoint(&self, a: &Glob, b: &Glob) -> bool {
-        use crate::glob::wildcard::fold;
-        let p = self.platform;
-        if let Some(w) = &a.literal {
-            return !b.wildcard.is_match_units(w, p);
-        }
-        if let Some(w) = &b.literal {
-            return !a.wildcard.is_match_units(w, p);
-        }
-        let eq = |x: &u16, y: &u16| {
-            x == y || (p == crate::glob::Platform::Windows && fold(*x) == fold(*y))
-        };
-        let clash = |x: &[u16], y: &[u16]| x.iter().zip(y).any(|(u, v)| !eq(u, v));
-        if clash(&a.prefix, &b.prefix) {
+        let (Some((pi, si)), Some((pj, sj))) = (self.rules.get(i), self.rules.get(j)) else {
             return true;
-        }
-        match (&a.suffix, &b.suffix) {
-            (Some(x), Some(y)) => x.iter().rev().zip(y.iter().rev()).any(|(u, v)| !eq(u, v)),
-            _ => false,
-        }
+        };
+        pi.disjoint(pj, self.platform) || si.disjoint(sj, self.platform)
     }
 }
 

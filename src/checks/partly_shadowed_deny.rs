@@ -36,8 +36,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 continue;
             }
             memo.run(ctx, ai, i, out, || {
-            // The last later rule that is not a deny and shares an input with this one.
-            for j in (i + 1..agent.rules.len()).rev() {
+            // The last later rule that is not a deny and shares an input with this one
+            // (rules proven disjoint from it are never candidates).
+            for j in ctx.analyses[ai].later_candidates(i) {
                 if agent.rules[j].action.effective() == Effect::Deny {
                     continue;
                 }

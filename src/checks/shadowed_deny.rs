@@ -49,7 +49,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 let mut witness = ov.as_ref().and_then(|ov| ctx.witness(agent, &ov.input));
                 if witness.as_ref().is_none_or(|w| w.action == Effect::Deny) {
                     let an = &ctx.analyses[ai];
-                    for j in (i + 1..agent.rules.len()).rev() {
+                    for j in an.later_candidates(i) {
                         if agent.rules[j].action.effective() == Effect::Deny {
                             continue;
                         }

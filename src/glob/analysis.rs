@@ -96,9 +96,11 @@ pub struct Overridden {
 pub struct Analysis {
     platform: Platform,
     budget: u64,
-    permissions: Vec<Wildcard>,
-    patterns: Vec<Wildcard>,
+    permissions: Vec<Fixed>,
+    patterns: Vec<Fixed>,
     rules: Vec<Shape>,
+    /// `by_permission[k]`: the indices of the rules with permission glob `k`, ascending.
+    by_permission: Vec<Vec<usize>>,
 }
 
 /// A rule as indices into the distinct globs.
@@ -118,14 +120,65 @@ impl Analysis {
                 permission: permissions.intern(&r.permission),
                 pattern: patterns.intern(&r.pattern),
             })
-            .collect();
+            .collect::<Vec<Shape>>();
+        let mut by_permission = vec![Vec::new(); permissions.globs.len()];
+        for (i, r) in rules.iter().enumerate() {
+            if let Some(list) = by_permission.get_mut(r.permission) {
+                list.push(i);
+            }
+        }
         Analysis {
             platform,
             budget: DEFAULT_BUDGET,
             permissions: permissions.globs,
             patterns: patterns.globs,
             rules,
+            by_permission,
         }
+    }
+
+    /// The distinct permission globs of the rules after `i`, ordered by their first
+    /// occurrence after `i`. `O(k log n)` for `k` distinct permission globs, instead of a
+    /// pass over every later rule.
+    fn later_permissions(&self, i: usize) -> Vec<usize> {
+        let mut next: Vec<(usize, usize)> = self
+            .by_permission
+            .iter()
+            .enumerate()
+            .filter_map(|(k, list)| list.get(list.partition_point(|&r| r <= i)).map(|&r| (r, k)))
+            .collect();
+        next.sort_unstable();
+        next.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// The rules after `i` whose permission glob is `k`.
+    fn later_with_permission(&self, k: usize, i: usize) -> &[usize] {
+        let list = self.by_permission.get(k).map_or(&[][..], Vec::as_slice);
+        list.get(list.partition_point(|&r| r <= i)..)
+            .unwrap_or_default()
+    }
+
+    /// The rules after `i` that may share an input with rule `i`, from the last one down:
+    /// every later rule except those proven disjoint by their literal prefixes and
+    /// suffixes ([`Fixed::disjoint`]), found through the permission index so that rules
+    /// of other permissions cost nothing. Exact: only provably disjoint rules are left out.
+    pub fn later_candidates(&self, i: usize) -> Vec<usize> {
+        let Some(rule) = self.rules.get(i) else {
+            return Vec::new();
+        };
+        let perm = self.permission_glob(rule.permission);
+        let pattern = self.pattern_glob(rule.pattern);
+        let mut out: Vec<usize> = (0..self.permissions.len())
+            .filter(|&k| !perm.disjoint(self.permission_glob(k), self.platform))
+            .flat_map(|k| self.later_with_permission(k, i).iter().copied())
+            .filter(|&j| {
+                self.rules
+                    .get(j)
+                    .is_some_and(|r| !pattern.disjoint(self.pattern_glob(r.pattern), self.platform))
+            })
+            .collect();
+        out.sort_unstable_by(|a, b| b.cmp(a));
+        out
     }
 
     /// Work units each query may spend (see [`Budget`]).
@@ -148,9 +201,11 @@ impl Analysis {
     pub fn matches(&self, i: usize, input: &Input) -> bool {
         self.rules.get(i).is_some_and(|r| {
             self.permission_glob(r.permission)
+                .wildcard
                 .is_match_units(input.permission.units(), self.platform)
                 && self
                     .pattern_glob(r.pattern)
+                    .wildcard
                     .is_match_units(input.subject.units(), self.platform)
         })
     }
@@ -170,14 +225,13 @@ impl Analysis {
         let Some(rule) = self.rules.get(i) else {
             return Outcome::Empty;
         };
-        let later = self.rules.get(i + 1..).unwrap_or_default();
         let mut budget = Budget::new(self.budget);
 
         // Component 0 is rule i's permission glob, component k ≥ 1 is `later_perms[k - 1]`.
-        let later_perms = distinct(later.iter().map(|r| r.permission));
+        let later_perms = self.later_permissions(i);
         let globs: Vec<&Wildcard> = iter::once(rule.permission)
             .chain(later_perms.iter().copied())
-            .map(|k| self.permission_glob(k))
+            .map(|k| &self.permission_glob(k).wildcard)
             .collect();
         let Ok(cells) = Product::new(&globs, self.platform).cells(&[0], &mut budget) else {
             return Outcome::Inconclusive;
@@ -186,15 +240,16 @@ impl Analysis {
         let mut inconclusive = false;
         let mut checked: HashSet<Vec<usize>> = HashSet::new();
         for cell in minimal(&cells) {
-            let covering_perms: HashSet<usize> = cell
+            // The later rules of this cell's permissions, less those whose patterns are
+            // provably disjoint from rule i's (they cover none of it).
+            let target = self.pattern_glob(rule.pattern);
+            let mut covering: Vec<usize> = cell
                 .accepting
                 .iter()
                 .filter_map(|&k| later_perms.get(k.checked_sub(1)?).copied())
-                .collect();
-            let mut covering: Vec<usize> = later
-                .iter()
-                .filter(|r| covering_perms.contains(&r.permission))
-                .map(|r| r.pattern)
+                .flat_map(|k| self.later_with_permission(k, i).iter())
+                .filter_map(|&j| self.rules.get(j).map(|r| r.pattern))
+                .filter(|&k| !target.disjoint(self.pattern_glob(k), self.platform))
                 .collect();
             covering.sort_unstable();
             covering.dedup();
@@ -202,13 +257,11 @@ impl Analysis {
             if covering.contains(&rule.pattern) || !checked.insert(covering.clone()) {
                 continue;
             }
-            let others: Vec<&Wildcard> = covering.iter().map(|&k| self.pattern_glob(k)).collect();
-            match difference(
-                self.pattern_glob(rule.pattern),
-                &others,
-                self.platform,
-                &mut budget,
-            ) {
+            let others: Vec<&Wildcard> = covering
+                .iter()
+                .map(|&k| &self.pattern_glob(k).wildcard)
+                .collect();
+            match difference(&target.wildcard, &others, self.platform, &mut budget) {
                 Outcome::Witness(subject) => {
                     return Outcome::Witness(Input {
                         permission: cell.witness.clone(),
@@ -233,7 +286,7 @@ impl Analysis {
     pub fn overridden(&self, i: usize) -> Outcome<Overridden> {
         let mut budget = Budget::new(self.budget);
         let mut inconclusive = false;
-        for j in (i + 1..self.rules.len()).rev() {
+        for j in self.later_candidates(i) {
             match self.intersect(i, j, &mut budget) {
                 Outcome::Witness(input) => match self.decision(&input) {
                     // The witness matches j > i, so its decider is at least j; evaluating it
@@ -267,8 +320,8 @@ impl Analysis {
         };
         let permission = match intersection(
             &[
-                self.permission_glob(ra.permission),
-                self.permission_glob(rb.permission),
+                &self.permission_glob(ra.permission).wildcard,
+                &self.permission_glob(rb.permission).wildcard,
             ],
             self.platform,
             budget,
@@ -277,7 +330,10 @@ impl Analysis {
             other => return other.map(|_| Input::default()),
         };
         intersection(
-            &[self.pattern_glob(ra.pattern), self.pattern_glob(rb.pattern)],
+            &[
+                &self.pattern_glob(ra.pattern).wildcard,
+                &self.pattern_glob(rb.pattern).wildcard,
+            ],
             self.platform,
             budget,
         )
@@ -287,26 +343,98 @@ impl Analysis {
         })
     }
 
-    fn permission_glob(&self, k: usize) -> &Wildcard {
+    fn permission_glob(&self, k: usize) -> &Fixed {
         self.permissions.get(k).unwrap_or(&NOTHING)
     }
 
-    fn pattern_glob(&self, k: usize) -> &Wildcard {
+    fn pattern_glob(&self, k: usize) -> &Fixed {
         self.patterns.get(k).unwrap_or(&NOTHING)
     }
 }
 
 /// Unreachable fallback for an index the interner did not hand out.
-static NOTHING: Wildcard = Wildcard {
-    tokens: Vec::new(),
-    optional_tail: false,
+static NOTHING: Fixed = Fixed {
+    wildcard: Wildcard {
+        tokens: Vec::new(),
+        optional_tail: false,
+    },
+    literal: None,
+    prefix: Vec::new(),
+    suffix: Some(Vec::new()),
 };
+
+/// A compiled glob with its fixed parts, for a disjointness test without an automaton.
+#[derive(Debug, Clone)]
+pub struct Fixed {
+    pub wildcard: Wildcard,
+    /// The whole word when the glob has no wildcard at all.
+    literal: Option<Vec<u16>>,
+    /// The literal units before the first wildcard.
+    prefix: Vec<u16>,
+    /// The literal units after the last wildcard; `None` when the glob ends in the optional
+    /// ` *` tail (no fixed suffix).
+    suffix: Option<Vec<u16>>,
+}
+
+impl Fixed {
+    pub fn new(text: &str) -> Fixed {
+        use super::wildcard::Token;
+        let wildcard = Wildcard::compile(text);
+        let lit = |t: &Token| match t {
+            Token::Lit(u) => Some(*u),
+            _ => None,
+        };
+        let prefix: Vec<u16> = wildcard.tokens.iter().map_while(lit).collect();
+        let mut suffix: Vec<u16> = wildcard.tokens.iter().rev().map_while(lit).collect();
+        suffix.reverse();
+        let literal = (prefix.len() == wildcard.tokens.len() && !wildcard.optional_tail)
+            .then(|| prefix.clone());
+        Fixed {
+            literal,
+            prefix,
+            suffix: (!wildcard.optional_tail).then_some(suffix),
+            wildcard,
+        }
+    }
+
+    /// The whole word, when the glob is one literal word.
+    pub fn literal(&self) -> Option<&[u16]> {
+        self.literal.as_deref()
+    }
+
+    /// Proved disjoint without an automaton: a literal glob meets another glob iff the
+    /// other matches it; two globs whose literal prefixes (or fixed suffixes) disagree meet
+    /// nowhere. `false` means "maybe not disjoint".
+    pub fn disjoint(&self, other: &Fixed, platform: Platform) -> bool {
+        use super::wildcard::fold;
+        if let Some(w) = &self.literal {
+            return !other.wildcard.is_match_units(w, platform);
+        }
+        if let Some(w) = &other.literal {
+            return !self.wildcard.is_match_units(w, platform);
+        }
+        let eq =
+            |x: &u16, y: &u16| x == y || (platform == Platform::Windows && fold(*x) == fold(*y));
+        if self
+            .prefix
+            .iter()
+            .zip(&other.prefix)
+            .any(|(u, v)| !eq(u, v))
+        {
+            return true;
+        }
+        match (&self.suffix, &other.suffix) {
+            (Some(x), Some(y)) => x.iter().rev().zip(y.iter().rev()).any(|(u, v)| !eq(u, v)),
+            _ => false,
+        }
+    }
+}
 
 /// Deduplicates globs by their code units (after `\` → `/`), which determine the compiled
 /// wildcard.
 #[derive(Default)]
 struct Interner {
-    globs: Vec<Wildcard>,
+    globs: Vec<Fixed>,
     index: HashMap<Vec<u16>, usize>,
 }
 
@@ -314,16 +442,10 @@ impl Interner {
     fn intern(&mut self, glob: &str) -> usize {
         let globs = &mut self.globs;
         *self.index.entry(subject_units(glob)).or_insert_with(|| {
-            globs.push(Wildcard::compile(glob));
+            globs.push(Fixed::new(glob));
             globs.len() - 1
         })
     }
-}
-
-/// The items in first-seen order, without repeats.
-fn distinct(items: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut seen = HashSet::new();
-    items.filter(|x| seen.insert(*x)).collect()
 }
 
 /// The cells whose accepting set has no proper subset among the others, in their order.
@@ -656,6 +778,15 @@ mod tests {
                         "rule {} claimed never overridden", i
                     ),
                     Outcome::Inconclusive => prop_assert!(false, "overridden({}) inconclusive", i),
+                }
+                // Pruning is exact: every later rule sharing an input with rule i is a
+                // candidate, in descending order.
+                let candidates = a.later_candidates(i);
+                prop_assert!(candidates.windows(2).all(|w| w[0] > w[1]));
+                for j in i + 1..rules.len() {
+                    if brute.any(|m| m & bit != 0 && m & (1 << j) != 0) {
+                        prop_assert!(candidates.contains(&j), "rule {} pruned for rule {}", j, i);
+                    }
                 }
                 for j in 0..rules.len() {
                     match a.intersection(i, j) {
