@@ -565,16 +565,16 @@ fn check(
         samples: &samples,
         outcomes: &outcomes,
     };
-    let pretty = |v: serde_json::Value| {
-        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-    };
-    let text = match format {
-        CheckFormat::Human => report::check::human(project, &findings, s, style),
-        CheckFormat::Json => pretty(report::check::json(project, &findings, s)),
-        CheckFormat::Sarif => pretty(report::check::sarif(project, &findings)),
-        CheckFormat::Github => report::check::github(project, &findings),
-    };
-    let _ = out.write_all(text.as_bytes());
+    match format {
+        CheckFormat::Human => {
+            let _ = out.write_all(report::check::human(project, &findings, s, style).as_bytes());
+        }
+        CheckFormat::Json => write_pretty(out, &report::check::json(project, &findings, s)),
+        CheckFormat::Sarif => write_pretty(out, &report::check::sarif(project, &findings)),
+        CheckFormat::Github => {
+            let _ = out.write_all(report::check::github(project, &findings).as_bytes());
+        }
+    }
     let threshold = match fail_on {
         FailOn::Error => Some(crate::checks::Level::Error),
         FailOn::Warning => Some(crate::checks::Level::Warning),
@@ -585,6 +585,14 @@ fn check(
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+/// Pretty JSON straight to the (buffered) output: the check report is serialized one
+/// finding at a time, never held as one value.
+fn write_pretty<T: serde::Serialize>(out: &mut dyn Write, v: &T) {
+    if serde_json::to_writer_pretty(&mut *out, v).is_ok() {
+        let _ = out.write_all(b"\n");
     }
 }
 

@@ -415,6 +415,11 @@ fn overridden(
     }
 }
 
+/// Cache budget of each of `Quick`'s compiled evaluators (one per agent and permission
+/// name). Check decides a few inputs per rule, mostly distinct, so a large cache buys
+/// little and, over dozens of evaluators, costs hundreds of megabytes.
+const QUICK_CACHE_BYTES: usize = 1 << 20;
+
 /// Each rule's globs compiled once: cheap exact disjointness ([`Quick::disjoint`]) and
 /// decisions through one compiled evaluator per permission name ([`Quick::decide`]).
 pub(super) struct Quick {
@@ -466,11 +471,12 @@ impl Quick {
             let ruleset = compiled
                 .entry(permission.units().to_vec())
                 .or_insert_with(|| {
-                    CompiledRuleset::new(
+                    CompiledRuleset::with_cache_bytes(
                         self.texts.iter().map(|(p, s)| (p.as_str(), s.as_str())),
                         &p,
                         self.platform,
                         Want::Last,
+                        QUICK_CACHE_BYTES,
                     )
                 });
             return ruleset.decide(&s);

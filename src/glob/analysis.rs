@@ -253,8 +253,12 @@ impl Analysis {
                 .collect();
             covering.sort_unstable();
             covering.dedup();
-            // A later rule with the same pattern covers this whole cell.
-            if covering.contains(&rule.pattern) || !checked.insert(covering.clone()) {
+            // A later rule with the same pattern, or one matching everything (`*`), covers
+            // this whole cell.
+            if covering.contains(&rule.pattern)
+                || covering.iter().any(|&k| self.pattern_glob(k).universal())
+                || !checked.insert(covering.clone())
+            {
                 continue;
             }
             let others: Vec<&Wildcard> = covering
@@ -395,6 +399,18 @@ impl Fixed {
             suffix: (!wildcard.optional_tail).then_some(suffix),
             wildcard,
         }
+    }
+
+    /// Does the glob match every word (`*`, `**`, …)?
+    pub fn universal(&self) -> bool {
+        use super::wildcard::Token;
+        !self.wildcard.optional_tail
+            && !self.wildcard.tokens.is_empty()
+            && self
+                .wildcard
+                .tokens
+                .iter()
+                .all(|t| matches!(t, Token::Star))
     }
 
     /// The whole word, when the glob is one literal word.

@@ -287,14 +287,60 @@ pub fn sample_json(p: &Project, s: Samples<'_>, o: &Outcome) -> serde_json::Valu
     })
 }
 
-pub fn json(p: &Project, findings: &[Finding], samples: Samples<'_>) -> serde_json::Value {
-    let (e, w, i) = summary(findings);
-    json!({
-        "version": 1,
-        "findings": findings.iter().map(|f| finding_json(p, f)).collect::<Vec<_>>(),
-        "samples": samples.outcomes.iter().map(|o| sample_json(p, samples, o)).collect::<Vec<_>>(),
-        "summary": {"error": e, "warning": w, "info": i},
-    })
+/// The JSON report (`version` 1), serialized as it is written: one finding's value at a
+/// time, so memory stays flat however many findings there are.
+pub fn json<'a>(p: &'a Project, findings: &'a [Finding], samples: Samples<'a>) -> JsonReport<'a> {
+    JsonReport {
+        project: p,
+        findings,
+        samples,
+    }
+}
+
+/// See [`json`].
+pub struct JsonReport<'a> {
+    project: &'a Project,
+    findings: &'a [Finding],
+    samples: Samples<'a>,
+}
+
+/// A sequence serialized element by element from an iterator of values.
+struct Lazy<I>(std::cell::RefCell<Option<I>>);
+
+impl<I: Iterator<Item = serde_json::Value>> serde::Serialize for Lazy<I> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let items = self.0.borrow_mut().take();
+        let mut seq = s.serialize_seq(None)?;
+        for v in items.into_iter().flatten() {
+            seq.serialize_element(&v)?;
+        }
+        seq.end()
+    }
+}
+
+impl serde::Serialize for JsonReport<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (p, samples) = (self.project, self.samples);
+        let (e, w, i) = summary(self.findings);
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("version", &1)?;
+        map.serialize_entry(
+            "findings",
+            &Lazy(std::cell::RefCell::new(Some(
+                self.findings.iter().map(|f| finding_json(p, f)),
+            ))),
+        )?;
+        map.serialize_entry(
+            "samples",
+            &Lazy(std::cell::RefCell::new(Some(
+                samples.outcomes.iter().map(|o| sample_json(p, samples, o)),
+            ))),
+        )?;
+        map.serialize_entry("summary", &json!({"error": e, "warning": w, "info": i}))?;
+        map.end()
+    }
 }
 
 /// GitHub workflow commands: one annotation per grouped finding.
