@@ -2,6 +2,21 @@
 //!
 //! See `ARCHITECTURE.md` for the pipeline and its invariants.
 
+// No panic reachable from input (ARCHITECTURE.md, invariants): outside unit tests the
+// library has no unwrap, expect or explicit panic at all. Indexing is by indices the code
+// computed itself; the fuzz targets (`fuzz/`) and `tests/hostile.rs` exercise it on input.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::todo,
+        clippy::unimplemented,
+        clippy::unreachable
+    )
+)]
+
 pub mod checks;
 pub mod cli;
 pub mod discover;
