@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
 export OPENCODE_BIN
+# The library's no-panic lints (lib.rs: unwrap, expect, panic!… are errors outside tests).
+cargo clippy --release --locked --lib --bins -q
 cargo test --release --locked "$@"
