@@ -162,23 +162,42 @@ impl Analysis {
     /// every later rule except those proven disjoint by their literal prefixes and
     /// suffixes ([`Fixed::disjoint`]), found through the permission index so that rules
     /// of other permissions cost nothing. Exact: only provably disjoint rules are left out.
-    pub fn later_candidates(&self, i: usize) -> Vec<usize> {
-        let Some(rule) = self.rules.get(i) else {
-            return Vec::new();
-        };
-        let perm = self.permission_glob(rule.permission);
-        let pattern = self.pattern_glob(rule.pattern);
-        let mut out: Vec<usize> = (0..self.permissions.len())
-            .filter(|&k| !perm.disjoint(self.permission_glob(k), self.platform))
-            .flat_map(|k| self.later_with_permission(k, i).iter().copied())
-            .filter(|&j| {
-                self.rules
-                    .get(j)
-                    .is_some_and(|r| !pattern.disjoint(self.pattern_glob(r.pattern), self.platform))
+    /// Lazy (a merge of the per-permission lists), so a caller that stops at the first
+    /// useful rule pays only for the rules it looked at.
+    pub fn later_candidates(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let rule = self.rules.get(i);
+        let lists: Vec<&[usize]> = rule
+            .map(|rule| {
+                let perm = self.permission_glob(rule.permission);
+                (0..self.permissions.len())
+                    .filter(|&k| !perm.disjoint(self.permission_glob(k), self.platform))
+                    .map(|k| self.later_with_permission(k, i))
+                    .filter(|l| !l.is_empty())
+                    .collect()
             })
+            .unwrap_or_default();
+        let pattern = rule.map(|r| self.pattern_glob(r.pattern));
+        // Max-heap of (rule index, list, position in list), each list walked from its end.
+        let mut heap: std::collections::BinaryHeap<(usize, usize, usize)> = lists
+            .iter()
+            .enumerate()
+            .filter_map(|(l, list)| list.last().map(|&r| (r, l, list.len() - 1)))
             .collect();
-        out.sort_unstable_by(|a, b| b.cmp(a));
-        out
+        iter::from_fn(move || {
+            let (r, l, pos) = heap.pop()?;
+            if let Some(prev) = pos.checked_sub(1)
+                && let Some(&next) = lists.get(l).and_then(|list| list.get(prev))
+            {
+                heap.push((next, l, prev));
+            }
+            Some(r)
+        })
+        .filter(move |&j| {
+            let (Some(pattern), Some(r)) = (pattern, self.rules.get(j)) else {
+                return false;
+            };
+            !pattern.disjoint(self.pattern_glob(r.pattern), self.platform)
+        })
     }
 
     /// Work units each query may spend (see [`Budget`]).
@@ -797,7 +816,7 @@ mod tests {
                 }
                 // Pruning is exact: every later rule sharing an input with rule i is a
                 // candidate, in descending order.
-                let candidates = a.later_candidates(i);
+                let candidates: Vec<usize> = a.later_candidates(i).collect();
                 prop_assert!(candidates.windows(2).all(|w| w[0] > w[1]));
                 for j in i + 1..rules.len() {
                     if brute.any(|m| m & bit != 0 && m & (1 << j) != 0) {
