@@ -7,6 +7,7 @@ use crate::host::RealHost;
 use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::report::{self, Style};
+use crate::shell::Splitter;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -295,17 +296,52 @@ fn explain(
     style: Style,
     out: &mut dyn Write,
 ) -> i32 {
-    let mut eval = CompiledRuleset::new(
-        a.rules
-            .iter()
-            .map(|r| (r.permission.as_str(), r.pattern.as_str())),
-        permission,
-        project.platform,
-        Want::All,
-    );
+    let compile = |permission: &str| {
+        CompiledRuleset::new(
+            a.rules
+                .iter()
+                .map(|r| (r.permission.as_str(), r.pattern.as_str())),
+            permission,
+            project.platform,
+            Want::All,
+        )
+    };
+    let mut eval = compile(permission);
     let mut render = report::explain::Renderer::new(project, a, permission, json, style);
     let mut matching = Vec::new();
+    // `bash`: split each command as OpenCode does and decide every part (and the
+    // `external_directory` ask its path arguments raise).
+    let bash = (permission == "bash").then(|| (compile("external_directory"), Splitter::new()));
+    let paths = project.loaded.paths();
+    let (cwd, worktree, home) = (
+        paths.cwd.to_string_lossy().into_owned(),
+        paths.worktree.to_string_lossy().into_owned(),
+        paths.home.to_string_lossy().into_owned(),
+    );
+    let is_dir = |p: &str| crate::discover::Host::is_dir(&RealHost, std::path::Path::new(p));
+    let env = crate::shell::Env {
+        cwd: &cwd,
+        worktree: &worktree,
+        home: &home,
+        is_dir: &is_dir,
+    };
+    let mut bash = bash;
     let mut decide = |input: &str, out: &mut dyn Write| -> std::io::Result<()> {
+        if let Some((ext, splitter)) = bash.as_mut() {
+            let req = splitter.request(input, &env);
+            let decided = crate::shell::decide::decide(&req, |perm, pattern| {
+                let e = if perm == "bash" { &mut eval } else { &mut *ext };
+                e.matching(pattern, &mut matching);
+                decision_of(a, &matching)
+            });
+            let text = if json {
+                let v = report::explain::bash_json(project, a, input, &req, &decided);
+                format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
+            } else {
+                report::explain::bash_human(project, a, input, &req, &decided, style)
+            };
+            return out.write_all(text.as_bytes());
+        }
         eval.matching(input, &mut matching);
         match matching.split_last() {
             Some((&rule, earlier)) => render.write(out, input, Some(rule), earlier),
@@ -364,6 +400,23 @@ fn explain(
         return EXIT_REFUSED;
     }
     EXIT_OK
+}
+
+/// The decision given every matching rule index, in order (last wins; none: ask).
+fn decision_of(a: &Agent, matching: &[usize]) -> crate::model::agents::Decision {
+    use crate::model::agents::Decision;
+    match matching.split_last() {
+        Some((&rule, earlier)) => Decision {
+            rule: Some(rule),
+            effect: a.rules[rule].action.effective(),
+            overridden: earlier.to_vec(),
+        },
+        None => Decision {
+            rule: None,
+            effect: crate::model::Effect::Ask,
+            overridden: Vec::new(),
+        },
+    }
 }
 
 /// `map`: list the repository's files with git (the one process permaudit runs), then
