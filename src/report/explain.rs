@@ -48,7 +48,8 @@ fn headline(
     )
 }
 
-fn describe(p: &Project, a: &Agent, i: usize) -> String {
+/// `rule N: permission "pattern" action  [layer] file:line:col` (or the built-in origin).
+pub(crate) fn describe(p: &Project, a: &Agent, i: usize) -> String {
     let r = &a.rules[i];
     let origin = match r.loc {
         Some(l) => p.loaded.sources.position(l).to_string(),

@@ -3,6 +3,7 @@
 //! a whole command over an agent's rules ([`decide`]). Pure: no I/O.
 
 pub mod arity;
+pub mod corpus;
 pub mod decide;
 pub mod split;
 
