@@ -325,12 +325,10 @@ fn explain(
                 e.matching(pattern, &mut matching);
                 decision_of(a, &matching)
             });
-            let text = if json {
-                let v = report::explain::bash_json(project, a, input, &req, &decided);
-                format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
-            } else {
-                report::explain::bash_human(project, a, input, &req, &decided, style)
-            };
+            if json {
+                return render.write_bash(out, input, &req, &decided);
+            }
+            let text = report::explain::bash_human(project, a, input, &req, &decided, style);
             return out.write_all(text.as_bytes());
         }
         eval.matching(input, &mut matching);

@@ -21,7 +21,7 @@ const PACKAGE: &str = r#"{
 
 const MAKEFILE: &str = "all:\n\t@echo building\n\nclean:\n\trm -f $$HOME/x\n";
 
-const WORKFLOW: &str = "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm ci\n      - run: |\n          echo start\n          cd sub && echo in\n";
+const WORKFLOW: &str = "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm ci\n      - run: |\n          echo start\n          cd sub && echo in\n          cat /etc/hostname ~/x && cd .\n";
 
 fn run(dir: &Path, home: &Path, args: &[&str], stdin: &[u8]) -> (i32, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_permaudit"));
@@ -151,6 +151,14 @@ fn map_commands_finds_splits_and_decides_every_command() {
             "allow",
             vec!["cd sub=null", "echo in=\"allow\""],
         ),
+        // Outside directories are asked first (`/etc/hostname` is a file: its directory).
+        (
+            ".github/workflows/ci.yml",
+            10,
+            "cat /etc/hostname ~/x && cd .",
+            "ask",
+            vec!["cat /etc/hostname ~/x=\"ask\"", "cd .=null"],
+        ),
     ];
     assert_eq!(got.len(), want.len(), "{got:#?}");
     for (g, w) in got.iter().zip(want) {
@@ -162,16 +170,48 @@ fn map_commands_finds_splits_and_decides_every_command() {
         assert_eq!(g.4, w.4);
     }
     assert!(
-        recs.iter()
+        recs[..7]
+            .iter()
             .all(|r| r["external_directory"] == serde_json::json!([]))
     );
+    let ext: Vec<&str> = recs[7]["external_directory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(ext, ["/etc/*".to_string(), format!("{}/*", home.display())]);
+    assert_eq!(recs[7]["decided_by"], "external_directory");
+
+    // Streamed `explain bash` renders each rule once; its records must be byte for byte the
+    // `map --commands` records without the origin fields.
+    let inputs: String = recs
+        .iter()
+        .map(|r| format!("{}\n", r["input"].as_str().unwrap()))
+        .collect();
+    let (code, streamed) = run(
+        &root,
+        &home,
+        &[
+            "explain", "bash", "--stdin", "--format", "json", "--agent", "build",
+        ],
+        inputs.as_bytes(),
+    );
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    let streamed: Vec<&str> = streamed.lines().collect();
+    assert_eq!(lines.len(), streamed.len());
+    for (m, e) in lines.iter().zip(&streamed) {
+        let e = e.strip_suffix('}').unwrap();
+        assert!(m.starts_with(&format!("{e},\"kind\":")), "{m}\n{e}");
+    }
     assert_eq!(recs[0]["kind"], "package-script");
     assert_eq!(recs[0]["name"], "build");
     assert_eq!(recs[4]["kind"], "workflow-run");
 
     let (code, human) = run(&root, &home, &["map", "--commands"], b"");
     assert_eq!(code, 0);
-    assert!(human.contains("7 commands in"), "{human}");
+    assert!(human.contains("8 commands in"), "{human}");
     assert!(human.contains("package.json:5 (clean)"), "{human}");
 }
 

@@ -17,7 +17,7 @@
 //! permaudit decides the same command under the same config (`explain bash --format json`)
 //! and must agree each time. The commands come from a seeded generator written without
 //! the splitter: harmless commands only (`echo`, `pwd`, `true`, `ls`, `printf`, `cat` of
-//! `/etc/hostname`, `cd`, `test`), joined with pipelines, `&&`, `||`, `;`, newlines,
+//! `/etc/hostname` or of files that do not exist, `cd`, `test`), joined with pipelines, `&&`, `||`, `;`, newlines,
 //! subshells, groups, `$(…)`, `if`/`for`, assignments, quotes and redirections to
 //! `/dev/null` only — **the binary really runs every command it allows**.
 //!
@@ -50,6 +50,10 @@ const SIMPLE: &[&str] = &[
     "cd /tmp",
     "cd ~",
     "cat /etc/hostname",
+    "cat /etc/host*",
+    "cat ~/nofile",
+    "cat $HOME/nofile",
+    "cat ../nofile",
     "test -n x",
     "[ -d . ]",
     "FOO=1 echo assigned",

@@ -128,6 +128,8 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// `,"action":…,"rule":…,"configured_action":…,"layer":…,"source":…,"overridden":` of a
+    /// rule (or of no rule: OpenCode's default ask), rendered once.
     fn tail(&mut self, rule: Option<usize>) -> &str {
         let slot = rule.unwrap_or(self.a.rules.len()).min(self.a.rules.len());
         if self.tails[slot].is_none() {
@@ -199,6 +201,109 @@ impl<'a> Renderer<'a> {
             }
         }
         out.write_all(text.as_bytes())
+    }
+}
+
+/// `[1,2]`
+fn write_indices(out: &mut dyn std::io::Write, v: &[usize]) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    for (k, o) in v.iter().enumerate() {
+        if k > 0 {
+            out.write_all(b",")?;
+        }
+        write!(out, "{o}")?;
+    }
+    out.write_all(b"]")
+}
+
+impl Renderer<'_> {
+    /// One decision's fields, without the leading comma: as [`Renderer::tail`] plus the
+    /// overridden rules.
+    fn write_decision(
+        &mut self,
+        out: &mut dyn std::io::Write,
+        d: &Decision,
+    ) -> std::io::Result<()> {
+        if d.rule.is_none() && d.effect != crate::model::Effect::Ask {
+            write!(
+                out,
+                "\"action\":\"{}\",\"rule\":null,\"configured_action\":null,\"layer\":null,\"source\":null,\"overridden\":",
+                d.effect
+            )?;
+        } else {
+            let tail = self.tail(d.rule);
+            out.write_all(tail.strip_prefix(',').unwrap_or(tail).as_bytes())?;
+        }
+        write_indices(out, &d.overridden)
+    }
+
+    /// `explain bash` JSON for one command, byte for byte [`bash_json`]'s, with each rule's
+    /// fields rendered once (for streams).
+    pub fn write_bash(
+        &mut self,
+        out: &mut dyn std::io::Write,
+        input: &str,
+        req: &crate::shell::Request,
+        d: &crate::shell::decide::Decided,
+    ) -> std::io::Result<()> {
+        use crate::shell::decide::Decider;
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        out.write_all(self.head.as_bytes())?;
+        out.write_all(q(input).as_bytes())?;
+        out.write_all(b",")?;
+        let none = Decision {
+            rule: None,
+            effect: d.effect,
+            overridden: Vec::new(),
+        };
+        self.write_decision(out, d.decision().unwrap_or(&none))?;
+        out.write_all(match d.decider {
+            Some(Decider::External(_)) => {
+                b",\"decided_by\":\"external_directory\",\"parts\":[".as_slice()
+            }
+            Some(Decider::Bash(_)) => b",\"decided_by\":\"bash\",\"parts\":[",
+            None => b",\"decided_by\":null,\"parts\":[",
+        })?;
+        for (k, part) in req.parts.iter().enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            write!(
+                out,
+                "{{\"text\":{},\"start\":{},\"end\":{},\"asked\":{},\"always\":{},",
+                q(&part.text),
+                part.range.0,
+                part.range.1,
+                part.asked(),
+                part.always.as_deref().map_or("null".to_string(), q)
+            )?;
+            let dec = part
+                .asked()
+                .then(|| req.patterns.iter().position(|x| *x == part.text))
+                .flatten()
+                .and_then(|k| d.bash.get(k));
+            match dec {
+                Some(dec) => self.write_decision(out, dec)?,
+                None => out.write_all(b"\"action\":null")?,
+            }
+            out.write_all(b"}")?;
+        }
+        out.write_all(b"],\"external_directory\":[")?;
+        for (k, (pat, dec)) in req.external_patterns.iter().zip(&d.external).enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            let args = req.arguments_for(pat);
+            write!(
+                out,
+                "{{\"pattern\":{},\"arguments\":{},",
+                q(pat),
+                serde_json::to_string(&args).unwrap_or_default()
+            )?;
+            self.write_decision(out, dec)?;
+            out.write_all(b"}")?;
+        }
+        out.write_all(b"]}\n")
     }
 }
 
@@ -289,12 +394,7 @@ pub fn bash_json(
         .map(|(pat, dec)| {
             let mut o = serde_json::Map::new();
             o.insert("pattern".into(), json!(pat));
-            let args: Vec<&str> = req
-                .external
-                .iter()
-                .filter(|e| crate::shell::split::dir_pattern(&e.dir) == *pat)
-                .map(|e| e.arg.as_str())
-                .collect();
+            let args = req.arguments_for(pat);
             o.insert("arguments".into(), json!(args));
             o.extend(decision_fields(p, a, dec));
             serde_json::Value::Object(o)

@@ -126,6 +126,17 @@ pub struct Request {
     pub always: Vec<String>,
 }
 
+impl Request {
+    /// The arguments that led to one `external_directory` pattern, in order.
+    pub fn arguments_for(&self, pattern: &str) -> Vec<&str> {
+        self.external
+            .iter()
+            .filter(|e| dir_pattern(&e.dir) == pattern)
+            .map(|e| e.arg.as_str())
+            .collect()
+    }
+}
+
 /// Where the command runs, as OpenCode sees it.
 pub struct Env<'a> {
     /// The instance directory (where OpenCode started; the bash tool's default cwd).
