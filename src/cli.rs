@@ -7,6 +7,7 @@ use crate::host::RealHost;
 use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::report::{self, Style};
+use crate::shell::Splitter;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -129,6 +130,10 @@ pub enum Command {
         /// List at most this many entries in the edit and secret sections.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Instead of files: the commands the project runs (package.json scripts, Makefile
+        /// and justfile recipes, workflow `run:` steps), decided as the bash tool would.
+        #[arg(long)]
+        commands: bool,
     },
 }
 
@@ -259,10 +264,17 @@ pub fn run(cli: Cli) -> i32 {
         }
         Command::Map {
             agent,
+            format,
+            commands: true,
+            ..
+        } => map_commands(&project, agent.as_deref(), format, out_style, &mut out),
+        Command::Map {
+            agent,
             untracked,
             format,
             depth,
             limit,
+            commands: false,
         } => map(
             &project,
             agent.as_deref(),
@@ -295,17 +307,30 @@ fn explain(
     style: Style,
     out: &mut dyn Write,
 ) -> i32 {
-    let mut eval = CompiledRuleset::new(
-        a.rules
-            .iter()
-            .map(|r| (r.permission.as_str(), r.pattern.as_str())),
-        permission,
-        project.platform,
-        Want::All,
-    );
+    let compile = |permission: &str| compiled(project, a, permission);
+    let mut eval = compile(permission);
     let mut render = report::explain::Renderer::new(project, a, permission, json, style);
     let mut matching = Vec::new();
+    // `bash`: split each command as OpenCode does and decide every part (and the
+    // `external_directory` ask its path arguments raise).
+    let bash = (permission == "bash").then(|| (compile("external_directory"), Splitter::new()));
+    let places = ShellPlaces::of(project);
+    let env = places.env();
+    let mut bash = bash;
     let mut decide = |input: &str, out: &mut dyn Write| -> std::io::Result<()> {
+        if let Some((ext, splitter)) = bash.as_mut() {
+            let req = splitter.request(input, &env);
+            let decided = crate::shell::decide::decide(&req, |perm, pattern| {
+                let e = if perm == "bash" { &mut eval } else { &mut *ext };
+                e.matching(pattern, &mut matching);
+                decision_of(a, &matching)
+            });
+            if json {
+                return render.write_bash(out, input, &req, &decided);
+            }
+            let text = report::explain::bash_human(project, a, input, &req, &decided, style);
+            return out.write_all(text.as_bytes());
+        }
         eval.matching(input, &mut matching);
         match matching.split_last() {
             Some((&rule, earlier)) => render.write(out, input, Some(rule), earlier),
@@ -366,6 +391,139 @@ fn explain(
     EXIT_OK
 }
 
+/// The decision given every matching rule index, in order (last wins; none: ask).
+fn decision_of(a: &Agent, matching: &[usize]) -> crate::model::agents::Decision {
+    use crate::model::agents::Decision;
+    match matching.split_last() {
+        Some((&rule, earlier)) => Decision {
+            rule: Some(rule),
+            effect: a.rules[rule].action.effective(),
+            overridden: earlier.to_vec(),
+        },
+        None => Decision {
+            rule: None,
+            effect: crate::model::Effect::Ask,
+            overridden: Vec::new(),
+        },
+    }
+}
+
+/// The agents `--agent` names (all without it), or the exit code of an unknown name.
+fn select_agents<'p>(project: &'p Project, agent: Option<&str>) -> Result<Vec<&'p Agent>, i32> {
+    match agent {
+        Some(name) => match project.agent(name) {
+            Some(a) => Ok(vec![a]),
+            None => Err(unknown_agent(project, name)),
+        },
+        None => Ok(project.agents.iter().collect()),
+    }
+}
+
+/// One agent's rules for one permission in the compiled evaluator (every match kept).
+fn compiled(project: &Project, a: &Agent, permission: &str) -> CompiledRuleset {
+    CompiledRuleset::new(
+        a.rules
+            .iter()
+            .map(|r| (r.permission.as_str(), r.pattern.as_str())),
+        permission,
+        project.platform,
+        Want::All,
+    )
+}
+
+/// The directories the bash tool resolves paths against, as strings, and the one machine
+/// question it asks (is this a directory?), answered by the host.
+struct ShellPlaces {
+    cwd: String,
+    worktree: String,
+    home: String,
+}
+
+impl ShellPlaces {
+    fn of(project: &Project) -> ShellPlaces {
+        let paths = project.loaded.paths();
+        ShellPlaces {
+            cwd: paths.cwd.to_string_lossy().into_owned(),
+            worktree: paths.worktree.to_string_lossy().into_owned(),
+            home: paths.home.to_string_lossy().into_owned(),
+        }
+    }
+
+    fn env(&self) -> crate::shell::Env<'_> {
+        crate::shell::Env {
+            cwd: &self.cwd,
+            worktree: &self.worktree,
+            home: &self.home,
+            is_dir: &|p: &str| crate::discover::Host::is_dir(&RealHost, std::path::Path::new(p)),
+        }
+    }
+}
+
+/// `map --commands`: read the project's command files (through the host), split and
+/// decide every command for every agent, render.
+fn map_commands(
+    project: &Project,
+    agent: Option<&str>,
+    format: Format,
+    style: Style,
+    out: &mut dyn Write,
+) -> i32 {
+    use crate::shell::decide::decide;
+    let agents = match select_agents(project, agent) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let paths = project.loaded.paths();
+    let root = if paths.worktree == std::path::Path::new("/") {
+        &paths.cwd
+    } else {
+        &paths.worktree
+    };
+    let commands = crate::shell::corpus::read(&RealHost, root);
+    let places = ShellPlaces::of(project);
+    let env = places.env();
+    let mut splitter = Splitter::new();
+    let requests: Vec<crate::shell::Request> = commands
+        .iter()
+        .map(|c| splitter.request(&c.text, &env))
+        .collect();
+    let mut rows: Vec<report::commands::Row<'_>> = commands
+        .iter()
+        .zip(&requests)
+        .map(|(command, request)| report::commands::Row {
+            command,
+            request,
+            decided: Vec::with_capacity(agents.len()),
+        })
+        .collect();
+    let mut matching = Vec::new();
+    for a in &agents {
+        let (mut bash, mut ext) = (
+            compiled(project, a, "bash"),
+            compiled(project, a, "external_directory"),
+        );
+        for row in &mut rows {
+            let d = decide(row.request, |perm, pattern| {
+                let e = if perm == "bash" { &mut bash } else { &mut ext };
+                e.matching(pattern, &mut matching);
+                decision_of(a, &matching)
+            });
+            row.decided.push(d);
+        }
+    }
+    match format {
+        Format::Json => {
+            let _ = report::commands::json(out, project, &agents, &rows);
+        }
+        Format::Human => {
+            let text =
+                report::commands::human(project, &agents, &rows, &root.to_string_lossy(), style);
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    EXIT_OK
+}
+
 /// `map`: list the repository's files with git (the one process permaudit runs), then
 /// decide them all in the library and render.
 #[allow(clippy::too_many_arguments)]
@@ -379,12 +537,9 @@ fn map(
     style: Style,
     out: &mut dyn Write,
 ) -> i32 {
-    let agents: Vec<&Agent> = match agent {
-        Some(name) => match project.agent(name) {
-            Some(a) => vec![a],
-            None => return unknown_agent(project, name),
-        },
-        None => project.agents.iter().collect(),
+    let agents = match select_agents(project, agent) {
+        Ok(a) => a,
+        Err(code) => return code,
     };
     let wt = &project.loaded.paths().worktree;
     if !wt.join(".git").exists() {

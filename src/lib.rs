@@ -27,5 +27,6 @@ pub mod map;
 pub mod model;
 pub mod project;
 pub mod report;
+pub mod shell;
 pub mod source;
 pub mod syntax;

@@ -175,3 +175,53 @@ fn env_injection_in_values_keys_and_comments() {
             .all(|f| f.agent.is_none() && f.witnesses.is_empty())
     );
 }
+
+/// `always-overrides-deny`: the asking command asks, the denied command is denied, and with
+/// the stored "Always" allow appended after every rule (OpenCode's `approved` list) the
+/// denied command is allowed. A deny of the whole prefix leaves nothing to ask.
+#[test]
+fn always_overrides_deny_witnesses_hold_with_the_stored_allow_appended() {
+    use permaudit::model::agents::evaluate;
+    use permaudit::model::{Action, Effect, Layer, Rule};
+    let cfg =
+        r#"{"permission":{"bash":{"*":"ask","git push --force*":"deny","git status":"allow"}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let found = of(&f, "always-overrides-deny", "build");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let (finding, build) = (found[0], p.agent("build").unwrap());
+    assert_eq!(at(&p, finding), "\"git push --force*\"");
+    let [ask, deny] = &finding.witnesses[..] else {
+        panic!("{finding:#?}")
+    };
+    let decide = |rules: &[Rule], s: &str| evaluate(rules, "bash", s, Platform::Unix).effect;
+    assert_eq!(decide(&build.rules, &ask.input), Effect::Ask);
+    assert_eq!(decide(&build.rules, &deny.input), Effect::Deny);
+    assert!(
+        finding.message.contains("\"git push *\""),
+        "{}",
+        finding.message
+    );
+    let mut approved = build.rules.clone();
+    let mut stored = approved[0].clone();
+    (
+        stored.permission,
+        stored.pattern,
+        stored.action,
+        stored.layer,
+    ) = (
+        "bash".into(),
+        "git push *".into(),
+        Action::Allow,
+        Layer::Defaults,
+    );
+    approved.push(stored);
+    assert_eq!(decide(&approved, &ask.input), Effect::Allow);
+    assert_eq!(decide(&approved, &deny.input), Effect::Allow);
+
+    let clean = project(
+        r#"{"permission":{"bash":{"*":"ask","git push *":"deny"}}}"#,
+        &[],
+    );
+    assert!(of(&run(&clean), "always-overrides-deny", "build").is_empty());
+}

@@ -5,6 +5,7 @@
 //! exact automata of [`crate::glob::analysis`]; past the budget a check says nothing rather
 //! than guess (and reports the rule as inconclusive).
 
+pub mod always_overrides_deny;
 pub mod broken_frontmatter;
 pub mod dead_rule;
 pub mod env_injection;
@@ -98,6 +99,7 @@ pub const CHECKS: &[Check] = &[
     js_key_order::CHECK,
     env_injection::CHECK,
     secret_readable::CHECK,
+    always_overrides_deny::CHECK,
     sample_mismatch::CHECK,
 ];
 
@@ -303,6 +305,7 @@ pub fn run(project: &Project) -> Vec<Finding> {
     js_key_order::run(&ctx, &mut out);
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
+    always_overrides_deny::run(&ctx, &mut out);
     out
 }
 

@@ -31,7 +31,25 @@ pub fn json(
     })
 }
 
-fn describe(p: &Project, a: &Agent, i: usize) -> String {
+/// `ACTION  AGENT PERMISSION "INPUT"`, the first line of every human decision.
+fn headline(
+    style: Style,
+    effect: crate::model::Effect,
+    agent: &str,
+    permission: &str,
+    input: &str,
+) -> String {
+    let action = effect.to_string();
+    format!(
+        "{}{}  {agent} {permission} {}\n",
+        style.paint_action(&action),
+        " ".repeat(5 - action.len()),
+        serde_json::to_string(input).unwrap_or_default()
+    )
+}
+
+/// `rule N: permission "pattern" action  [layer] file:line:col` (or the built-in origin).
+pub(crate) fn describe(p: &Project, a: &Agent, i: usize) -> String {
     let r = &a.rules[i];
     let origin = match r.loc {
         Some(l) => p.loaded.sources.position(l).to_string(),
@@ -54,15 +72,7 @@ pub fn human(
     d: &Decision,
     style: Style,
 ) -> String {
-    let action = d.effect.to_string();
-    let mut out = format!(
-        "{}{}  {} {} {}\n",
-        style.paint_action(&action),
-        " ".repeat(5 - action.len()),
-        a.name,
-        permission,
-        serde_json::to_string(input).unwrap_or_default()
-    );
+    let mut out = headline(style, d.effect, &a.name, permission, input);
     match d.rule {
         None => out.push_str("       no rule matched: ask (OpenCode's default)\n"),
         Some(i) => {
@@ -118,6 +128,8 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// `,"action":…,"rule":…,"configured_action":…,"layer":…,"source":…,"overridden":` of a
+    /// rule (or of no rule: OpenCode's default ask), rendered once.
     fn tail(&mut self, rule: Option<usize>) -> &str {
         let slot = rule.unwrap_or(self.a.rules.len()).min(self.a.rules.len());
         if self.tails[slot].is_none() {
@@ -176,15 +188,7 @@ impl<'a> Renderer<'a> {
         let effect = rule
             .and_then(|i| self.a.rules.get(i))
             .map_or(crate::model::Effect::Ask, |r| r.action.effective());
-        let action = effect.to_string();
-        let mut text = format!(
-            "{}{}  {} {} {}\n",
-            self.style.paint_action(&action),
-            " ".repeat(5 - action.len()),
-            self.a.name,
-            self.permission,
-            serde_json::to_string(input).unwrap_or_default()
-        );
+        let mut text = headline(self.style, effect, &self.a.name, self.permission, input);
         match rule {
             None => text.push_str("       no rule matched: ask (OpenCode's default)\n"),
             Some(i) => {
@@ -198,4 +202,260 @@ impl<'a> Renderer<'a> {
         }
         out.write_all(text.as_bytes())
     }
+}
+
+/// `[1,2]`
+fn write_indices(out: &mut dyn std::io::Write, v: &[usize]) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    for (k, o) in v.iter().enumerate() {
+        if k > 0 {
+            out.write_all(b",")?;
+        }
+        write!(out, "{o}")?;
+    }
+    out.write_all(b"]")
+}
+
+impl Renderer<'_> {
+    /// One decision's fields, without the leading comma: as [`Renderer::tail`] plus the
+    /// overridden rules.
+    fn write_decision(
+        &mut self,
+        out: &mut dyn std::io::Write,
+        d: &Decision,
+    ) -> std::io::Result<()> {
+        if d.rule.is_none() && d.effect != crate::model::Effect::Ask {
+            write!(
+                out,
+                "\"action\":\"{}\",\"rule\":null,\"configured_action\":null,\"layer\":null,\"source\":null,\"overridden\":",
+                d.effect
+            )?;
+        } else {
+            let tail = self.tail(d.rule);
+            out.write_all(tail.strip_prefix(',').unwrap_or(tail).as_bytes())?;
+        }
+        write_indices(out, &d.overridden)
+    }
+
+    /// `explain bash` JSON for one command, byte for byte [`bash_json`]'s, with each rule's
+    /// fields rendered once (for streams).
+    pub fn write_bash(
+        &mut self,
+        out: &mut dyn std::io::Write,
+        input: &str,
+        req: &crate::shell::Request,
+        d: &crate::shell::decide::Decided,
+    ) -> std::io::Result<()> {
+        use crate::shell::decide::Decider;
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        out.write_all(self.head.as_bytes())?;
+        out.write_all(q(input).as_bytes())?;
+        out.write_all(b",")?;
+        let none = Decision {
+            rule: None,
+            effect: d.effect,
+            overridden: Vec::new(),
+        };
+        self.write_decision(out, d.decision().unwrap_or(&none))?;
+        out.write_all(match d.decider {
+            Some(Decider::External(_)) => {
+                b",\"decided_by\":\"external_directory\",\"parts\":[".as_slice()
+            }
+            Some(Decider::Bash(_)) => b",\"decided_by\":\"bash\",\"parts\":[",
+            None => b",\"decided_by\":null,\"parts\":[",
+        })?;
+        for (k, part) in req.parts.iter().enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            write!(
+                out,
+                "{{\"text\":{},\"start\":{},\"end\":{},\"asked\":{},\"always\":{},",
+                q(&part.text),
+                part.range.0,
+                part.range.1,
+                part.asked(),
+                part.always.as_deref().map_or("null".to_string(), q)
+            )?;
+            let dec = part
+                .asked()
+                .then(|| req.patterns.iter().position(|x| *x == part.text))
+                .flatten()
+                .and_then(|k| d.bash.get(k));
+            match dec {
+                Some(dec) => self.write_decision(out, dec)?,
+                None => out.write_all(b"\"action\":null")?,
+            }
+            out.write_all(b"}")?;
+        }
+        out.write_all(b"],\"external_directory\":[")?;
+        for (k, (pat, dec)) in req.external_patterns.iter().zip(&d.external).enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            let args = req.arguments_for(pat);
+            write!(
+                out,
+                "{{\"pattern\":{},\"arguments\":{},",
+                q(pat),
+                serde_json::to_string(&args).unwrap_or_default()
+            )?;
+            self.write_decision(out, dec)?;
+            out.write_all(b"}")?;
+        }
+        out.write_all(b"]}\n")
+    }
+}
+
+/// The JSON fields of one decision (`action`, `rule`, `configured_action`, `layer`,
+/// `source`, `overridden`), as in the version 1 contract.
+fn decision_fields(
+    p: &Project,
+    a: &Agent,
+    d: &Decision,
+) -> serde_json::Map<String, serde_json::Value> {
+    let rule = d.rule.and_then(|i| a.rules.get(i));
+    let mut m = serde_json::Map::new();
+    m.insert("action".into(), json!(d.effect));
+    m.insert("rule".into(), json!(d.rule));
+    m.insert(
+        "configured_action".into(),
+        rule.map_or(serde_json::Value::Null, |r| r.action.to_json()),
+    );
+    m.insert("layer".into(), json!(rule.map(|r| r.layer.as_str())));
+    m.insert(
+        "source".into(),
+        source_json(&p.loaded.sources, rule.and_then(|r| r.loc)),
+    );
+    m.insert("overridden".into(), json!(d.overridden));
+    m
+}
+
+/// `explain bash` for one command, JSON: the version 1 fields for the whole command (its
+/// outcome and the deciding pattern's rule, `null` when nothing is asked) plus
+/// `decided_by` (`"external_directory"`, `"bash"` or null), `parts` (every command node:
+/// `text`, `start`/`end` byte offsets, `asked`, `always`, and its decision when asked) and
+/// `external_directory` (each `<dir>/*` pattern, the arguments that led to it, and its
+/// decision).
+pub fn bash_json(
+    p: &Project,
+    a: &Agent,
+    input: &str,
+    req: &crate::shell::Request,
+    d: &crate::shell::decide::Decided,
+) -> serde_json::Value {
+    use crate::shell::decide::Decider;
+    let none = Decision {
+        rule: None,
+        effect: d.effect,
+        overridden: Vec::new(),
+    };
+    let mut m = serde_json::Map::new();
+    m.insert("version".into(), json!(1));
+    m.insert("agent".into(), json!(a.name));
+    m.insert("permission".into(), json!("bash"));
+    m.insert("input".into(), json!(input));
+    m.extend(decision_fields(p, a, d.decision().unwrap_or(&none)));
+    m.insert(
+        "decided_by".into(),
+        json!(d.decider.map(|x| match x {
+            Decider::External(_) => "external_directory",
+            Decider::Bash(_) => "bash",
+        })),
+    );
+    let parts: Vec<serde_json::Value> = req
+        .parts
+        .iter()
+        .map(|part| {
+            let mut o = serde_json::Map::new();
+            o.insert("text".into(), json!(part.text));
+            o.insert("start".into(), json!(part.range.0));
+            o.insert("end".into(), json!(part.range.1));
+            o.insert("asked".into(), json!(part.asked()));
+            o.insert("always".into(), json!(part.always));
+            let k = part
+                .asked()
+                .then(|| req.patterns.iter().position(|x| *x == part.text))
+                .flatten();
+            match k.and_then(|k| d.bash.get(k)) {
+                Some(dec) => o.extend(decision_fields(p, a, dec)),
+                None => {
+                    o.insert("action".into(), serde_json::Value::Null);
+                }
+            }
+            serde_json::Value::Object(o)
+        })
+        .collect();
+    m.insert("parts".into(), json!(parts));
+    let ext: Vec<serde_json::Value> = req
+        .external_patterns
+        .iter()
+        .zip(&d.external)
+        .map(|(pat, dec)| {
+            let mut o = serde_json::Map::new();
+            o.insert("pattern".into(), json!(pat));
+            let args = req.arguments_for(pat);
+            o.insert("arguments".into(), json!(args));
+            o.extend(decision_fields(p, a, dec));
+            serde_json::Value::Object(o)
+        })
+        .collect();
+    m.insert("external_directory".into(), json!(ext));
+    serde_json::Value::Object(m)
+}
+
+/// `explain bash` for one command, human: the outcome, then the `external_directory` ask
+/// and each part with its decision and "Always" pattern.
+pub fn bash_human(
+    p: &Project,
+    a: &Agent,
+    input: &str,
+    req: &crate::shell::Request,
+    d: &crate::shell::decide::Decided,
+    style: Style,
+) -> String {
+    let mut out = headline(style, d.effect, &a.name, "bash", input);
+    let line = |out: &mut String, dec: &Decision| {
+        let act = dec.effect.to_string();
+        out.push_str(&format!(
+            "  {}{}",
+            style.paint_action(&act),
+            " ".repeat(5 - act.len())
+        ));
+        match dec.rule {
+            None => out.push_str("  no rule matched: ask (OpenCode's default)\n"),
+            Some(i) => out.push_str(&format!("  {}\n", describe(p, a, i))),
+        }
+    };
+    for (pat, dec) in req.external_patterns.iter().zip(&d.external) {
+        out.push_str(&format!(
+            "       external_directory {}",
+            serde_json::to_string(pat).unwrap_or_default()
+        ));
+        line(&mut out, dec);
+    }
+    for part in &req.parts {
+        let text = serde_json::to_string(&part.text).unwrap_or_default();
+        match &part.always {
+            None => out.push_str(&style.dim(&format!(
+                "       part {text}  not asked ({})\n",
+                part.tokens.first().map_or("no command name", |t| t.as_str())
+            ))),
+            Some(always) => {
+                out.push_str(&format!("       part {text}"));
+                match req.patterns.iter().position(|x| *x == part.text) {
+                    Some(k) if k < d.bash.len() => line(&mut out, &d.bash[k]),
+                    _ => out.push('\n'),
+                }
+                out.push_str(&style.dim(&format!(
+                    "            \"Always\" would allow {}\n",
+                    serde_json::to_string(always).unwrap_or_default()
+                )));
+            }
+        }
+    }
+    if req.parts.is_empty() {
+        out.push_str(&style.dim("       no command: nothing is asked\n"));
+    }
+    out
 }

@@ -2,6 +2,7 @@
 //! CLI hands over a writer.
 
 pub mod check;
+pub mod commands;
 pub mod error;
 pub mod explain;
 pub mod map;

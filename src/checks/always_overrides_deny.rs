@@ -1,0 +1,252 @@
+//! `always-overrides-deny` (warning)
+//!
+//! ## What it finds
+//! A bash `deny` that one "Always" answer to an ordinary question undoes. When a command
+//! asks and the user answers "Always", OpenCode stores an allow for the command's *arity
+//! prefix* (`rm foo` stores `rm *`, `git push origin` stores `git push *`; the table is
+//! OpenCode 1.18.34's) in a list that is evaluated **after** every configured rule. From
+//! then on, for every session of the project until OpenCode restarts, that allow decides
+//! every command it matches, including those the deny was written for.
+//!
+//! The finding names the asking command, the stored pattern and a command the deny denies
+//! that the stored pattern would then allow, each decided over the agent's rules.
+//!
+//! ## Why it matters
+//! `{"*": "ask", "rm -rf *": "deny"}` reads as "always refuse `rm -rf`", but one "Always"
+//! on a harmless `rm foo.txt` stores `rm *`, and `rm -rf /` is then allowed silently.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"bash": {"*": "ask", "rm -rf *": "deny"}}}
+//! ```
+//! `rm` asks (rule `*`); "Always" stores `rm *`; `rm -rf` is denied today and allowed
+//! after it.
+//!
+//! ## How to fix
+//! Make the commands that share the deny's prefix not ask: deny the whole prefix
+//! (`"rm *": "deny"`) or allow the harmless forms explicitly, so the question that would
+//! store the broad pattern never comes. Or never answer "Always" to such a command. Note
+//! that `--auto` answers "once", which stores nothing.
+
+use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::glob::Wildcard;
+use crate::glob::analysis::{Analysis, Input, RuleShape};
+use crate::model::agents::{Agent, Decision};
+use crate::model::{Action, Effect};
+use crate::shell::Splitter;
+use crate::shell::decide::decide;
+
+pub const CHECK: Check = Check {
+    id: "always-overrides-deny",
+    level: Level::Warning,
+    summary: "a bash deny that answering \"Always\" to an asking command would undo",
+    docs: include_str!("always_overrides_deny.rs"),
+};
+
+pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let platform = ctx.project.platform;
+    let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
+    let mut splitter = Splitter::new();
+    for agent in &ctx.project.agents {
+        for (i, r) in agent.rules.iter().enumerate() {
+            if r.action != Action::Deny || r.loc.is_none() || !bash(r) {
+                continue;
+            }
+            if let Some(f) = finding(ctx, agent, i, &mut splitter) {
+                out.push(f);
+            }
+        }
+    }
+}
+
+/// The full decision of a command as the bash tool makes it (both asks).
+/// `stored`: an "Always" allow appended after every rule.
+fn outcome(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    splitter: &mut Splitter,
+    command: &str,
+    stored: Option<&Wildcard>,
+) -> Effect {
+    let paths = ctx.project.loaded.paths();
+    let (cwd, wt, home) = (
+        paths.cwd.to_string_lossy(),
+        paths.worktree.to_string_lossy(),
+        paths.home.to_string_lossy(),
+    );
+    // No directory is assumed to exist: a path argument then asks about its parent.
+    let no = |_: &str| false;
+    let env = crate::shell::Env {
+        cwd: &cwd,
+        worktree: &wt,
+        home: &home,
+        is_dir: &no,
+    };
+    let req = splitter.request(command, &env);
+    decide(&req, |perm, pattern| {
+        if perm == "bash" && stored.is_some_and(|g| g.is_match(pattern, ctx.project.platform)) {
+            return Decision {
+                rule: None,
+                effect: Effect::Allow,
+                overridden: Vec::new(),
+            };
+        }
+        let w = ctx.witness(agent, &Input::new(perm, pattern));
+        Decision {
+            rule: w.as_ref().and_then(|w| w.rule),
+            effect: w.map_or(Effect::Ask, |w| w.action),
+            overridden: Vec::new(),
+        }
+    })
+    .effect
+}
+
+/// The one asked part of `command` when the command is exactly that part.
+fn single_part(splitter: &mut Splitter, command: &str) -> Option<crate::shell::Part> {
+    let mut parts = splitter.parts(command);
+    if parts.len() != 1 || !parts[0].asked() || parts[0].text != command {
+        return None;
+    }
+    parts.pop()
+}
+
+fn bash_witness(ctx: &Ctx<'_>, agent: &Agent, command: &str) -> Option<Witness> {
+    ctx.witness(agent, &Input::new("bash", command))
+}
+
+fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, splitter: &mut Splitter) -> Option<Finding> {
+    use crate::glob::wildcard::Token;
+    let platform = ctx.project.platform;
+    let r = &agent.rules[i];
+    // A command this deny denies, checked by OpenCode as one part.
+    let glob = Wildcard::compile(&r.pattern);
+    let fill = |star: &str| -> String {
+        let mut s = String::new();
+        for t in &glob.tokens {
+            match t {
+                Token::Lit(u) => s.push_str(&String::from_utf16_lossy(&[*u])),
+                Token::One => s.push('x'),
+                Token::Star => s.push_str(star),
+            }
+        }
+        s
+    };
+    let mut denied = vec![fill(""), fill("x")];
+    if let crate::glob::automaton::Outcome::Witness(w) =
+        ctx.analyses.get(agent_index(ctx, agent)?)?.decides(i)
+        && w.permission.to_exact_string().as_deref() == Some("bash")
+        && let Some(s) = w.subject.to_exact_string()
+    {
+        denied.push(s);
+    }
+    for w in denied {
+        let Some(part) = single_part(splitter, &w) else {
+            continue;
+        };
+        let Some(dw) = bash_witness(ctx, agent, &w).filter(|d| d.rule == Some(i)) else {
+            continue;
+        };
+        let always = part.always.clone()?;
+        let stored = Wildcard::compile(&always);
+        // After "Always", the stored allow is the last rule: it decides what it matches.
+        if !stored.is_match(&w, platform)
+            || outcome(ctx, agent, splitter, &w, Some(&stored)) == Effect::Deny
+        {
+            continue;
+        }
+        let Some((asker, aw)) = asking_command(ctx, agent, splitter, &always, &part.tokens) else {
+            continue;
+        };
+        let decided_by = |w: &Witness| {
+            w.rule
+                .map(|k| {
+                    format!(
+                        "{} at {}",
+                        describe(&agent.rules[k]),
+                        ctx.place(&agent.rules[k])
+                    )
+                })
+                .unwrap_or_else(|| "no rule (OpenCode's default)".into())
+        };
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let related = aw
+            .rule
+            .and_then(|k| agent.rules[k].loc)
+            .map(|l| vec![(l, format!("asks for {}", q(&asker)))])
+            .unwrap_or_default();
+        return Some(Finding {
+            id: CHECK.id,
+            level: CHECK.level,
+            agent: Some(agent.name.clone()),
+            rule: Some(i),
+            loc: r.loc,
+            message: format!(
+                "answering \"Always\" to bash {} (asked by {}) stores {} as an allow evaluated after every configured rule; from then on bash {} is allowed although this deny denies it",
+                q(&asker),
+                decided_by(&aw),
+                q(&always),
+                q(&w)
+            ),
+            related,
+            witnesses: vec![aw, dw],
+            help: Some(format!(
+                "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
+                q(&always)
+            )),
+        });
+    }
+    None
+}
+
+fn agent_index(ctx: &Ctx<'_>, agent: &Agent) -> Option<usize> {
+    ctx.project
+        .agents
+        .iter()
+        .position(|a| std::ptr::eq(a, agent))
+}
+
+/// A command that asks and whose "Always" pattern is `always`: the prefix itself, with a
+/// plain argument, or an input the stored pattern shares with an asking rule.
+fn asking_command(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    splitter: &mut Splitter,
+    always: &str,
+    tokens: &[String],
+) -> Option<(String, Witness)> {
+    let platform = ctx.project.platform;
+    let prefix = always.strip_suffix(" *").unwrap_or(always).to_string();
+    let mut candidates = vec![
+        prefix.clone(),
+        format!("{prefix} foo"),
+        format!("{prefix} file.txt"),
+        tokens.join(" "),
+    ];
+    let asking = agent.rules.iter().rev().filter(|rj| {
+        rj.action.effective() == Effect::Ask
+            && Wildcard::compile(&rj.permission).is_match("bash", platform)
+    });
+    for rj in asking.take(64) {
+        let an = Analysis::new(
+            &[
+                RuleShape::new("bash", always),
+                RuleShape::new(rj.permission.clone(), rj.pattern.clone()),
+            ],
+            platform,
+        );
+        if let crate::glob::automaton::Outcome::Witness(w) = an.intersection(0, 1)
+            && let Some(s) = w.subject.to_exact_string()
+        {
+            candidates.push(s);
+        }
+    }
+    candidates.into_iter().find_map(|c| {
+        let part = single_part(splitter, &c)?;
+        if part.always.as_deref() != Some(always) {
+            return None;
+        }
+        let w = bash_witness(ctx, agent, &c)?;
+        (w.action == Effect::Ask && outcome(ctx, agent, splitter, &c, None) == Effect::Ask)
+            .then_some((c, w))
+    })
+}
