@@ -645,16 +645,21 @@ fn map(
 
 fn rule_docs(id: Option<&str>) -> i32 {
     use crate::checks::{CHECKS, docs_text, find_check};
+    // Written, not printed: `println!` panics when the reader has gone (`rule | head`).
+    let mut out = std::io::stdout().lock();
     match id {
         None => {
             for c in CHECKS {
-                println!("{:<28} {:<8} {}", c.id, c.level.to_string(), c.summary);
+                let line = format!("{:<28} {:<8} {}\n", c.id, c.level.to_string(), c.summary);
+                if out.write_all(line.as_bytes()).is_err() {
+                    break;
+                }
             }
             EXIT_OK
         }
         Some(id) => match find_check(id) {
             Some(c) => {
-                println!("{}", docs_text(c));
+                let _ = writeln!(out, "{}", docs_text(c));
                 EXIT_OK
             }
             None => {
