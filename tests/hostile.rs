@@ -778,6 +778,47 @@ fn frontmatter_nesting_limit_at_and_past() {
 }
 
 #[test]
+fn frontmatter_size_limits_at_and_past() {
+    use permaudit::syntax::frontmatter::{MAX_NODES, MAX_STRING_BYTES};
+    let t = Tree::new();
+    let file = "proj/.opencode/agent/a.md";
+    let head = "---\npermission:\n  edit: deny\n";
+    // Nodes: 7 besides the list's items (4 for the rule, the key `x`, the list, the mapping).
+    let nodes = |n: usize| format!("{head}x: [{}]\n---\nbody\n", vec!["1"; n].join(","));
+    // Bytes of strings, keys and alias copies included: 63 MiB through one anchor, then a
+    // string that fills up to the limit (keys: permission, edit, deny, a, b, c).
+    let mib = 1 << 20;
+    let keys = "permissioneditdenyabc".len();
+    let bytes = |pad: usize| {
+        format!(
+            "{head}a: &a \"{}\"\nb: [{}]\nc: \"{}\"\n---\nbody\n",
+            "x".repeat(mib),
+            vec!["*a"; MAX_STRING_BYTES / mib - 2].join(","),
+            "y".repeat(pad)
+        )
+    };
+    let at_bytes = MAX_STRING_BYTES - (MAX_STRING_BYTES / mib - 1) * mib - keys;
+    for at in [nodes(MAX_NODES - 7), bytes(at_bytes)] {
+        t.write(file, &at);
+        let out = t.run(&["explain", "edit", "x", "--agent", "a", "--format", "json"]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        assert_eq!(out.json()["action"], "deny");
+    }
+    for (past, at) in [
+        (nodes(MAX_NODES - 6), "permission"),
+        (bytes(at_bytes + 1), "\"y"),
+    ] {
+        t.write(file, &past);
+        refused_everywhere(
+            &t,
+            file,
+            pos(&past, at),
+            "agent `a`: the frontmatter expands to more than",
+        );
+    }
+}
+
+#[test]
 fn pattern_length_limit_at_and_past() {
     let t = Tree::new();
     let at = format!("{}*", "a".repeat(MAX_PATTERN_CHARS - 1));
