@@ -1451,3 +1451,106 @@ fn no_command_writes_anything() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The analysis budget
+
+/// `*X` then `n` `?`: the `X` sits exactly `n + 1` units from the end, which a subset
+/// construction can only know by remembering the last `n + 1` units (2^n states).
+fn lookback(x: char, n: usize) -> String {
+    format!("*{x}{}", "?".repeat(n))
+}
+
+fn intersect(globs: &[&str], units: u64) -> permaudit::glob::automaton::Outcome<String> {
+    use permaudit::glob::automaton::{Budget, intersection};
+    use permaudit::glob::{Platform, Wildcard};
+    let w: Vec<Wildcard> = globs.iter().map(|g| Wildcard::compile(g)).collect();
+    let refs: Vec<&Wildcard> = w.iter().collect();
+    intersection(&refs, Platform::Unix, &mut Budget::new(units))
+        .map(|word| word.to_exact_string().unwrap())
+}
+
+#[test]
+fn analysis_budget_at_and_past() {
+    use permaudit::glob::automaton::DEFAULT_BUDGET;
+    use permaudit::glob::{Platform, Wildcard};
+    // An empty intersection (`a` and `b` at the same place) and a non-empty one: the least
+    // budget that proves each, found by bisection, proves it; one unit less claims nothing.
+    let empty = [lookback('a', 5), lookback('b', 5)];
+    let some = [lookback('a', 5), lookback('b', 4)];
+    for globs in [&empty, &some] {
+        let globs: Vec<&str> = globs.iter().map(String::as_str).collect();
+        let (mut lo, mut hi) = (0u64, DEFAULT_BUDGET);
+        assert!(!intersect(&globs, hi).is_inconclusive(), "{globs:?}");
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            if intersect(&globs, mid).is_inconclusive() {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        assert!(intersect(&globs, hi - 1).is_inconclusive(), "{globs:?}");
+        match intersect(&globs, hi) {
+            permaudit::glob::automaton::Outcome::Witness(w) => {
+                for g in &globs {
+                    assert!(
+                        Wildcard::compile(g).is_match(&w, Platform::Unix),
+                        "{g} {w:?}"
+                    );
+                }
+                assert_eq!(
+                    globs[1],
+                    lookback('b', 4),
+                    "only the second set is non-empty"
+                );
+            }
+            permaudit::glob::automaton::Outcome::Empty => {
+                assert_eq!(globs[1], lookback('b', 5), "only the first set is empty");
+            }
+            permaudit::glob::automaton::Outcome::Inconclusive => unreachable!(),
+        }
+    }
+    // Past the default budget: inconclusive, and `check` claims nothing about the rule.
+    // (A product of two 2^10-state constructions.)
+    let deep = [lookback('a', 10), lookback('b', 10)];
+    let globs: Vec<&str> = deep.iter().map(String::as_str).collect();
+    assert!(intersect(&globs, DEFAULT_BUDGET).is_inconclusive());
+    // A deny partly undone by a later allow (`aa` then ten more units), over rules whose
+    // proofs need more than the budget: whatever `check` claims, it holds.
+    let t = Tree::new();
+    t.write(
+        "proj/opencode.json",
+        format!(
+            "{{\"permission\":{{\"edit\":{{\"{}\":\"deny\",\"{}\":\"allow\",\"{}\":\"ask\"}}}}}}",
+            deep[0],
+            lookback('a', 9),
+            deep[1]
+        ),
+    );
+    let v = t.run(&["check", "--format", "json"]).json();
+    for f in v["findings"].as_array().unwrap() {
+        let agent = f["agent"].as_str().unwrap_or("build");
+        for w in f["witnesses"].as_array().unwrap() {
+            let out = t.run_with(
+                &[],
+                &[
+                    "explain",
+                    w["permission"].as_str().unwrap(),
+                    "--agent",
+                    agent,
+                    "--stdin",
+                    "--format",
+                    "json",
+                ],
+                format!("{}\n", w["input"].as_str().unwrap()).as_bytes(),
+            );
+            let d = out.json();
+            assert_eq!(
+                (&d["action"], &d["rule"]),
+                (&w["action"], &w["rule"]),
+                "{f:#}"
+            );
+        }
+    }
+}
