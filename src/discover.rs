@@ -163,6 +163,8 @@ pub struct Discovery {
     pub config_dirs: Vec<PathBuf>,
     /// Sources OpenCode may read that permaudit cannot (remote configs), said aloud.
     pub notes: Vec<String>,
+    /// A walk of an agent or mode directory past [`MAX_WALK_DIRS`]: loading refuses.
+    pub walk_limit: Option<WalkLimit>,
 }
 
 fn truthy(v: Option<String>) -> bool {
@@ -174,23 +176,47 @@ fn truthy(v: Option<String>) -> bool {
     .unwrap_or(false)
 }
 
-/// Markdown files under `dir` matching `{sub}/**/*.md` (recursive) or `{sub}/*.md`.
+/// Most directories one walk of an agent, mode or skill directory visits. OpenCode has no
+/// such limit: it follows symbolic links until the kernel refuses a path (40 links), so one
+/// link back to its own directory yields 40 copies of every file, and two such links make
+/// it walk 2^40 directories. Past this many, loading fails with [`WalkLimit`].
+pub const MAX_WALK_DIRS: usize = 100_000;
+
+/// A directory walk that went past [`MAX_WALK_DIRS`]: its root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkLimit {
+    pub root: PathBuf,
+}
+
+impl WalkLimit {
+    pub fn message(&self) -> String {
+        format!(
+            "more than {MAX_WALK_DIRS} directories under it (a symbolic link loop?); past permaudit's limit, OpenCode keeps walking (see the README's \"Limits\")"
+        )
+    }
+}
+
+/// Markdown files under `dir` matching `{sub}/**/*.md` (recursive) or `{sub}/*.md`. Symbolic
+/// links are followed as OpenCode follows them; no depth limit (a path the kernel refuses,
+/// e.g. after 40 links, is neither a file nor a directory, as for OpenCode), a budget of
+/// [`MAX_WALK_DIRS`] directories instead.
 fn markdown_files(
     host: &dyn Host,
     dir: &Path,
     sub: &str,
     recursive: bool,
-) -> Vec<(PathBuf, String)> {
+) -> Result<Vec<(PathBuf, String)>, WalkLimit> {
     let mut out = Vec::new();
     let base = dir.join(sub);
     if !host.is_dir(&base) {
-        return out;
+        return Ok(out);
     }
-    // Bounded walk: symlink loops and absurd depths must not hang us.
-    let mut stack = vec![(base.clone(), String::new(), 0usize)];
-    while let Some((d, rel, depth)) = stack.pop() {
-        if depth > 32 {
-            continue;
+    let mut stack = vec![(base.clone(), String::new())];
+    let mut visited = 0usize;
+    while let Some((d, rel)) = stack.pop() {
+        visited += 1;
+        if visited > MAX_WALK_DIRS {
+            return Err(WalkLimit { root: base });
         }
         for (name, is_dir) in host.list_dir(&d) {
             let relname = if rel.is_empty() {
@@ -200,7 +226,7 @@ fn markdown_files(
             };
             if is_dir {
                 if recursive {
-                    stack.push((d.join(&name), relname, depth + 1));
+                    stack.push((d.join(&name), relname));
                 }
             } else if let Some(stem) = relname.strip_suffix(".md") {
                 out.push((d.join(&name), stem.to_string()));
@@ -208,32 +234,43 @@ fn markdown_files(
         }
     }
     out.sort();
-    out
+    Ok(out)
 }
 
 /// Directories holding a file named `file` under `base` (recursively, `base` itself
-/// included), in walk order; `dot` includes hidden entries. Bounded in depth.
-pub fn dirs_with_file(host: &dyn Host, base: &Path, file: &str, dot: bool) -> Vec<PathBuf> {
+/// included), in walk order; `dot` includes hidden entries. Bounded by [`MAX_WALK_DIRS`]
+/// directories, like [`markdown_files`].
+pub fn dirs_with_file(
+    host: &dyn Host,
+    base: &Path,
+    file: &str,
+    dot: bool,
+) -> Result<Vec<PathBuf>, WalkLimit> {
     let mut out = Vec::new();
     if !host.is_dir(base) {
-        return out;
+        return Ok(out);
     }
-    let mut stack = vec![(base.to_path_buf(), 0usize)];
-    while let Some((d, depth)) = stack.pop() {
-        let entries = host.list_dir(&d);
-        if entries.iter().any(|(n, is_dir)| !is_dir && n == file) && !out.contains(&d) {
-            out.push(d.clone());
+    let mut stack = vec![base.to_path_buf()];
+    let mut seen = std::collections::HashSet::new();
+    let mut visited = 0usize;
+    while let Some(d) = stack.pop() {
+        visited += 1;
+        if visited > MAX_WALK_DIRS {
+            return Err(WalkLimit {
+                root: base.to_path_buf(),
+            });
         }
-        if depth >= 32 {
-            continue;
+        let entries = host.list_dir(&d);
+        if entries.iter().any(|(n, is_dir)| !is_dir && n == file) && seen.insert(d.clone()) {
+            out.push(d.clone());
         }
         for (name, is_dir) in entries.into_iter().rev() {
             if is_dir && (dot || !name.starts_with('.')) {
-                stack.push((d.join(name), depth + 1));
+                stack.push(d.join(name));
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// Effect's `Config.boolean` as OpenCode reads its skill flags: `Err` for a value it refuses.
@@ -255,11 +292,12 @@ pub fn skill_dirs(
     host: &dyn Host,
     paths: &Paths,
     config_dirs: &[PathBuf],
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, SkillDirsError> {
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut add = |dirs: Vec<PathBuf>| {
         for d in dirs {
-            if !out.contains(&d) {
+            if seen.insert(d.clone()) {
                 out.push(d);
             }
         }
@@ -280,15 +318,35 @@ pub fn skill_dirs(
             roots.push(d.join(".agents"));
         }
         for r in roots {
-            add(dirs_with_file(host, &r.join("skills"), "SKILL.md", true));
+            add(dirs_with_file(host, &r.join("skills"), "SKILL.md", true)?);
         }
     }
     for d in config_dirs {
         for sub in ["skill", "skills"] {
-            add(dirs_with_file(host, &d.join(sub), "SKILL.md", false));
+            add(dirs_with_file(host, &d.join(sub), "SKILL.md", false)?);
         }
     }
     Ok(out)
+}
+
+/// Why [`skill_dirs`] failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkillDirsError {
+    /// A skill flag OpenCode refuses (its message).
+    Flag(String),
+    Walk(WalkLimit),
+}
+
+impl From<String> for SkillDirsError {
+    fn from(m: String) -> Self {
+        SkillDirsError::Flag(m)
+    }
+}
+
+impl From<WalkLimit> for SkillDirsError {
+    fn from(w: WalkLimit) -> Self {
+        SkillDirsError::Walk(w)
+    }
 }
 
 /// Discover the sources OpenCode would read when started in `cwd`.
@@ -354,6 +412,13 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
         dirs.push((d.clone(), Layer::ConfigDir));
     }
     let mut seen: Vec<PathBuf> = Vec::new();
+    let mut walk_limit = None;
+    let mut walk = |dir: &Path, sub: &str, recursive: bool| {
+        markdown_files(host, dir, sub, recursive).unwrap_or_else(|w| {
+            walk_limit.get_or_insert(w);
+            Vec::new()
+        })
+    };
     for (dir, layer) in dirs {
         if seen.contains(&dir) {
             continue;
@@ -365,7 +430,7 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
             }
         }
         for sub in ["agent", "agents"] {
-            for (path, name) in markdown_files(host, &dir, sub, true) {
+            for (path, name) in walk(&dir, sub, true) {
                 steps.push(Step::Markdown {
                     path,
                     name,
@@ -374,7 +439,7 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
             }
         }
         for sub in ["mode", "modes"] {
-            for (path, name) in markdown_files(host, &dir, sub, false) {
+            for (path, name) in walk(&dir, sub, false) {
                 steps.push(Step::Markdown {
                     path,
                     name,
@@ -411,6 +476,7 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
         steps,
         config_dirs: seen,
         notes,
+        walk_limit,
     }
 }
 

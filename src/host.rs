@@ -30,6 +30,22 @@ impl Host for RealHost {
                 message: "is a directory, not a file".to_string(),
             });
         }
+        // Opening a FIFO blocks until a writer comes (OpenCode would wait forever);
+        // a socket cannot be opened at all.
+        #[cfg(unix)]
+        if let Ok(m) = std::fs::metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            let t = m.file_type();
+            if t.is_fifo() || t.is_socket() {
+                return Err(ReadError {
+                    kind: ReadErrorKind::Other,
+                    message: format!(
+                        "is a {}, not a file: permaudit does not read it (OpenCode would wait on it)",
+                        if t.is_fifo() { "FIFO" } else { "socket" }
+                    ),
+                });
+            }
+        }
         let f = std::fs::File::open(path).map_err(err)?;
         let mut buf = Vec::new();
         // Read one byte past the limit to tell "at the limit" from "over it"; endless devices

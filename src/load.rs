@@ -19,6 +19,15 @@ use std::path::{Path, PathBuf};
 /// runaway files from hanging or exhausting memory).
 pub const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
 
+/// The longest permission key or pattern permaudit reads, in characters. OpenCode has no
+/// limit; proofs over longer patterns cost time that grows with the square of their length
+/// (a 64 KiB pattern takes seconds to analyse), and no real pattern comes close.
+pub const MAX_PATTERN_CHARS: usize = 4096;
+
+/// The most rules all configs together may write (after merging, every agent's included).
+/// OpenCode has no limit; this bounds time and memory of every command.
+pub const MAX_RULES: usize = 100_000;
+
 /// The merged, permission-relevant config.
 #[derive(Debug, Clone, Default)]
 pub struct Merged {
@@ -102,6 +111,11 @@ pub enum LoadError {
     FileRef { loc: Loc, message: String },
     /// Something OpenCode accepts but whose rules permaudit cannot know (JavaScript frontmatter).
     Unauditable { loc: Loc, message: String },
+    /// Past one of permaudit's own limits (README "Limits"): what OpenCode makes of it is
+    /// not known, so permaudit says nothing about it rather than guess.
+    Limit { loc: Loc, message: String },
+    /// A directory walk past [`discover::MAX_WALK_DIRS`].
+    WalkLimit(discover::WalkLimit),
 }
 
 /// A failed load keeps the sources read so far, for rendering the error.
@@ -119,6 +133,21 @@ struct Loader<'a> {
     warnings: Vec<Warning>,
     paths: Paths,
     audit: Audit,
+}
+
+/// A JSONC error: OpenCode's refusal, or permaudit's nesting limit (OpenCode reads deeper).
+fn syntax_error(e: jsonc::SyntaxError) -> LoadError {
+    if e.limit {
+        LoadError::Limit {
+            loc: e.loc,
+            message: e.message,
+        }
+    } else {
+        LoadError::Syntax {
+            loc: e.loc,
+            message: e.message,
+        }
+    }
 }
 
 fn decode_text(bytes: &[u8]) -> String {
@@ -159,18 +188,20 @@ impl Loader<'_> {
             } else {
                 discover::normalize(&dir.join(reference))
             };
-            if !host.is_file(&p) && !host.is_dir(&p) {
-                return Err(format!(
-                    "bad file reference: \"{{file:{reference}}}\" {} does not exist",
-                    p.display()
-                ));
-            }
-            host.read(&p).map(|b| decode_text(&b)).map_err(|e| {
-                format!(
-                    "bad file reference: \"{{file:{reference}}}\": {}",
-                    e.message
-                )
-            })
+            // OpenCode says "does not exist" only for ENOENT; any other failure (a
+            // directory, an unreadable file) is the bare "bad file reference".
+            host.read(&p)
+                .map(|b| decode_text(&b))
+                .map_err(|e| match e.kind {
+                    ReadErrorKind::NotFound => format!(
+                        "bad file reference: \"{{file:{reference}}}\" {} does not exist",
+                        p.display()
+                    ),
+                    _ => format!(
+                        "bad file reference: \"{{file:{reference}}}\": {}",
+                        e.message
+                    ),
+                })
         };
         let env = |name: &str| host.var(name);
         let sub = subst::substitute(&text, &env, &read_file).map_err(|e| LoadError::FileRef {
@@ -181,10 +212,7 @@ impl Loader<'_> {
             message: e.message,
         })?;
         let (node, written) = jsonc::parse_recording(&sub.text, id, &|o| sub.to_source(o), dialect)
-            .map_err(|e| LoadError::Syntax {
-                loc: e.loc,
-                message: e.message,
-            })?;
+            .map_err(syntax_error)?;
         self.record(id, &sub, &node, written);
         Ok(node)
     }
@@ -312,6 +340,12 @@ impl Loader<'_> {
                 });
                 return Ok(None);
             }
+            Frontmatter::OverLimit(e) => {
+                return Err(LoadError::Limit {
+                    loc: e.loc,
+                    message: format!("{what} `{derived}`: {}", e.message),
+                });
+            }
             Frontmatter::Executable(e) => {
                 return Err(LoadError::Unauditable {
                     loc: e.loc,
@@ -437,10 +471,12 @@ impl Acc {
 /// validation, so any JSON value can become an action (spec §3.6). Invalid JSON is skipped.
 /// `Ok(None)`: invalid JSON, ignored. `Err(loc)`: a `null` permission value, on which
 /// OpenCode's `fromConfig` throws (`Object.entries(null)`), so it cannot start.
-fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, Loc> {
+fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, LoadError> {
     let strict = |o: usize| o;
-    let Ok(node) = jsonc::parse_as(text, id, &strict, jsonc::Dialect::StrictJson) else {
-        return Ok(None);
+    let node = match jsonc::parse_as(text, id, &strict, jsonc::Dialect::StrictJson) {
+        Ok(node) => node,
+        Err(e) if e.limit => return Err(syntax_error(e)),
+        Err(_) => return Ok(None),
     };
     let mut map = PermissionMap::new();
     let leaf = |n: &Node, loc: Loc| Leaf {
@@ -494,7 +530,13 @@ fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, Loc
             // Object.entries of a number or boolean is empty: no rules.
             Value::Number(_) | Value::Bool(_) => PermEntry::List(JsObject::new()),
             // Object.entries(null) throws: OpenCode fails to start.
-            Value::Null => return Err(kl),
+            Value::Null => {
+                return Err(LoadError::Invalid(ConfigError {
+                    loc: kl,
+                    path: "OPENCODE_PERMISSION".into(),
+                    message: "a permission set to null: OpenCode crashes at start-up (Object.entries(null) in Permission.fromConfig)".into(),
+                }));
+            }
             Value::String(_) => PermEntry::Action(leaf(&v, kl)),
         };
         map.set(k, entry);
@@ -680,6 +722,9 @@ fn reference_dirs(l: &Loader<'_>, gate: bool) -> Vec<String> {
 }
 
 fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>), LoadError> {
+    if let Some(w) = &discovery.walk_limit {
+        return Err(LoadError::WalkLimit(w.clone()));
+    }
     let mut acc = Acc::default();
     for step in &discovery.steps {
         match step {
@@ -727,13 +772,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
             text.clone(),
         ));
         match env_permission(&text, id) {
-            Err(loc) => {
-                return Err(LoadError::Invalid(ConfigError {
-                    loc,
-                    path: "OPENCODE_PERMISSION".into(),
-                    message: "a permission set to null: OpenCode crashes at start-up (Object.entries(null) in Permission.fromConfig)".into(),
-                }));
-            }
+            Err(e) => return Err(e),
             Ok(Some(p)) => permission = merge_permission(&permission, &p),
             Ok(None) => l.warnings.push(Warning {
                 loc: Loc {
@@ -752,9 +791,12 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
     }
     // The external_directory whitelist: skill directories, `skills.paths`, references.
     let mut dirs: Vec<PathBuf> = discover::skill_dirs(l.host, &l.paths, &discovery.config_dirs)
-        .map_err(|message| LoadError::Read {
-            path: PathBuf::from("(environment)"),
-            message,
+        .map_err(|e| match e {
+            discover::SkillDirsError::Flag(message) => LoadError::Read {
+                path: PathBuf::from("(environment)"),
+                message,
+            },
+            discover::SkillDirsError::Walk(w) => LoadError::WalkLimit(w),
         })?;
     for p in &acc.skill_paths {
         let base = if let Some(rest) = p.strip_prefix("~/") {
@@ -762,7 +804,9 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
         } else {
             discover::normalize(&l.paths.cwd.join(p))
         };
-        for d in discover::dirs_with_file(l.host, &base, "SKILL.md", false) {
+        for d in discover::dirs_with_file(l.host, &base, "SKILL.md", false)
+            .map_err(LoadError::WalkLimit)?
+        {
             if !dirs.contains(&d) {
                 dirs.push(d);
             }
@@ -779,5 +823,46 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
             white.push(d);
         }
     }
-    Ok((Merged { permission, agent }, white))
+    let merged = Merged { permission, agent };
+    check_rule_limits(&merged)?;
+    Ok((merged, white))
+}
+
+/// [`MAX_PATTERN_CHARS`] and [`MAX_RULES`] over the merged config: the first rule past a
+/// limit, in the order rules are built (top level, then each agent).
+fn check_rule_limits(m: &Merged) -> Result<(), LoadError> {
+    let maps = std::iter::once(&m.permission)
+        .chain(m.agent.iter().filter_map(|(_, a)| a.permission.as_ref()));
+    let mut count = 0usize;
+    for map in maps {
+        for (key, entry) in map.iter() {
+            let leaves: Vec<(&str, &Leaf)> = match entry {
+                PermEntry::Action(leaf) => vec![("*", leaf)],
+                PermEntry::Patterns(p) | PermEntry::List(p) => p.iter().collect(),
+            };
+            for (pattern, leaf) in leaves {
+                count += 1;
+                if count > MAX_RULES {
+                    return Err(LoadError::Limit {
+                        loc: leaf.loc,
+                        message: format!(
+                            "more than {MAX_RULES} permission rules in all configs together: past permaudit's limit (OpenCode has none; see the README's \"Limits\")"
+                        ),
+                    });
+                }
+                for (what, text) in [("permission key", key), ("pattern", pattern)] {
+                    let n = text.chars().count();
+                    if n > MAX_PATTERN_CHARS {
+                        return Err(LoadError::Limit {
+                            loc: leaf.loc,
+                            message: format!(
+                                "a {what} of {n} characters: past permaudit's limit of {MAX_PATTERN_CHARS} (OpenCode has none; see the README's \"Limits\")"
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }

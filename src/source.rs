@@ -51,21 +51,51 @@ pub struct SourceFile {
     /// The text as read (invalid UTF-8 replaced by U+FFFD, as Bun's decoder does).
     pub text: String,
     line_starts: Vec<usize>,
+    /// UTF-8 continuation bytes before each multiple of [`CHUNK`]: columns in constant
+    /// time on long lines (a minified config is one line; each of its rules needs a column).
+    continuations: Vec<usize>,
+}
+
+/// See [`SourceFile::continuations`].
+const CHUNK: usize = 4096;
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
 }
 
 impl SourceFile {
     pub fn new(origin: Origin, text: String) -> SourceFile {
         let mut line_starts = vec![0];
+        let mut continuations = Vec::with_capacity(text.len() / CHUNK + 1);
+        let mut count = 0;
         for (i, b) in text.bytes().enumerate() {
+            if i % CHUNK == 0 {
+                continuations.push(count);
+            }
             if b == b'\n' {
                 line_starts.push(i + 1);
             }
+            count += usize::from(is_continuation(b));
+        }
+        if text.len() % CHUNK == 0 {
+            continuations.push(count);
         }
         SourceFile {
             origin,
             text,
             line_starts,
+            continuations,
         }
+    }
+
+    /// UTF-8 continuation bytes in `text[..offset]`.
+    fn continuations_before(&self, offset: usize) -> usize {
+        let k = offset / CHUNK;
+        self.continuations[k]
+            + self.text.as_bytes()[k * CHUNK..offset]
+                .iter()
+                .filter(|&&b| is_continuation(b))
+                .count()
     }
 
     /// A name for humans and machine output: the path, or `env:NAME`.
@@ -90,13 +120,18 @@ impl SourceFile {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line];
+        let mut start = self.line_starts[line];
+        // A leading BOM is not a column: the file decoder drops it, and editors hide it.
+        if line == 0 && self.text.starts_with('\u{feff}') {
+            if offset <= 3 {
+                return (1, 1);
+            }
+            start = 3;
+        }
         // `offset` may fall inside a multi-byte character after span arithmetic; count the
-        // characters that start before it.
-        let col = self.text[start..]
-            .char_indices()
-            .take_while(|(i, _)| start + i < offset)
-            .count();
+        // characters that start before it (bytes that are not continuation bytes).
+        let col = (offset - start)
+            - (self.continuations_before(offset) - self.continuations_before(start));
         (line + 1, col + 1)
     }
 }
@@ -166,5 +201,39 @@ mod tests {
         // 'é' is two bytes; '{' is the second character of line 2.
         assert_eq!(f.line_col(5), (2, 2));
         assert_eq!(f.line_col(999), (3, 1));
+    }
+
+    #[test]
+    fn columns_on_long_lines_count_characters() {
+        let text = format!(
+            "{}\n{}x{}",
+            "é".repeat(3000),
+            "aé😀".repeat(5000),
+            "b".repeat(9000)
+        );
+        let f = SourceFile::new(Origin::EnvVar("X".into()), text.clone());
+        for offset in (0..=text.len()).step_by(97).chain([text.len(), 6000, 6001]) {
+            let before = &text.as_bytes()[..offset];
+            let line = before.iter().filter(|&&b| b == b'\n').count();
+            let start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let col = text[start..]
+                .char_indices()
+                .take_while(|(i, _)| start + i < offset)
+                .count();
+            assert_eq!(f.line_col(offset), (line + 1, col + 1), "offset {offset}");
+        }
+    }
+
+    #[test]
+    fn a_leading_bom_is_not_a_column() {
+        let f = SourceFile::new(Origin::EnvVar("X".into()), "\u{feff}{x\n\u{feff}".into());
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(3), (1, 1));
+        assert_eq!(f.line_col(4), (1, 2));
+        // Only at the start of the text.
+        assert_eq!(f.line_col(9), (2, 2));
     }
 }

@@ -10,9 +10,7 @@ use crate::checks::sample_mismatch::{Outcome, Sample};
 use crate::checks::{CHECKS, Finding, Level};
 use crate::project::Project;
 use crate::source::Loc;
-use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Severity,
-};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, Severity};
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -235,11 +233,33 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
             diag = diag.with_help(help.join("\n"));
         }
         let file = sources.get(loc.source);
-        let report = miette::Report::new(diag.with_labels(labels))
-            .with_source_code(NamedSource::new(file.name(), file.text.clone()));
+        let spans: Vec<_> = std::iter::once(loc.span)
+            .chain(
+                f.related
+                    .iter()
+                    .filter(|(rl, _)| rl.source == loc.source)
+                    .map(|(rl, _)| rl.span),
+            )
+            .collect();
         let mut s = String::new();
-        if handler.render_report(&mut s, report.as_ref()).is_ok() {
-            out.push_str(&s);
+        match super::Window::around(file, &spans) {
+            Some(window) => {
+                let report = miette::Report::new(diag.with_labels(labels)).with_source_code(window);
+                if handler.render_report(&mut s, report.as_ref()).is_ok() {
+                    out.push_str(&s);
+                }
+            }
+            // Too much text for a snippet: the location alone.
+            None => {
+                let report = miette::Report::new(diag);
+                if handler.render_report(&mut s, report.as_ref()).is_ok() {
+                    out.push_str(&s);
+                }
+                out.push_str(&format!("  at {}\n", sources.position(loc)));
+                for (rl, msg) in f.related.iter().filter(|(rl, _)| rl.source == loc.source) {
+                    out.push_str(&format!("  {}: {msg}\n", sources.position(*rl)));
+                }
+            }
         }
         out.push('\n');
     }

@@ -3,7 +3,7 @@
 use super::Style;
 use crate::load::{Failure, LoadError};
 use crate::source::{Loc, SourceMap};
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 
 /// `(location, headline, label)` of a load error.
 fn parts(e: &LoadError) -> (Option<Loc>, String, String) {
@@ -39,6 +39,20 @@ fn parts(e: &LoadError) -> (Option<Loc>, String, String) {
         LoadError::Unauditable { loc, message } => {
             (Some(*loc), message.clone(), "here".to_string())
         }
+        LoadError::Limit { loc, message } => (
+            Some(*loc),
+            format!("permaudit cannot audit this: {message}"),
+            "here".to_string(),
+        ),
+        LoadError::WalkLimit(w) => (
+            None,
+            format!(
+                "{}: permaudit cannot audit this: {}",
+                w.root.display(),
+                w.message()
+            ),
+            String::new(),
+        ),
     }
 }
 
@@ -61,8 +75,10 @@ pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String 
             loc.span.start..loc.span.end.max(loc.span.start),
             label,
         ));
-    let report = miette::Report::new(diag)
-        .with_source_code(NamedSource::new(file.name(), file.text.clone()));
+    let Some(window) = super::Window::around(file, &[loc.span]) else {
+        return out;
+    };
+    let report = miette::Report::new(diag).with_source_code(window);
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {

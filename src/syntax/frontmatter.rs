@@ -114,6 +114,19 @@ pub enum Frontmatter {
     BrokenDropped(FrontmatterError),
     /// `---js` / `---javascript`: OpenCode evaluates the frontmatter as JavaScript.
     Executable(FrontmatterError),
+    /// Past one of permaudit's limits ([`MAX_NODES`], [`MAX_STRING_BYTES`], [`MAX_DEPTH`]),
+    /// which OpenCode does not have: what OpenCode makes of the file is not known.
+    OverLimit(FrontmatterError),
+}
+
+/// Every limit error's message says this, and [`parse_cached`] tells limits from YAML
+/// errors by it.
+const PAST_LIMIT: &str = "past permaudit's limit (OpenCode has none; see the README's \"Limits\")";
+
+impl FrontmatterError {
+    fn is_limit(&self) -> bool {
+        self.message.ends_with(PAST_LIMIT)
+    }
 }
 
 /// Read a markdown file's frontmatter as OpenCode does, the file taken alone.
@@ -145,6 +158,8 @@ pub fn parse_cached(text: &str, source: SourceId, cache: &mut MatterCache) -> Fr
         })
     };
     let first_err = match matter(text, source, &identity) {
+        // js-yaml would read on: no guess about what OpenCode makes of it.
+        Err(e) if e.is_limit() => return Frontmatter::OverLimit(e),
         // A cache hit never throws: `data: {}`, content = the whole text.
         Err(e) if cache.failed.contains(strip_bom(text)) => return cached_failure(e),
         Ok(Out::Absent) => return Frontmatter::Absent,
@@ -164,6 +179,7 @@ pub fn parse_cached(text: &str, source: SourceId, cache: &mut MatterCache) -> Fr
     }
     let to_orig = |o: usize| map.map(o);
     match matter(&sanitized, source, &to_orig) {
+        Err(e) if e.is_limit() => Frontmatter::OverLimit(e),
         // A cache hit on the retry: `data: {}` (and the sanitized text as prompt).
         Err(e) if cache.failed.contains(strip_bom(&sanitized)) => cached_failure(e),
         Ok(Out::Absent) => Frontmatter::Absent,
@@ -851,6 +867,14 @@ impl Loader<'_> {
     fn err_at(&mut self, e: &ScanError) -> YErr {
         self.syntax_error = true;
         let off = e.marker().byte_offset().unwrap_or(0).min(self.src.len());
+        if e.info() == "recursion limit exceeded" {
+            // granit's own depth limit, which sits where ours does: not a YAML error.
+            return (
+                off,
+                off,
+                format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
+            );
+        }
         (off, off, e.info().to_string())
     }
 
@@ -928,7 +952,11 @@ impl Loader<'_> {
                 }
                 Event::SequenceStart(style, anchor, tag) => {
                     if stack.len() >= MAX_DEPTH {
-                        return Err((s, e, format!("nesting deeper than {MAX_DEPTH} levels")));
+                        return Err((
+                            s,
+                            e,
+                            format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
+                        ));
                     }
                     stack.push(Frame::Seq {
                         items: Vec::new(),
@@ -941,7 +969,11 @@ impl Loader<'_> {
                 }
                 Event::MappingStart(style, anchor, tag) => {
                     if stack.len() >= MAX_DEPTH {
-                        return Err((s, e, format!("nesting deeper than {MAX_DEPTH} levels")));
+                        return Err((
+                            s,
+                            e,
+                            format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
+                        ));
                     }
                     stack.push(Frame::Map {
                         obj: YMap::default(),
@@ -1058,7 +1090,7 @@ impl Loader<'_> {
             return Err((
                 y.span.0,
                 y.span.1,
-                format!("nesting deeper than {MAX_DEPTH} levels"),
+                format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
             ));
         }
         Ok(())
@@ -1072,7 +1104,7 @@ impl Loader<'_> {
                 at.0,
                 at.1,
                 format!(
-                    "the frontmatter expands to more than {MAX_NODES} nodes or {MAX_STRING_BYTES} bytes (alias bomb?)"
+                    "the frontmatter expands to more than {MAX_NODES} nodes or {MAX_STRING_BYTES} bytes (alias bomb?): {PAST_LIMIT}"
                 ),
             ));
         }
@@ -3039,6 +3071,13 @@ mod tests {
 
     // --- limits ---------------------------------------------------------------------------
 
+    fn over(text: &str) -> FrontmatterError {
+        match parse(text, SRC) {
+            Frontmatter::OverLimit(e) => e,
+            other => panic!("expected OverLimit for {text:?}, got {other:?}"),
+        }
+    }
+
     #[test]
     fn alias_bomb_is_refused() {
         let mut t = String::from(
@@ -3050,13 +3089,13 @@ mod tests {
             t.push_str(&format!("{}: &{} [{refs}]\n", w[1], w[1]));
         }
         t.push_str("---\n");
-        let e = kept(&t);
+        let e = over(&t);
         assert!(e.message.contains("alias bomb"), "{}", e.message);
         // A long string copied many times.
         let mut t = format!("---\na: &a \"{}\"\n", "x".repeat(1 << 20));
         t.push_str(&format!("b: &b [{}]\n", vec!["*a"; 100].join(",")));
         t.push_str(&format!("c: [{}]\n---\n", vec!["*b"; 100].join(",")));
-        kept(&t);
+        over(&t);
     }
 
     #[test]
@@ -3080,7 +3119,7 @@ mod tests {
                     .collect::<String>()
             ),
         ] {
-            let e = kept(&t);
+            let e = over(&t);
             assert!(
                 e.message.contains("limit") || e.message.contains("nesting"),
                 "{}",
@@ -3093,7 +3132,7 @@ mod tests {
             t.push_str(&format!("a{i}: &a{i} [*a{}]\n", i - 1));
         }
         t.push_str("---\n");
-        let e = kept(&t);
+        let e = over(&t);
         assert!(e.message.contains("nesting"), "{}", e.message);
         // 200 levels are fine.
         let t = format!("---\na: {}{}\n---\n", "[".repeat(200), "]".repeat(200));
@@ -3140,7 +3179,7 @@ mod tests {
             };
             match parse(&text, SRC) {
                 Frontmatter::Data(n) => check(&n),
-                Frontmatter::BrokenKept(e) | Frontmatter::BrokenDropped(e) | Frontmatter::Executable(e) => {
+                Frontmatter::BrokenKept(e) | Frontmatter::BrokenDropped(e) | Frontmatter::Executable(e) | Frontmatter::OverLimit(e) => {
                     assert!(e.loc.span.start <= e.loc.span.end && e.loc.span.end <= text.len());
                 }
                 Frontmatter::Absent => {}

@@ -24,6 +24,9 @@ pub const MAX_NESTING: usize = 512;
 pub struct SyntaxError {
     pub loc: Loc,
     pub message: String,
+    /// Past permaudit's nesting limit ([`MAX_NESTING`]), which OpenCode does not have:
+    /// not a refusal by OpenCode.
+    pub limit: bool,
 }
 
 fn parse_options() -> ParseOptions {
@@ -64,10 +67,15 @@ pub fn parse(
     parse_as(text, source, to_orig, Dialect::File)
 }
 
+/// What [`extra_checks`] found: `(start, end, message, past the nesting limit)`.
+type Extra = (usize, usize, String, bool);
+
 /// The characters microsoft jsonc-parser's scanner refuses but the `jsonc-parser` crate
 /// accepts: whitespace other than space, tab, LF and CR between tokens (`InvalidSymbol`), and
-/// raw control characters inside strings (`InvalidCharacter`).
-fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
+/// raw control characters inside strings (`InvalidCharacter`). Also the first `{` or `[`
+/// deeper than [`MAX_NESTING`], so that the limit is reported where it is passed and as
+/// permaudit's (the crate's own depth error is a refusal at another place).
+fn extra_checks(text: &str) -> Option<Extra> {
     #[derive(PartialEq)]
     enum St {
         Code,
@@ -77,6 +85,7 @@ fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
     }
     let mut st = St::Code;
     let mut str_start = 0;
+    let mut depth = 0usize;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match st {
@@ -91,11 +100,26 @@ fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
                     st = St::Block;
                 }
                 ' ' | '\t' | '\n' | '\r' => {}
+                '{' | '[' => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        return Some((
+                            i,
+                            i + 1,
+                            format!(
+                                "nesting deeper than {MAX_NESTING} levels: past permaudit's limit (OpenCode has none; see the README's \"Limits\")"
+                            ),
+                            true,
+                        ));
+                    }
+                }
+                '}' | ']' => depth = depth.saturating_sub(1),
                 c if c.is_whitespace() || c == '\u{feff}' => {
                     return Some((
                         i,
                         i + c.len_utf8(),
-                        "InvalidSymbol: only space, tab, LF and CR separate tokens",
+                        "InvalidSymbol: only space, tab, LF and CR separate tokens".into(),
+                        false,
                     ));
                 }
                 _ => {}
@@ -109,7 +133,8 @@ fn extra_checks(text: &str) -> Option<(usize, usize, &'static str)> {
                     return Some((
                         str_start,
                         i + 1,
-                        "InvalidCharacter: a raw control character (tab, newline, …) inside a string; escape it",
+                        "InvalidCharacter: a raw control character (tab, newline, …) inside a string; escape it".into(),
+                        false,
                     ));
                 }
                 _ => {}
@@ -176,10 +201,11 @@ pub fn parse_recording(
         0
     };
     let body = &text[bom..];
-    if let Some((s, e, message)) = extra_checks(body) {
+    if let Some((s, e, message, limit)) = extra_checks(body) {
         return Err(SyntaxError {
             loc: loc(bom + s, bom + e),
-            message: message.to_string(),
+            message,
+            limit,
         });
     }
     if body.is_empty() && dialect != Dialect::StrictJson {
@@ -212,6 +238,7 @@ pub fn parse_recording(
             Err(SyntaxError {
                 loc: loc(bom + r.start, bom + r.end),
                 message: e.kind().to_string(),
+                limit: false,
             })
         }
         Ok(res) => match res.value {
@@ -219,6 +246,7 @@ pub fn parse_recording(
                 loc: loc(bom, text.len()),
                 message: "Expected a value (a file of only whitespace or comments is refused)"
                     .into(),
+                limit: false,
             }),
             Some(v) => {
                 let mut written = Vec::new();
@@ -419,6 +447,22 @@ mod tests {
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(p(&text).is_err());
+        let e = p(&text).unwrap_err();
+        assert!(e.limit, "{e:?}");
+        assert_eq!(
+            e.loc.span.start, MAX_NESTING,
+            "the first bracket past the limit"
+        );
+    }
+
+    #[test]
+    fn nesting_limit_is_exact() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(p(&nest(MAX_NESTING)).is_ok());
+        let e = p(&nest(MAX_NESTING + 1)).unwrap_err();
+        assert!(e.limit && e.message.contains("limit"), "{e:?}");
+        // Brackets in strings and comments do not count.
+        let quoted = format!("[\"{}\" /* {} */]", "[".repeat(1000), "{".repeat(1000));
+        assert!(p(&quoted).is_ok());
     }
 }
