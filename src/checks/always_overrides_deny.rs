@@ -48,11 +48,15 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
     let mut splitter = Splitter::new();
     for agent in &ctx.project.agents {
+        let asking: Vec<usize> = (0..agent.rules.len())
+            .rev()
+            .filter(|&j| agent.rules[j].action.effective() == Effect::Ask && bash(&agent.rules[j]))
+            .collect();
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny || r.loc.is_none() || !bash(r) {
                 continue;
             }
-            if let Some(f) = finding(ctx, agent, i, &mut splitter) {
+            if let Some(f) = finding(ctx, agent, &asking, i, &mut splitter) {
                 out.push(f);
             }
         }
@@ -114,7 +118,14 @@ fn bash_witness(ctx: &Ctx<'_>, agent: &Agent, command: &str) -> Option<Witness> 
     ctx.witness(agent, &Input::new("bash", command))
 }
 
-fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, splitter: &mut Splitter) -> Option<Finding> {
+/// `asking`: the agent's bash rules that ask, last first.
+fn finding(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    asking: &[usize],
+    i: usize,
+    splitter: &mut Splitter,
+) -> Option<Finding> {
     use crate::glob::wildcard::Token;
     let platform = ctx.project.platform;
     let r = &agent.rules[i];
@@ -154,7 +165,8 @@ fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, splitter: &mut Splitter) -> O
         {
             continue;
         }
-        let Some((asker, aw)) = asking_command(ctx, agent, splitter, &always, &part.tokens) else {
+        let Some((asker, aw)) = asking_command(ctx, agent, asking, splitter, &always, &part.tokens)
+        else {
             continue;
         };
         let decided_by = |w: &Witness| {
@@ -210,23 +222,27 @@ fn agent_index(ctx: &Ctx<'_>, agent: &Agent) -> Option<usize> {
 fn asking_command(
     ctx: &Ctx<'_>,
     agent: &Agent,
+    asking: &[usize],
     splitter: &mut Splitter,
     always: &str,
     tokens: &[String],
 ) -> Option<(String, Witness)> {
     let platform = ctx.project.platform;
     let prefix = always.strip_suffix(" *").unwrap_or(always).to_string();
-    let mut candidates = vec![
+    let simple = [
         prefix.clone(),
         format!("{prefix} foo"),
         format!("{prefix} file.txt"),
         tokens.join(" "),
     ];
-    let asking = agent.rules.iter().rev().filter(|rj| {
-        rj.action.effective() == Effect::Ask
-            && Wildcard::compile(&rj.permission).is_match("bash", platform)
-    });
-    for rj in asking.take(64) {
+    let asking = asking.iter().filter_map(|&j| agent.rules.get(j));
+    // Lazily: the simple candidates first; an automaton per asking rule only if they fail.
+    let stored = crate::glob::analysis::Fixed::new(always);
+    let from_asking = asking.take(64).filter_map(|rj| {
+        // Most asking rules have another literal prefix: no automaton for those.
+        if stored.disjoint(&crate::glob::analysis::Fixed::new(&rj.pattern), platform) {
+            return None;
+        }
         let an = Analysis::new(
             &[
                 RuleShape::new("bash", always),
@@ -234,12 +250,12 @@ fn asking_command(
             ],
             platform,
         );
-        if let crate::glob::automaton::Outcome::Witness(w) = an.intersection(0, 1)
-            && let Some(s) = w.subject.to_exact_string()
-        {
-            candidates.push(s);
+        match an.intersection(0, 1) {
+            crate::glob::automaton::Outcome::Witness(w) => w.subject.to_exact_string(),
+            _ => None,
         }
-    }
+    });
+    let candidates = simple.into_iter().chain(from_asking);
     candidates.into_iter().find_map(|c| {
         let part = single_part(splitter, &c)?;
         if part.always.as_deref() != Some(always) {

@@ -363,7 +363,7 @@ pub fn reachability(ctx: &Ctx<'_>) -> Vec<Vec<Option<Reach>>> {
                         return Some(r.shifted(i as isize - j as isize));
                     }
                 }
-                if let Some(w) = quick.decided_sample(i) {
+                if let Some(w) = quick.decided_sample(an, i) {
                     return Some(Reach::Decides(w));
                 }
                 Some(match an.decides(i) {
@@ -492,8 +492,10 @@ impl Quick {
 
     /// A simple input that rule `i` decides, if one of two obvious candidates is one: each
     /// glob with its wildcards left out (its shortest member), or with each wildcard read
-    /// as `x`. Checked concretely, so a hit proves the rule live without an automaton.
-    fn decided_sample(&self, i: usize) -> Option<Input> {
+    /// as `x`. Checked concretely, so a hit proves the rule live without an automaton:
+    /// rule `i` matches it and none of the later rules that could
+    /// ([`Analysis::later_candidates`]: a rule matching it meets rule `i`) does.
+    fn decided_sample(&self, an: &Analysis, i: usize) -> Option<Input> {
         use crate::glob::automaton::Word;
         use crate::glob::wildcard::Token;
         let (p, s) = self.rules.get(i)?;
@@ -515,7 +517,8 @@ impl Quick {
                 permission: fill(p, star),
                 subject: fill(s, star),
             };
-            (self.decide(&input.permission, &input.subject) == Some(i)).then_some(input)
+            (an.matches(i, &input) && !an.later_candidates(i).any(|j| an.matches(j, &input)))
+                .then_some(input)
         })
     }
 

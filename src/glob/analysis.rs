@@ -101,6 +101,10 @@ pub struct Analysis {
     rules: Vec<Shape>,
     /// `by_permission[k]`: the indices of the rules with permission glob `k`, ascending.
     by_permission: Vec<Vec<usize>>,
+    /// `by_prefix[k]`: the rules with permission glob `k` as (literal prefix of the pattern,
+    /// case-folded on Windows; rule index), sorted: the rules whose prefixes are compatible
+    /// with a given one are a few ranges of it ([`Analysis::compatible`]).
+    by_prefix: Vec<Vec<(Vec<u16>, usize)>>,
 }
 
 /// A rule as indices into the distinct globs.
@@ -127,6 +131,26 @@ impl Analysis {
                 list.push(i);
             }
         }
+        let key = |f: &Fixed| -> Vec<u16> {
+            match platform {
+                Platform::Windows => f.prefix.iter().map(|&u| super::wildcard::fold(u)).collect(),
+                Platform::Unix => f.prefix.clone(),
+            }
+        };
+        let by_prefix = by_permission
+            .iter()
+            .map(|list| {
+                let mut keyed: Vec<(Vec<u16>, usize)> = list
+                    .iter()
+                    .filter_map(|&i| {
+                        let r = rules.get(i)?;
+                        Some((key(patterns.globs.get(r.pattern)?), i))
+                    })
+                    .collect();
+                keyed.sort_unstable();
+                keyed
+            })
+            .collect();
         Analysis {
             platform,
             budget: DEFAULT_BUDGET,
@@ -134,7 +158,51 @@ impl Analysis {
             patterns: patterns.globs,
             rules,
             by_permission,
+            by_prefix,
         }
+    }
+
+    /// The rules after `i` with permission glob `k` whose pattern is not provably disjoint
+    /// from `target` ([`Fixed::disjoint`]), unordered. Two globs can only meet when one
+    /// literal prefix is a prefix of the other, so only those ranges of the sorted prefix
+    /// index are looked at: the prefixes extending the target's, and each of its own
+    /// prefixes (the empty one included).
+    fn compatible(&self, k: usize, i: usize, target: &Fixed) -> Vec<usize> {
+        let Some(index) = self.by_prefix.get(k) else {
+            return Vec::new();
+        };
+        let want: Vec<u16> = match self.platform {
+            Platform::Windows => target
+                .prefix
+                .iter()
+                .map(|&u| super::wildcard::fold(u))
+                .collect(),
+            Platform::Unix => target.prefix.clone(),
+        };
+        let mut out = Vec::new();
+        let mut take = |from: usize, keep: &dyn Fn(&[u16]) -> bool| {
+            for (key, j) in index.get(from..).unwrap_or_default() {
+                if !keep(key) {
+                    break;
+                }
+                if *j > i
+                    && let Some(r) = self.rules.get(*j)
+                    && !target.disjoint(self.pattern_glob(r.pattern), self.platform)
+                {
+                    out.push(*j);
+                }
+            }
+        };
+        // Prefixes that extend the target's (the target's own included).
+        let start = index.partition_point(|(key, _)| key.as_slice() < want.as_slice());
+        take(start, &|key| key.starts_with(&want));
+        // Proper prefixes of the target's prefix.
+        for len in 0..want.len() {
+            let short = want.get(..len).unwrap_or_default();
+            let start = index.partition_point(|(key, _)| key.as_slice() < short);
+            take(start, &|key| key == short);
+        }
+        out
     }
 
     /// The distinct permission globs of the rules after `i`, ordered by their first
@@ -151,69 +219,26 @@ impl Analysis {
         next.into_iter().map(|(_, k)| k).collect()
     }
 
-    /// The rules after `i` whose permission glob is `k`.
-    fn later_with_permission(&self, k: usize, i: usize) -> &[usize] {
-        let list = self.by_permission.get(k).map_or(&[][..], Vec::as_slice);
-        list.get(list.partition_point(|&r| r <= i)..)
-            .unwrap_or_default()
-    }
-
     /// The rules after `i` that may share an input with rule `i`, from the last one down:
     /// every later rule except those proven disjoint by their literal prefixes and
-    /// suffixes ([`Fixed::disjoint`]), found through the permission index so that rules
-    /// of other permissions cost nothing. Exact: only provably disjoint rules are left out.
-    /// Lazy (a merge of the per-permission lists), so a caller that stops at the first
-    /// useful rule pays only for the rules it looked at.
-    pub fn later_candidates(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let rule = self.rules.get(i);
-        let lists: Vec<&[usize]> = rule
-            .map(|rule| {
+    /// suffixes ([`Fixed::disjoint`]), found through the permission and prefix indexes so
+    /// that rules of other permissions and other literal prefixes cost nothing. Exact: only
+    /// provably disjoint rules are left out.
+    pub fn later_candidates(&self, i: usize) -> impl Iterator<Item = usize> + use<> {
+        let mut out: Vec<usize> = match self.rules.get(i) {
+            Some(rule) => {
                 let perm = self.permission_glob(rule.permission);
+                let pattern = self.pattern_glob(rule.pattern);
                 (0..self.permissions.len())
                     .filter(|&k| !perm.disjoint(self.permission_glob(k), self.platform))
-                    .map(|k| self.later_with_permission(k, i))
-                    .filter(|l| !l.is_empty())
+                    .flat_map(|k| self.compatible(k, i, pattern))
                     .collect()
-            })
-            .unwrap_or_default();
-        let pattern = rule.map(|r| self.pattern_glob(r.pattern));
-        // Max-heap of (rule index, list, position in list), each list walked from its end.
-        let mut heap: std::collections::BinaryHeap<(usize, usize, usize)> = lists
-            .iter()
-            .enumerate()
-            .filter_map(|(l, list)| list.last().map(|&r| (r, l, list.len() - 1)))
-            .collect();
-        iter::from_fn(move || {
-            let (r, l, pos) = heap.pop()?;
-            if let Some(prev) = pos.checked_sub(1)
-                && let Some(&next) = lists.get(l).and_then(|list| list.get(prev))
-            {
-                heap.push((next, l, prev));
             }
-            Some(r)
-        })
-        .filter(move |&j| {
-            let (Some(pattern), Some(r)) = (pattern, self.rules.get(j)) else {
-                return false;
-            };
-            !pattern.disjoint(self.pattern_glob(r.pattern), self.platform)
-        })
-    }
-
-    /// Work units each query may spend (see [`Budget`]).
-    pub fn with_budget(self, units: u64) -> Analysis {
-        Analysis {
-            budget: units,
-            ..self
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.rules.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+            None => Vec::new(),
+        };
+        out.sort_unstable_by(|a, b| b.cmp(a));
+        out.dedup();
+        out.into_iter()
     }
 
     /// Does rule `i` match the input? False for an index out of range.
@@ -266,9 +291,8 @@ impl Analysis {
                 .accepting
                 .iter()
                 .filter_map(|&k| later_perms.get(k.checked_sub(1)?).copied())
-                .flat_map(|k| self.later_with_permission(k, i).iter())
-                .filter_map(|&j| self.rules.get(j).map(|r| r.pattern))
-                .filter(|&k| !target.disjoint(self.pattern_glob(k), self.platform))
+                .flat_map(|k| self.compatible(k, i, target))
+                .filter_map(|j| self.rules.get(j).map(|r| r.pattern))
                 .collect();
             covering.sort_unstable();
             covering.dedup();
