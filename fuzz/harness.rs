@@ -15,13 +15,14 @@ use permaudit::glob::automaton::{Outcome, Word};
 use permaudit::glob::compiled::{
     CompiledRuleset, DEFAULT_CACHE_BYTES, MultiGlob, PrefixCache, Want,
 };
-use permaudit::glob::wildcard::{Platform, Wildcard, subject_units};
+use permaudit::glob::wildcard::{Platform, Token, Wildcard, subject_units};
 use permaudit::host::MemHost;
+use permaudit::load::LoadError;
 use permaudit::model::agents::evaluate;
 use permaudit::model::{Action, Form, Layer, Rule};
 use permaudit::project::Project;
 use permaudit::report::{self, Style};
-use permaudit::source::{Origin, SourceFile, SourceId};
+use permaudit::source::{Loc, Origin, SourceFile, SourceId};
 use permaudit::syntax::frontmatter::{self, Frontmatter};
 use permaudit::syntax::value::{Node, Value};
 use std::path::Path;
@@ -106,10 +107,42 @@ pub fn config(data: &[u8]) {
         Err(f) => {
             let shown = report::error::render(&f, style);
             assert!(!shown.is_empty(), "a refusal renders as nothing");
+            // A refusal points at `file:line:col` inside the text that was read.
+            if let Some(loc) = error_loc(&f.error) {
+                let file = f.sources.get(loc.source);
+                check_span(loc.span.start, loc.span.end, &file.text, "error");
+                let head = format!("{}:", file.name());
+                assert!(
+                    shown.starts_with(&head),
+                    "refusal not at file:line:col: {shown}"
+                );
+            }
             return;
         }
     };
+    // Every rule written in a source points into that source's text.
+    for a in &project.agents {
+        for r in &a.rules {
+            if let Some(loc) = r.loc {
+                let file = project.loaded.sources.get(loc.source);
+                check_span(loc.span.start, loc.span.end, &file.text, "rule");
+            }
+        }
+    }
+    for w in &project.loaded.warnings {
+        let file = project.loaded.sources.get(w.loc.source);
+        check_span(w.loc.span.start, w.loc.span.end, &file.text, "warning");
+    }
     assert!(!project.agents.is_empty(), "a loaded project has agents");
+    let again = Project::load(&host, Path::new(PROJ), platform).expect("loads the second time");
+    assert!(
+        again
+            .agents
+            .iter()
+            .map(|a| &a.rules)
+            .eq(project.agents.iter().map(|a| &a.rules)),
+        "loading the same machine twice gives other rules"
+    );
     let _ = report::rules::json_all(&project);
     let all: Vec<_> = project.agents.iter().collect();
     let _ = report::rules::human(&project, &all, style);
@@ -175,6 +208,16 @@ pub fn config(data: &[u8]) {
                 "compiled evaluator disagrees"
             );
         }
+    }
+}
+
+fn error_loc(e: &LoadError) -> Option<Loc> {
+    match e {
+        LoadError::Read { .. } => None,
+        LoadError::Syntax { loc, .. }
+        | LoadError::FileRef { loc, .. }
+        | LoadError::Unauditable { loc, .. } => Some(*loc),
+        LoadError::Invalid(c) => Some(c.loc),
     }
 }
 
@@ -548,49 +591,58 @@ fn trim(s: &str, n: usize) -> String {
     s[..end].to_string()
 }
 
-/// Words a glob matches: its literals with each `?` filled by one unit and each `*` (and the
-/// optional tail) filled by each of a few runs, plus the globs' own literal texts.
+/// Words the globs match, interleaved glob by glob so a prefix of the list samples every
+/// glob: the first extra texts, the globs' own texts, then each glob's literals with each
+/// `?` filled by one unit and each `*` (and the optional tail) by each of a few runs, and
+/// the globs' case variants.
 fn samples_for(globs: &[String], extra: &[String]) -> Vec<Word> {
-    let fillers: Vec<Vec<u16>> = {
-        let mut f: Vec<Vec<u16>> = ["", "a", "/", " ", " x", "ab", "*", "?", "\u{1F600}", "\n"]
-            .iter()
-            .map(|s| s.encode_utf16().collect())
-            .collect();
-        f.push(vec![0xD83D]); // a lone surrogate
-        for g in globs {
-            f.push(subject_units(g));
-        }
-        f
-    };
-    let mut out: Vec<Word> = Vec::new();
+    let mut fillers: Vec<Vec<u16>> = ["", "a", " x", "/", " ", "ab", "\u{1F600}", "\n", "*", "?"]
+        .iter()
+        .map(|s| s.encode_utf16().collect())
+        .collect();
+    fillers.push(vec![0xD83D]); // a lone surrogate
     for g in globs {
-        let w = Wildcard::compile(g);
-        for fill in &fillers {
+        fillers.push(subject_units(g));
+    }
+    let compiled: Vec<Wildcard> = globs.iter().map(|g| Wildcard::compile(g)).collect();
+    let mut out: Vec<Word> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |w: Word, out: &mut Vec<Word>| {
+        if seen.insert(w.clone()) {
+            out.push(w);
+        }
+    };
+    for e in extra.iter().take(8) {
+        push(Word::from(e.as_str()), &mut out);
+    }
+    for g in globs {
+        push(Word::from(g.as_str()), &mut out);
+    }
+    for fill in &fillers {
+        for w in &compiled {
             let mut units = Vec::new();
             for t in &w.tokens {
                 match t {
-                    permaudit::glob::wildcard::Token::Lit(u) => units.push(*u),
-                    permaudit::glob::wildcard::Token::One => {
-                        units.push(fill.first().copied().unwrap_or(b'x' as u16))
-                    }
-                    permaudit::glob::wildcard::Token::Star => units.extend_from_slice(fill),
+                    Token::Lit(u) => units.push(*u),
+                    Token::One => units.push(fill.first().copied().unwrap_or(b'x' as u16)),
+                    Token::Star => units.extend_from_slice(fill),
                 }
             }
             if w.optional_tail {
-                out.push(Word::from_units(units.clone()));
+                push(Word::from_units(units.clone()), &mut out);
                 units.push(b' ' as u16);
                 units.extend_from_slice(fill);
             }
-            out.push(Word::from_units(units));
+            push(Word::from_units(units), &mut out);
         }
-        out.push(Word::from(g.as_str()));
+        if fill.is_empty() {
+            // Case variants, for Windows builds' case-insensitive matching.
+            for g in globs {
+                push(Word::from(g.to_uppercase().as_str()), &mut out);
+                push(Word::from(g.to_lowercase().as_str()), &mut out);
+            }
+        }
     }
-    for e in extra {
-        out.push(Word::from(e.as_str()));
-    }
-    out.sort();
-    out.dedup();
-    out.truncate(400);
     out
 }
 

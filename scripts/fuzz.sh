@@ -10,7 +10,7 @@
 # minimized (cargo fuzz cmin) over everything found. Prints, per target: executions,
 # executions per second, new units, corpus files and bytes, and any crash artifacts.
 # Environment: FUZZ_NICE (default 15), FUZZ_TIMEOUT (per input, default 10 s),
-# FUZZ_RSS_MB (default 2048), FUZZ_JOBS (targets at once, default all).
+# FUZZ_RSS_MB (default 2048), FUZZ_LOG_DIR (default fuzz/target/logs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../fuzz"
 SECONDS_EACH=${1:-60}
@@ -27,7 +27,7 @@ fi
 [ -d seeds ] || python3 seed.py
 for t in "${TARGETS[@]}"; do cargo fuzz build -O -s none "$t"; done
 
-LOGS=target/logs
+LOGS=${FUZZ_LOG_DIR:-target/logs}
 mkdir -p "$LOGS"
 start=$(date -u +%FT%TZ)
 echo "fuzzing ${TARGETS[*]} for ${SECONDS_EACH}s each from $start" >&2
