@@ -216,8 +216,10 @@ fn error_loc(e: &LoadError) -> Option<Loc> {
         LoadError::Read { .. } => None,
         LoadError::Syntax { loc, .. }
         | LoadError::FileRef { loc, .. }
-        | LoadError::Unauditable { loc, .. } => Some(*loc),
+        | LoadError::Unauditable { loc, .. }
+        | LoadError::Limit { loc, .. } => Some(*loc),
         LoadError::Invalid(c) => Some(c.loc),
+        LoadError::WalkLimit(_) => None,
     }
 }
 
@@ -242,7 +244,10 @@ pub fn frontmatter(data: &[u8]) {
             assert!(matches!(n.value, Value::Object(_)), "data is not an object");
             check_spans(n, &text, 0);
         }
-        Frontmatter::BrokenKept(e) | Frontmatter::BrokenDropped(e) | Frontmatter::Executable(e) => {
+        Frontmatter::BrokenKept(e)
+        | Frontmatter::BrokenDropped(e)
+        | Frontmatter::Executable(e)
+        | Frontmatter::OverLimit(e) => {
             check_span(e.loc.span.start, e.loc.span.end, &text, "error");
         }
     }

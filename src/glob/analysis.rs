@@ -241,6 +241,22 @@ impl Analysis {
         out.into_iter()
     }
 
+    /// Work units each query may spend (see [`Budget`]).
+    pub fn with_budget(self, units: u64) -> Analysis {
+        Analysis {
+            budget: units,
+            ..self
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
     /// Does rule `i` match the input? False for an index out of range.
     pub fn matches(&self, i: usize, input: &Input) -> bool {
         self.rules.get(i).is_some_and(|r| {
