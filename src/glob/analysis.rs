@@ -28,7 +28,11 @@
 //!
 //! Real rulesets have few distinct permission globs, so the cell search is small: the
 //! globs are mostly literal names, and a literal component dies at its first mismatch. Each
-//! check then builds one pattern product. Every public query runs on its own
+//! check then builds one pattern product, over only the later patterns that can meet rule
+//! `i`'s: each permission's rules are kept sorted by their pattern's literal prefix, and two
+//! globs meet only if one prefix is a prefix of the other, so a few ranges of that index
+//! hold every candidate ([`Fixed::disjoint`] then drops clashing suffixes). Without it every
+//! rule looked at every later rule, and `check` was quadratic in the number of rules. Every public query runs on its own
 //! [`Budget`] (default [`DEFAULT_BUDGET`]), shared by all of its searches; past it the
 //! answer is [`Outcome::Inconclusive`], never a guess.
 //!
