@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::harness::{diff_agents, parse_permaudit_rules};
-use support::oracle::{self, Located, Verdict};
+use support::oracle::{self, Agents, Located, Verdict};
 
 /// Hang guard for one permaudit run. Generous on purpose: CI machines are slow and shared.
 const WATCHDOG: Duration = Duration::from_secs(600);
@@ -1209,7 +1209,29 @@ fn symlink_loops_under_dot_opencode_end_instead_of_hanging() {
     // Every depth down to where the kernel stops (40 links on Linux).
     assert!(depths.len() > 32, "{depths:?}");
     assert_eq!(depths, (0..depths.len()).collect::<Vec<_>>());
-    t.same_as_opencode();
+    // OpenCode's own walk of the loop does not always go as deep: on a busy machine it has
+    // stopped at 35 links one run and at 40 the next. So compare with it on every agent
+    // but the deep end of the chain, and require its chain to be a prefix of ours.
+    let ours = parse_permaudit_rules(&out.stdout).unwrap();
+    if let Some(verdict) = t.oracle_with(&[]) {
+        let Verdict::Agents(theirs) = verdict else {
+            panic!("OpenCode did not start: {verdict:?}");
+        };
+        let deep = |n: &String| n.matches("l1/").count() > 30;
+        assert!(
+            theirs.keys().all(|n| ours.contains_key(n)),
+            "OpenCode has agents permaudit lacks"
+        );
+        let shallow = |a: &Agents| -> Agents {
+            a.iter()
+                .filter(|(n, _)| !deep(n))
+                .map(|(n, r)| (n.clone(), r.clone()))
+                .collect()
+        };
+        if let Some(d) = diff_agents(&shallow(&theirs), &shallow(&ours), t.root()) {
+            panic!("permaudit differs from OpenCode:\n{d}");
+        }
+    }
 }
 
 #[test]
