@@ -3,12 +3,13 @@
 //! One file per finding kind, its documentation at the top (shown by `permaudit rule ID`).
 //! Findings are data; `report` renders them. Every claim about reachability comes from the
 //! exact automata of [`crate::glob::analysis`]; past the budget a check says nothing rather
-//! than guess (and reports the rule as inconclusive).
+//! than guess, and the `inconclusive` finding names the rule.
 
 pub mod always_overrides_deny;
 pub mod broken_frontmatter;
 pub mod dead_rule;
 pub mod env_injection;
+pub mod inconclusive;
 pub mod js_key_order;
 pub mod legacy_tools;
 pub mod never_matches;
@@ -100,6 +101,7 @@ pub const CHECKS: &[Check] = &[
     env_injection::CHECK,
     secret_readable::CHECK,
     always_overrides_deny::CHECK,
+    inconclusive::CHECK,
     sample_mismatch::CHECK,
 ];
 
@@ -306,6 +308,7 @@ pub fn run(project: &Project) -> Vec<Finding> {
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &mut out);
+    inconclusive::run(&ctx, &reach, &mut out);
     out
 }
 
