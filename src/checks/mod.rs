@@ -426,6 +426,12 @@ fn overridden(
 /// little and, over dozens of evaluators, costs hundreds of megabytes.
 const QUICK_CACHE_BYTES: usize = 1 << 20;
 
+/// Up to this many rules, live-rule samples are decided by the compiled evaluator (one pass
+/// over the sample); past it, against [`Analysis::later_candidates`], because the compiled
+/// evaluator's states then hold tens of thousands of positions and its cache thrashes
+/// (100,000 literal-prefix rules: 517 s against 5 s). Both are exact; only speed differs.
+const COMPILED_SAMPLE_RULES: usize = 20_000;
+
 /// Each rule's globs compiled once: cheap exact disjointness ([`Quick::disjoint`]) and
 /// decisions through one compiled evaluator per permission name ([`Quick::decide`]).
 pub(super) struct Quick {
@@ -520,8 +526,12 @@ impl Quick {
                 permission: fill(p, star),
                 subject: fill(s, star),
             };
-            (an.matches(i, &input) && !an.later_candidates(i).any(|j| an.matches(j, &input)))
-                .then_some(input)
+            let decided = if an.len() <= COMPILED_SAMPLE_RULES {
+                self.decide(&input.permission, &input.subject) == Some(i)
+            } else {
+                an.matches(i, &input) && !an.later_candidates(i).any(|j| an.matches(j, &input))
+            };
+            decided.then_some(input)
         })
     }
 
