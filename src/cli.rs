@@ -720,7 +720,10 @@ fn check(
     }
     let project = &*project;
     let mut findings = crate::checks::run(project);
-    findings.extend(sample_mismatch::findings(project, &samples, &outcomes));
+    findings.extend(crate::checks::consolidate(
+        project,
+        sample_mismatch::findings(project, &samples, &outcomes),
+    ));
     let s = report::check::Samples {
         samples: &samples,
         outcomes: &outcomes,

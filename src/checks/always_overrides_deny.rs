@@ -47,7 +47,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
     let mut splitter = Splitter::new();
-    for agent in &ctx.project.agents {
+    for agent in ctx.agents.iter() {
         let asking: Vec<usize> = (0..agent.rules.len())
             .rev()
             .filter(|&j| agent.rules[j].action.effective() == Effect::Ask && bash(&agent.rules[j]))
@@ -189,7 +189,7 @@ fn finding(
         return Some(Finding {
             id: CHECK.id,
             level: CHECK.level,
-            agent: Some(agent.name.clone()),
+            agents: vec![agent.name.clone()],
             rule: Some(i),
             loc: r.loc,
             message: format!(

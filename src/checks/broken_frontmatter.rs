@@ -39,7 +39,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         out.push(Finding {
             id: CHECK.id,
             level: CHECK.level,
-            agent: None,
+            agents: Vec::new(),
             rule: None,
             loc: Some(w.loc),
             message: w.message.clone(),

@@ -1,8 +1,11 @@
-//! `dead-rule` (warning)
+//! `dead-rule` (warning; info when redundant)
 //!
 //! ## What it finds
-//! A rule other than a deny that decides no input, within the same file and layer: later
-//! rules either repeat its action (redundant) or overturn it (shadowed).
+//! A rule that decides no input because later rules *of the same file and layer* take
+//! every input it matches, either repeating its answer (redundant: info) or giving a
+//! stricter one (shadowed: warning, e.g. an allow that always ends in ask). An allow or
+//! ask whose inputs end in something *looser* is `shadowed-deny`/`shadowed-ask`; a rule
+//! overridden from another file is `overridden-by-later-layer`.
 //!
 //! ## Why it matters
 //! Dead rules mislead readers about what the configuration does, and a shadowed allow or
@@ -17,7 +20,8 @@
 //! ## How to fix
 //! Remove the rule, or move it after the rule that overrides it.
 
-use super::{Check, Ctx, Finding, Level, Reach, describe, each_dead_non_deny};
+use super::{Check, Ctx, Finding, Level, Witness};
+use crate::model::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "dead-rule",
@@ -26,45 +30,23 @@ pub const CHECK: Check = Check {
     docs: include_str!("dead_rule.rs"),
 };
 
-pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
-    each_dead_non_deny(ctx, reach, true, out, |agent, i, r, d, w| {
-        let kind = if d.action == r.action {
-            "redundant"
+/// The finding for rule `i`: `redundant` when its witness ends in its own answer.
+pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness, redundant: bool) -> Finding {
+    let (example, related) = super::shadowed_deny::decided_by(ctx, agent, &w);
+    let kind = if redundant { "redundant" } else { "shadowed" };
+    Finding {
+        id: CHECK.id,
+        level: if redundant { Level::Info } else { Level::Warning },
+        agents: vec![agent.name.clone()],
+        rule: Some(i),
+        loc: agent.rules[i].loc,
+        message: format!("this rule never decides anything ({kind}): {example}"),
+        related,
+        witnesses: vec![w],
+        help: Some(if redundant {
+            "remove it: later rules already give the same answer".into()
         } else {
-            "shadowed"
-        };
-        let mut related = Vec::new();
-        if let Some(l) = d.loc {
-            related.push((
-                l,
-                format!(
-                    "decides {} → {}",
-                    serde_json::to_string(&w.input).unwrap_or_default(),
-                    w.action
-                ),
-            ));
-        }
-        Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agent: Some(agent.name.clone()),
-            rule: Some(i),
-            loc: r.loc,
-            message: format!(
-                "this rule never decides anything ({kind}): e.g. {} {} is decided by {} at {} → {}",
-                w.permission,
-                serde_json::to_string(&w.input).unwrap_or_default(),
-                describe(d),
-                ctx.place(d),
-                w.action
-            ),
-            related,
-            witnesses: vec![w],
-            help: Some(if kind == "redundant" {
-                "remove it: later rules already give the same answer".into()
-            } else {
-                "move it after the rule that overrides it, or remove it".into()
-            }),
-        }
-    });
+            "move it after the rule that overrides it, or remove it".into()
+        }),
+    }
 }

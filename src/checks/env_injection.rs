@@ -55,7 +55,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         };
         // Rules whose written place maps into the token: the value wrote them.
         let mut made: Vec<&crate::model::Rule> = Vec::new();
-        for r in ctx.project.agents.iter().flat_map(|a| &a.rules) {
+        for r in ctx.agents.iter().flat_map(|a| &a.rules) {
             if r.loc.is_some_and(|l| overlaps(l, *tok)) && !made.contains(&r) {
                 made.push(r);
             }
@@ -87,7 +87,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         out.push(Finding {
             id: CHECK.id,
             level: CHECK.level,
-            agent: None,
+            agents: Vec::new(),
             rule: None,
             loc: Some(*tok),
             message: format!(

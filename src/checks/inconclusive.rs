@@ -33,16 +33,19 @@ pub const CHECK: Check = Check {
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
     let mut memo = TailMemo::default();
-    for (ai, agent) in ctx.project.agents.iter().enumerate() {
+    for (ai, agent) in ctx.agents.iter().enumerate() {
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(Some(Reach::Inconclusive)) = reach.get(ai).and_then(|row| row.get(i)) else {
                 continue;
             };
+            if !ctx.judges(r) {
+                continue;
+            }
             memo.run(ctx, ai, i, out, || {
                 vec![Finding {
                     id: CHECK.id,
                     level: CHECK.level,
-                    agent: Some(agent.name.clone()),
+                    agents: vec![agent.name.clone()],
                     rule: Some(i),
                     loc: r.loc,
                     message: format!(

@@ -157,7 +157,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let is_map = audit.permission_objects.contains(&obj.loc);
         let what = quirks(ctx, obj);
         let mut memo = TailMemo::default();
-        for (ai, agent) in ctx.project.agents.iter().enumerate() {
+        for (ai, agent) in ctx.agents.iter().enumerate() {
             let (src, start, end) = (obj.loc.source, obj.loc.span.start, obj.loc.span.end);
             let idx: Vec<usize> = (0..agent.rules.len())
                 .filter(|&i| {
@@ -298,7 +298,7 @@ fn analyse(
         return Some(Finding {
             id: CHECK.id,
             level: CHECK.level,
-            agent: Some(agent.name.clone()),
+            agents: vec![agent.name.clone()],
             rule: w.rule,
             loc: Some(primary),
             message: format!(

@@ -1,4 +1,4 @@
-//! `legacy-tools` (warning)
+//! `legacy-tools` (info; warning when the translation changes a decision)
 //!
 //! ## What it finds
 //! Every entry of a deprecated `tools` map (top-level `tools`, `agent.NAME.tools`,
@@ -24,6 +24,11 @@
 //! `bash: false` produces no rule (`permission.bash` replaced it): `bash "ls"` is allowed by
 //! the defaults. `write: false` becomes `edit * deny`, the first config rule.
 //!
+//! Each entry is one finding: info (deprecated syntax, with its `permission` equivalent)
+//! while its rule takes effect; a warning when the user would see another decision than
+//! the entry says: the entry was replaced by a same-name `permission` key, or its rule
+//! lands where later rules undo it all.
+//!
 //! ## How to fix
 //! Write permissions instead: `"tools": {"bash": false}` is `"permission": {"bash": "deny"}`;
 //! when `bash` already has patterns, add `"*": "deny"` as their first entry.
@@ -38,7 +43,7 @@ use crate::model::{Action, Effect, Layer};
 
 pub const CHECK: Check = Check {
     id: "legacy-tools",
-    level: Level::Warning,
+    level: Level::Info,
     summary: "a deprecated `tools` entry: its translation, where it landed, or the `permission` key that silently replaced it",
     docs: include_str!("legacy_tools.rs"),
 };
@@ -70,6 +75,15 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
     let loaded = &ctx.project.loaded;
     let tools = &loaded.audit.tools;
     for rec in tools {
+        // Top-level entries are shared rules, an agent's are its own (see `checks::run`).
+        let judged = match ctx.scope {
+            super::Scope::All => true,
+            super::Scope::Shared => rec.agent.is_none(),
+            super::Scope::Own => rec.agent.is_some(),
+        };
+        if !judged {
+            continue;
+        }
         let name = tool_permission_name(&rec.tool);
         let action = if rec.enabled {
             Action::Allow
@@ -91,7 +105,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 .and_then(|e| e.permission.as_ref())
                 .and_then(|p| p.get(name)),
         };
-        for (ai, agent) in ctx.project.agents.iter().enumerate() {
+        for (ai, agent) in ctx.agents.iter().enumerate() {
             if rec.agent.as_ref().is_some_and(|a| *a != agent.name) {
                 continue;
             }
@@ -106,21 +120,29 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     } else {
                         "it comes first among this agent's own rules, so any later rule of the agent for the same permission overrides it"
                     };
-                    let witnesses = match &reach[ai][i] {
-                        Some(Reach::Decides(input)) => {
-                            ctx.witness(agent, input).into_iter().collect()
+                    let (level, witnesses, reached) = match &reach[ai][i] {
+                        Some(Reach::Decides(input)) => (
+                            Level::Info,
+                            ctx.witness(agent, input).into_iter().collect(),
+                            "; it decides e.g. the witness below",
+                        ),
+                        // Later rules undo all of it: the user sees another decision.
+                        Some(Reach::Dead(_)) => {
+                            match contrary(ctx, agent, name, action.effective()) {
+                                Some(w) => (
+                                    Level::Warning,
+                                    vec![w],
+                                    "; later rules undo all of it, e.g. the witness below",
+                                ),
+                                None => (Level::Info, Vec::new(), ""),
+                            }
                         }
-                        _ => Vec::new(),
-                    };
-                    let reached = if witnesses.is_empty() {
-                        ""
-                    } else {
-                        "; it decides e.g. the witness below"
+                        _ => (Level::Info, Vec::new(), ""),
                     };
                     Finding {
                         id: CHECK.id,
-                        level: CHECK.level,
-                        agent: Some(agent.name.clone()),
+                        level,
+                        agents: vec![agent.name.clone()],
                         rule: Some(i),
                         loc: Some(rec.loc),
                         message: format!(
@@ -179,8 +201,12 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     };
                     Finding {
                         id: CHECK.id,
-                        level: CHECK.level,
-                        agent: Some(agent.name.clone()),
+                        level: if witnesses.is_empty() {
+                            Level::Info
+                        } else {
+                            Level::Warning
+                        },
+                        agents: vec![agent.name.clone()],
                         rule: None,
                         loc: Some(rec.loc),
                         message: format!(

@@ -7,16 +7,19 @@
 
 pub mod always_overrides_deny;
 pub mod broken_frontmatter;
+pub mod correlated_rules;
 pub mod dead_rule;
 pub mod env_injection;
+pub mod examples;
 pub mod inconclusive;
 pub mod js_key_order;
 pub mod legacy_tools;
 pub mod never_matches;
+pub mod overlap;
 pub mod overridden_by_later_layer;
-pub mod partly_shadowed_deny;
 pub mod sample_mismatch;
 pub mod secret_readable;
+pub mod shadowed_ask;
 pub mod shadowed_deny;
 pub mod unchecked_permission;
 pub mod unusable_allow;
@@ -24,7 +27,7 @@ pub mod unusable_allow;
 use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::model::agents::{Agent, evaluate};
-use crate::model::{Effect, Rule};
+use crate::model::{Effect, Layer, Rule};
 
 use crate::project::Project;
 use crate::source::Loc;
@@ -65,8 +68,12 @@ pub struct Witness {
 pub struct Finding {
     pub id: &'static str,
     pub level: Level,
-    pub agent: Option<String>,
-    /// Index into the agent's rules.
+    /// Every agent the finding holds for, in `opencode agent list` order; empty when it is
+    /// not about an agent (a broken file, a substitution). One finding per place: a shared
+    /// rule that misbehaves in seven agents is one finding naming seven agents.
+    pub agents: Vec<String>,
+    /// Index into the rules of `agents[0]` (the agent the finding was proven on; witness
+    /// `rule`s index the same agent), the other agents follow in list order.
     pub rule: Option<usize>,
     pub loc: Option<Loc>,
     pub message: String,
@@ -89,7 +96,8 @@ pub struct Check {
 /// Every check, in the order findings are reported.
 pub const CHECKS: &[Check] = &[
     shadowed_deny::CHECK,
-    partly_shadowed_deny::CHECK,
+    shadowed_ask::CHECK,
+    correlated_rules::CHECK,
     dead_rule::CHECK,
     overridden_by_later_layer::CHECK,
     unchecked_permission::CHECK,
@@ -109,9 +117,52 @@ pub fn find_check(id: &str) -> Option<&'static Check> {
     CHECKS.iter().find(|c| c.id == id)
 }
 
-/// Shared state of one run: each agent's analysis and compiled globs, built once.
+/// Which user rules a pass judges (see [`run`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Rules of shared files (global and project configs, env, top-level `tools`), judged
+    /// over every agent's ruleset *without the agents' own rules*: an agent's own block
+    /// overriding a shared rule is what per-agent blocks are for, not a mistake.
+    Shared,
+    /// Rules an agent wrote for itself (agent config, markdown agent, mode, its `tools`),
+    /// judged over its full ruleset.
+    Own,
+    /// Every user rule, over the full rulesets (checks that are not about rule order).
+    All,
+}
+
+/// Is the layer a shared file's (every agent gets its rules)?
+pub fn is_shared(layer: Layer) -> bool {
+    matches!(
+        layer,
+        Layer::Global
+            | Layer::OpencodeConfig
+            | Layer::Project
+            | Layer::DotOpencode
+            | Layer::HomeDotOpencode
+            | Layer::ConfigDir
+            | Layer::ConfigContent
+            | Layer::Managed
+            | Layer::EnvPermission
+            | Layer::LegacyTools
+    )
+}
+
+/// Is the layer one an agent wrote for itself?
+pub fn is_own(layer: Layer) -> bool {
+    matches!(
+        layer,
+        Layer::AgentConfig | Layer::AgentLegacyTools | Layer::MarkdownAgent | Layer::Mode
+    )
+}
+
+/// Shared state of one pass: the agents it looks at (the project's, or the shared view of
+/// them), each one's analysis and compiled globs, built once.
 pub struct Ctx<'a> {
     pub project: &'a Project,
+    /// The rulesets of this pass: `project.agents`, or each agent less its own rules.
+    pub agents: std::borrow::Cow<'a, [Agent]>,
+    pub scope: Scope,
     pub analyses: Vec<Analysis>,
     quick: Vec<Quick>,
     /// `twins[a][i]`: an earlier agent and index whose rules from there on equal agent
@@ -121,8 +172,25 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(project: &'a Project) -> Ctx<'a> {
-        let analyses = project
-            .agents
+        Ctx::with_agents(project, std::borrow::Cow::Borrowed(&project.agents), Scope::All)
+    }
+
+    /// Does this pass judge rule `r` (a user rule in its scope)?
+    pub fn judges(&self, r: &Rule) -> bool {
+        r.loc.is_some()
+            && match self.scope {
+                Scope::All => true,
+                Scope::Shared => is_shared(r.layer),
+                Scope::Own => !is_shared(r.layer),
+            }
+    }
+
+    fn with_agents(
+        project: &'a Project,
+        agents: std::borrow::Cow<'a, [Agent]>,
+        scope: Scope,
+    ) -> Ctx<'a> {
+        let analyses = agents
             .iter()
             .map(|a| {
                 let shapes: Vec<RuleShape> = a
@@ -133,12 +201,10 @@ impl<'a> Ctx<'a> {
                 Analysis::new(&shapes, project.platform)
             })
             .collect();
-        let quick = project
-            .agents
+        let quick = agents
             .iter()
             .map(|a| Quick::new(&a.rules, project.platform))
             .collect();
-        let agents = &project.agents;
         let twins = agents
             .iter()
             .enumerate()
@@ -163,6 +229,8 @@ impl<'a> Ctx<'a> {
             .collect();
         Ctx {
             project,
+            agents,
+            scope,
             analyses,
             quick,
             twins,
@@ -170,10 +238,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn agent_index(&self, agent: &Agent) -> Option<usize> {
-        self.project
-            .agents
-            .iter()
-            .position(|a| std::ptr::eq(a, agent))
+        self.agents.iter().position(|a| std::ptr::eq(a, agent))
     }
 
     /// A witness: decide `input` over the agent's rules as [`evaluate`] does (last rule
@@ -255,11 +320,11 @@ impl TailMemo {
         if let Some((b, j)) = ctx.twins[a][i]
             && let Some(found) = self.done.get(&(b, j)).filter(|f| local(f, j))
         {
-            let name = &ctx.project.agents[a].name;
+            let name = &ctx.agents[a].name;
             let shift = |k: usize| k + i - j;
             out.extend(found.iter().map(|f| {
                 Finding {
-                    agent: Some(name.clone()),
+                    agents: vec![name.clone()],
                     rule: f.rule.map(shift),
                     witnesses: f
                         .witnesses
@@ -290,25 +355,200 @@ pub fn describe(r: &Rule) -> String {
     )
 }
 
-/// Run every check over the project; findings in a deterministic order.
+/// Run every check over the project; findings in a deterministic order (most severe
+/// first, then check order, then place).
+///
+/// Rule-order checks run in two passes. Rules an agent wrote for itself are judged over
+/// its full ruleset. Rules of shared files (global and project configs, env, top-level
+/// `tools`) are judged over every agent's ruleset *less the agents' own rules*
+/// ([`SharedView`]): a shared rule is dead only if the shared rules after it kill it, and
+/// an agent's own block overriding it is a deliberate override. Each shared finding is
+/// then re-decided on every real agent and names only the agents where it holds.
 pub fn run(project: &Project) -> Vec<Finding> {
-    let ctx = Ctx::new(project);
+    let mut ctx = Ctx::new(project);
     let mut out = Vec::new();
     let reach = reachability(&ctx);
-    shadowed_deny::run(&ctx, &reach, &mut out);
-    partly_shadowed_deny::run(&ctx, &reach, &mut out);
-    dead_rule::run(&ctx, &reach, &mut out);
-    overridden_by_later_layer::run(&ctx, &reach, &mut out);
+    match SharedView::new(project) {
+        None => order_checks(&ctx, &reach, &mut out),
+        Some(view) => {
+            ctx.scope = Scope::Own;
+            order_checks(&ctx, &reach, &mut out);
+            ctx.scope = Scope::All;
+            let shared = Ctx::with_agents(
+                project,
+                std::borrow::Cow::Borrowed(view.agents.as_slice()),
+                Scope::Shared,
+            );
+            let mut found = Vec::new();
+            order_checks(&shared, &reachability(&shared), &mut found);
+            out.extend(view.lift(&ctx, found));
+        }
+    }
     unchecked_permission::run(&ctx, &mut out);
     never_matches::run(&ctx, &mut out);
-    unusable_allow::run(&ctx, &mut out);
     broken_frontmatter::run(&ctx, &mut out);
-    legacy_tools::run(&ctx, &reach, &mut out);
     js_key_order::run(&ctx, &mut out);
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &mut out);
-    inconclusive::run(&ctx, &reach, &mut out);
+    let mut out = consolidate(project, out);
+    let rank = |id: &str| CHECKS.iter().position(|c| c.id == id).unwrap_or(usize::MAX);
+    out.sort_by_key(|f| {
+        (
+            std::cmp::Reverse(f.level),
+            rank(f.id),
+            f.loc.map(|l| (l.source, l.span.start)),
+        )
+    });
+    out
+}
+
+/// The checks about rule order, for the rules `ctx` judges.
+fn order_checks(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    overlap::run(ctx, reach, out);
+    unusable_allow::run(ctx, out);
+    legacy_tools::run(ctx, reach, out);
+    inconclusive::run(ctx, reach, out);
+}
+
+/// Every agent's ruleset without the rules the agent wrote for itself: what the shared
+/// files decide for it. Rules keep their order; `map[a][k]` is the index in the real agent
+/// of rule `k` here.
+pub struct SharedView {
+    pub agents: Vec<Agent>,
+    map: Vec<Vec<usize>>,
+}
+
+impl SharedView {
+    /// `None` when no agent has rules of its own (the view is the project itself).
+    pub fn new(project: &Project) -> Option<SharedView> {
+        if !project
+            .agents
+            .iter()
+            .any(|a| a.rules.iter().any(|r| is_own(r.layer)))
+        {
+            return None;
+        }
+        let (agents, map) = project
+            .agents
+            .iter()
+            .map(|a| {
+                let keep: Vec<usize> = (0..a.rules.len())
+                    .filter(|&k| !is_own(a.rules[k].layer))
+                    .collect();
+                let agent = Agent {
+                    rules: keep.iter().map(|&k| a.rules[k].clone()).collect(),
+                    ..a.clone()
+                };
+                (agent, keep)
+            })
+            .unzip();
+        Some(SharedView { agents, map })
+    }
+
+    /// Findings of the shared pass as findings about the real agents: indices mapped back,
+    /// and every witness decided again over the agent's full ruleset. A finding stays only
+    /// for the agents where each witness is decided as claimed, by the same rule; one
+    /// without witnesses stays for agents with no rule of their own for that permission.
+    pub fn lift(&self, full: &Ctx<'_>, found: Vec<Finding>) -> Vec<Finding> {
+        let agents = &full.project.agents;
+        found
+            .into_iter()
+            .filter_map(|f| {
+                let name = f.agents.first()?;
+                let a = agents.iter().position(|x| &x.name == name)?;
+                let (agent, map) = (&agents[a], self.map.get(a)?);
+                let back = |k: usize| map.get(k).copied();
+                let rule = match f.rule {
+                    Some(k) => Some(back(k)?),
+                    None => None,
+                };
+                let mut witnesses = Vec::with_capacity(f.witnesses.len());
+                for w in &f.witnesses {
+                    let claimed = match w.rule {
+                        Some(k) => Some(back(k)?),
+                        None => None,
+                    };
+                    let input = crate::glob::analysis::Input::new(&w.permission, &w.input);
+                    let real = full.witness(agent, &input)?;
+                    if real.action != w.action || real.rule != claimed {
+                        return None;
+                    }
+                    witnesses.push(real);
+                }
+                if f.witnesses.is_empty()
+                    && let Some(r) = rule.and_then(|k| agent.rules.get(k))
+                {
+                    let platform = full.project.platform;
+                    let wild = crate::glob::Wildcard::compile(&r.permission);
+                    let own_about_it = agent.rules.iter().any(|o| {
+                        is_own(o.layer)
+                            && crate::glob::Wildcard::compile(&o.permission)
+                                .is_match(&r.permission, platform)
+                            || is_own(o.layer) && wild.is_match(&o.permission, platform)
+                    });
+                    if own_about_it {
+                        return None;
+                    }
+                }
+                Some(Finding {
+                    rule,
+                    witnesses,
+                    ..f
+                })
+            })
+            .collect()
+    }
+}
+
+/// One finding per place: per-agent findings of the same kind at the same `file:line:col`
+/// become one finding naming every agent (in `opencode agent list` order). The most severe
+/// copy speaks for the place. Findings without a place, and sample mismatches (one place,
+/// a different outcome per agent), are merged only when their messages agree too.
+pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
+    use std::collections::HashMap;
+    let order: HashMap<&str, usize> = project
+        .agents
+        .iter()
+        .enumerate()
+        .map(|(k, a)| (a.name.as_str(), k))
+        .collect();
+    let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
+    let mut index: HashMap<(&'static str, Option<Loc>, Option<String>), usize> = HashMap::new();
+    for f in findings {
+        let by_message = f.loc.is_none() || f.id == sample_mismatch::CHECK.id;
+        let key = (f.id, f.loc, by_message.then(|| f.message.clone()));
+        match index.get(&key) {
+            Some(&k) => {
+                let kept = &mut out[k];
+                let mut agents = std::mem::take(&mut kept.agents);
+                if f.level > kept.level {
+                    // The more severe copy speaks: its agent goes first.
+                    let mut front = f.agents.clone();
+                    front.append(&mut agents);
+                    agents = front;
+                    *kept = f;
+                } else {
+                    agents.extend(f.agents.iter().cloned());
+                }
+                kept.agents = agents;
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(f);
+            }
+        }
+    }
+    // The copy that speaks keeps its agent first: `rule` and the witnesses index its rules.
+    for f in &mut out {
+        if let Some((first, rest)) = f.agents.split_first_mut() {
+            rest.sort_by_key(|a| order.get(a.as_str()).copied().unwrap_or(usize::MAX));
+            let first = first.clone();
+            let mut seen = std::collections::HashSet::new();
+            f.agents.retain(|a| seen.insert(a.clone()));
+            debug_assert_eq!(f.agents.first(), Some(&first));
+        }
+    }
     out
 }
 
@@ -345,7 +585,7 @@ impl Reach {
 /// own index: exact, and the top-level rules are analysed once instead of once per agent.
 pub fn reachability(ctx: &Ctx<'_>) -> Vec<Vec<Option<Reach>>> {
     use crate::glob::automaton::Outcome;
-    let agents = &ctx.project.agents;
+    let agents = &ctx.agents;
     let mut out: Vec<Vec<Option<Reach>>> = Vec::with_capacity(agents.len());
     for (a, (agent, an)) in agents.iter().zip(&ctx.analyses).enumerate() {
         let n = agent.rules.len();
@@ -561,36 +801,4 @@ pub fn docs_text(c: &Check) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// For every user rule other than a deny that decides nothing, with the later rule that
-/// takes one of its inputs (`decider`) and a witness: `make` builds the finding. `same_origin`
-/// selects rules overridden from their own file and layer (`dead-rule`) or from another
-/// (`overridden-by-later-layer`).
-pub fn each_dead_non_deny(
-    ctx: &Ctx<'_>,
-    reach: &[Vec<Option<Reach>>],
-    from_same_origin: bool,
-    out: &mut Vec<Finding>,
-    make: impl Fn(&Agent, usize, &Rule, &Rule, Witness) -> Finding,
-) {
-    let mut memo = TailMemo::default();
-    for (ai, agent) in ctx.project.agents.iter().enumerate() {
-        for (i, r) in agent.rules.iter().enumerate() {
-            if r.action == crate::model::Action::Deny {
-                continue;
-            }
-            let Some(Reach::Dead(Some(ov))) = &reach[ai][i] else {
-                continue;
-            };
-            let d = &agent.rules[ov.decider];
-            if same_origin(r, d) != from_same_origin {
-                continue;
-            }
-            memo.run(ctx, ai, i, out, || match ctx.witness(agent, &ov.input) {
-                Some(w) => vec![make(agent, i, r, d, w)],
-                None => Vec::new(),
-            });
-        }
-    }
 }

@@ -6,8 +6,10 @@
 //!   `edit`, which OpenCode checks as paths relative to the worktree root;
 //! - an `external_directory` pattern that matches no `/dir/*` string, which is the only
 //!   form OpenCode asks (`/etc` never matches; write `/etc/*`);
-//! - `**` read as a globstar: `src/**` does not match `src` (in OpenCode `*` already
-//!   crosses `/`, and `**` is just two stars);
+//! - `**/` read as a globstar: `src/**/*.ts` does not match `src/a.ts` and `**/.env` does
+//!   not match `.env` at the root (in OpenCode `*` already crosses `/`, `**` is just two
+//!   stars, and the `/` after it must be there). A trailing `/**` is not reported: it
+//!   only misses the directory itself, which no tool asks about;
 //! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard.
 //!
 //! ## Why it matters
@@ -26,7 +28,7 @@
 use super::{Check, Ctx, Finding, Level};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 pub const CHECK: Check = Check {
     id: "never-matches",
@@ -84,13 +86,18 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
             pattern.trim_end_matches('/')
         ));
     }
-    if let Some(prefix) = pattern.strip_suffix("/**")
-        && !prefix.is_empty()
-    {
-        return Some(format!(
-            "`**` is not a globstar in OpenCode: {} matches `{prefix}/` and everything below, but not `{prefix}` itself (`*` already crosses `/`)",
-            serde_json::to_string(pattern).unwrap_or_default()
-        ));
+    if pattern.contains("**/") {
+        // What the author meant it to match: the `**/` gone, other stars as ordinary text.
+        let meant: String = pattern.replace("**/", "").replace('*', "a");
+        let platform = ctx.project.platform;
+        if !meant.is_empty() && !Wildcard::compile(pattern).is_match(&meant, platform) {
+            return Some(format!(
+                "`**/` is not a globstar in OpenCode: {} does not match {} (`*` already crosses `/`, and the `/` after `**` must be there); write {}",
+                serde_json::to_string(pattern).unwrap_or_default(),
+                serde_json::to_string(&meant).unwrap_or_default(),
+                serde_json::to_string(&pattern.replace("**/", "*")).unwrap_or_default(),
+            ));
+        }
     }
     let braces = pattern
         .find('{')
@@ -113,18 +120,25 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let mut seen = HashSet::new();
-    for agent in &ctx.project.agents {
+    // One finding per place, naming every agent whose ruleset holds the rule.
+    let mut seen: HashMap<_, Option<usize>> = HashMap::new();
+    for agent in ctx.agents.iter() {
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(loc) = r.loc else { continue };
-            if !seen.insert((loc, r.permission.clone(), r.pattern.clone())) {
+            if let Some(&k) = seen.get(&(loc, r.permission.clone(), r.pattern.clone())) {
+                if let Some(f) = k.and_then(|k| out.get_mut(k)) {
+                    let f: &mut Finding = f;
+                    f.agents.push(agent.name.clone());
+                }
                 continue;
             }
-            if let Some(message) = diagnose(&r.permission, &r.pattern, ctx) {
+            let message = diagnose(&r.permission, &r.pattern, ctx);
+            seen.insert((loc, r.permission.clone(), r.pattern.clone()), message.is_some().then_some(out.len()));
+            if let Some(message) = message {
                 out.push(Finding {
                     id: CHECK.id,
                     level: CHECK.level,
-                    agent: Some(agent.name.clone()),
+                    agents: vec![agent.name.clone()],
                     rule: Some(i),
                     loc: Some(loc),
                     message,

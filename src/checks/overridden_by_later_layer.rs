@@ -1,64 +1,53 @@
-//! `overridden-by-later-layer` (warning)
+//! `overridden-by-later-layer` (info)
 //!
 //! ## What it finds
-//! A rule (other than a deny, which is `shadowed-deny`) that decides nothing because a rule
-//! from a later file or layer takes every input it matches: a project file over the global
-//! config, an agent's own config over top-level rules, `OPENCODE_PERMISSION`, the managed
-//! config, a legacy `tools` translation, a markdown agent.
+//! A rule that decides nothing because a rule from a later file or layer gives every input
+//! it matches a stricter answer: a project file over the global config,
+//! `OPENCODE_PERMISSION`, the managed config. Loosening overrides are `shadowed-deny` and
+//! `shadowed-ask` whatever file they come from (merging keeps a key's first position, so a
+//! project `"*": "allow"` can silently undo a global deny); a later rule that repeats the
+//! answer is not reported across files. A shared rule overridden by an agent's own block
+//! is what per-agent blocks are for, and is not reported at all.
 //!
 //! ## Why it matters
 //! The two places disagree and only one wins; whoever reads the earlier file is misled.
 //!
 //! ## Example
-//! Global `{"permission": {"bash": "ask"}}` and project `{"permission": {"bash": "allow"}}`:
-//! the project value replaces the global one in place (merging keeps the first position).
-//! Rules from different agents' layers work the same way.
+//! Global `{"permission": {"bash": {"git *": "allow"}}}` and project
+//! `{"permission": {"bash": {"*": "ask"}}}`: merged, `git *` comes first and never decides;
+//! `git status` asks.
 //!
 //! ## How to fix
 //! Keep one source of truth, or accept the override knowingly.
 
-use super::{Check, Ctx, Finding, Level, Reach, describe, each_dead_non_deny};
+use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::model::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "overridden-by-later-layer",
-    level: Level::Warning,
-    summary: "a rule undone entirely by a rule from a later file or layer",
+    level: Level::Info,
+    summary: "a rule given a stricter answer everywhere by a rule from a later file or layer",
     docs: include_str!("overridden_by_later_layer.rs"),
 };
 
-pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
-    each_dead_non_deny(ctx, reach, false, out, |agent, i, r, d, w| {
-        let mut related = Vec::new();
-        if let Some(l) = d.loc {
-            related.push((
-                l,
-                format!(
-                    "[{}] decides {} → {}",
-                    d.layer,
-                    serde_json::to_string(&w.input).unwrap_or_default(),
-                    w.action
-                ),
-            ));
-        }
-        Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agent: Some(agent.name.clone()),
-            rule: Some(i),
-            loc: r.loc,
-            message: format!(
-                "this [{}] rule is overridden by {} from [{}] at {}: e.g. {} {} → {}",
-                r.layer,
-                describe(d),
-                d.layer,
-                ctx.place(d),
-                w.permission,
-                serde_json::to_string(&w.input).unwrap_or_default(),
-                w.action
-            ),
-            related,
-            witnesses: vec![w],
-            help: None,
-        }
-    });
+/// The finding for rule `i`, overridden by its witness's decider from another origin.
+pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
+    let r = &agent.rules[i];
+    let (example, related) = super::shadowed_deny::decided_by(ctx, agent, &w);
+    let from = w
+        .rule
+        .and_then(|k| agent.rules.get(k))
+        .map(|d| format!(" by {} [{}]", describe(d), d.layer))
+        .unwrap_or_default();
+    Finding {
+        id: CHECK.id,
+        level: CHECK.level,
+        agents: vec![agent.name.clone()],
+        rule: Some(i),
+        loc: r.loc,
+        message: format!("this [{}] rule is overridden{from}: {example}", r.layer),
+        related,
+        witnesses: vec![w],
+        help: Some("keep one source of truth, or accept the override knowingly".into()),
+    }
 }

@@ -276,7 +276,7 @@ pub fn findings(p: &Project, samples: &[Sample], outcomes: &[Outcome]) -> Vec<Fi
             Finding {
                 id: CHECK.id,
                 level: CHECK.level,
-                agent: Some(o.agent.clone()),
+                agents: vec![o.agent.clone()],
                 rule: w.rule,
                 loc: Some(s.loc),
                 message: format!(

@@ -1,8 +1,10 @@
 //! `secret-readable` (info)
 //!
 //! ## What it finds
-//! `.env`-like files an agent can read or edit without asking. OpenCode's defaults ask
-//! before reading `*.env` and `*.env.*` (but allow `*.env.example`), and allow every edit.
+//! A rule of yours that lets an agent read or edit `.env`-like files without asking, where
+//! without that rule OpenCode would ask or deny. OpenCode's defaults ask before reading
+//! `*.env` and `*.env.*` (but allow `*.env.example`), and allow every edit; what the
+//! defaults do on their own is not reported.
 //!
 //! ## Why it matters
 //! Secrets read into a model's context leave the machine.
@@ -28,49 +30,62 @@ pub const CHECK: Check = Check {
 const SAMPLES: [&str; 3] = [".env", ".env.local", "config/.env.production"];
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    for agent in &ctx.project.agents {
+    let platform = ctx.project.platform;
+    for agent in ctx.agents.iter() {
         if agent.hidden {
             continue;
         }
         for permission in ["read", "edit"] {
-            let mut witnesses = Vec::new();
-            let mut decider = None;
+            // Blame the user rule that allows each sample, and only when it changed the
+            // outcome: without it the sample would not be allowed. OpenCode's own defaults
+            // are not the user's to fix.
+            let mut blamed: Vec<(usize, Vec<super::Witness>)> = Vec::new();
             for s in SAMPLES {
-                let d = evaluate(&agent.rules, permission, s, ctx.project.platform);
-                if d.effect == Effect::Allow {
-                    decider = decider.or(d.rule);
-                    witnesses.push(super::Witness {
-                        permission: permission.to_string(),
-                        input: s.to_string(),
-                        action: d.effect,
-                        rule: d.rule,
-                    });
+                let d = evaluate(&agent.rules, permission, s, platform);
+                let Some(k) = d.rule else { continue };
+                if d.effect != Effect::Allow || agent.rules[k].loc.is_none() {
+                    continue;
+                }
+                let mut without = agent.rules.clone();
+                without.remove(k);
+                if evaluate(&without, permission, s, platform).effect == Effect::Allow {
+                    continue;
+                }
+                let w = super::Witness {
+                    permission: permission.to_string(),
+                    input: s.to_string(),
+                    action: d.effect,
+                    rule: d.rule,
+                };
+                match blamed.iter_mut().find(|(r, _)| *r == k) {
+                    Some((_, ws)) => ws.push(w),
+                    None => blamed.push((k, vec![w])),
                 }
             }
-            if witnesses.is_empty() {
-                continue;
+            for (k, witnesses) in blamed {
+                let rule = &agent.rules[k];
+                out.push(Finding {
+                    id: CHECK.id,
+                    level: CHECK.level,
+                    agents: vec![agent.name.clone()],
+                    rule: Some(k),
+                    loc: rule.loc,
+                    message: format!(
+                        "this rule lets the agent {permission} {} without asking (without it OpenCode would ask or deny)",
+                        witnesses
+                            .iter()
+                            .map(|w| format!("`{}`", w.input))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                    related: Vec::new(),
+                    witnesses,
+                    help: Some(format!(
+                        "add `\"*.env\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",
+                        if permission == "read" { "read" } else { "edited" }
+                    )),
+                });
             }
-            let rule = decider.map(|i| &agent.rules[i]);
-            out.push(Finding {
-                id: CHECK.id,
-                level: CHECK.level,
-                agent: Some(agent.name.clone()),
-                rule: decider,
-                loc: rule.and_then(|r| r.loc),
-                message: format!(
-                    "can {permission} {} without asking (decided by {})",
-                    witnesses
-                        .iter()
-                        .map(|w| format!("`{}`", w.input))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    rule.map(|r| ctx.place(r))
-                        .unwrap_or_else(|| "no rule".into())
-                ),
-                related: Vec::new(),
-                witnesses,
-                help: None,
-            });
         }
     }
 }

@@ -21,7 +21,7 @@
 //! for commands: `{"bash": {"rm *": "deny"}}`.
 
 use super::{Check, Ctx, Finding, Level};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 pub const CHECK: Check = Check {
     id: "unchecked-permission",
@@ -120,18 +120,25 @@ pub fn diagnose(key: &str) -> Option<String> {
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let mut seen = HashSet::new();
-    for agent in &ctx.project.agents {
+    // One finding per place, naming every agent whose ruleset holds the rule.
+    let mut seen: HashMap<_, Option<usize>> = HashMap::new();
+    for agent in ctx.agents.iter() {
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(loc) = r.loc else { continue };
-            if !seen.insert((loc, r.permission.clone())) {
+            if let Some(&k) = seen.get(&(loc, r.permission.clone())) {
+                if let Some(f) = k.and_then(|k| out.get_mut(k)) {
+                    let f: &mut Finding = f;
+                    f.agents.push(agent.name.clone());
+                }
                 continue;
             }
-            if let Some(message) = diagnose(&r.permission) {
+            let message = diagnose(&r.permission);
+            seen.insert((loc, r.permission.clone()), message.is_some().then_some(out.len()));
+            if let Some(message) = message {
                 out.push(Finding {
                     id: CHECK.id,
                     level: CHECK.level,
-                    agent: Some(agent.name.clone()),
+                    agents: vec![agent.name.clone()],
                     rule: Some(i),
                     loc: Some(loc),
                     message,

@@ -35,7 +35,7 @@ pub const CHECK: Check = Check {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
-    for agent in &ctx.project.agents {
+    for agent in ctx.agents.iter() {
         for tool in DEFAULT_TOOLS {
             if !is_hidden(&agent.rules, tool, platform) {
                 continue;
@@ -47,7 +47,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .rposition(|r| Wildcard::compile(&r.permission).is_match(perm, platform));
             let Some(h) = hider else { continue };
             for (i, r) in agent.rules.iter().enumerate().take(h) {
-                if r.loc.is_none()
+                if !ctx.judges(r)
                     || r.action.effective() == Effect::Deny
                     || !Wildcard::compile(&r.permission).is_match(perm, platform)
                     || (tool == "write" && perm == "edit")
@@ -64,7 +64,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 out.push(Finding {
                     id: CHECK.id,
                     level: CHECK.level,
-                    agent: Some(agent.name.clone()),
+                    agents: vec![agent.name.clone()],
                     rule: Some(i),
                     loc: r.loc,
                     message: format!(

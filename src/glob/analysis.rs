@@ -374,6 +374,56 @@ impl Analysis {
         }
     }
 
+    /// Is every input rule `inner` matches also matched by rule `outer`? `Empty` means
+    /// yes (proven); a witness is an input of `inner` that `outer` does not match. A
+    /// product of languages is contained in another iff each coordinate is (rules never
+    /// match nothing: every glob has a shortest member).
+    pub fn contains(&self, outer: usize, inner: usize) -> Outcome<Input> {
+        let (Some(ro), Some(ri)) = (self.rules.get(outer), self.rules.get(inner)) else {
+            return Outcome::Inconclusive;
+        };
+        let mut budget = Budget::new(self.budget);
+        let mut out = Input::default();
+        let coords = [
+            (ri.permission, ro.permission, true),
+            (ri.pattern, ro.pattern, false),
+        ];
+        let mut escaped = false;
+        for (inner_k, outer_k, is_permission) in coords {
+            let (gi, go) = if is_permission {
+                (self.permission_glob(inner_k), self.permission_glob(outer_k))
+            } else {
+                (self.pattern_glob(inner_k), self.pattern_glob(outer_k))
+            };
+            let word = if inner_k == outer_k || go.universal() {
+                None
+            } else {
+                match difference(&gi.wildcard, &[&go.wildcard], self.platform, &mut budget) {
+                    Outcome::Empty => None,
+                    Outcome::Witness(w) => Some(w),
+                    Outcome::Inconclusive => return Outcome::Inconclusive,
+                }
+            };
+            let word = match word {
+                Some(w) => {
+                    escaped = true;
+                    w
+                }
+                None => crate::glob::automaton::shortest_member(&gi.wildcard),
+            };
+            if is_permission {
+                out.permission = word;
+            } else {
+                out.subject = word;
+            }
+        }
+        if escaped {
+            Outcome::Witness(out)
+        } else {
+            Outcome::Empty
+        }
+    }
+
     /// An input that rules `a` and `b` both match, or [`Outcome::Empty`] if they are
     /// disjoint (or either does not exist).
     pub fn intersection(&self, a: usize, b: usize) -> Outcome<Input> {

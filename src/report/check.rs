@@ -1,6 +1,6 @@
 //! `permaudit check` output: human (miette), JSON, SARIF 2.1.0 and GitHub annotations.
 //!
-//! JSON contract, version 1: `{"version":1,"findings":[{"id","level","agent","rule",
+//! JSON contract, version 2: `{"version":2,"findings":[{"id","level","agents","rule",
 //! "message","source","related":[{"source","message"}],"witnesses":[{"permission","input",
 //! "action","rule"}],"help"}],"samples":[{"agent","permission","input","expected","action",
 //! "rule","layer","source","sample","ok"}],"summary":{"error":N,"warning":N,"info":N}}`.
@@ -9,39 +9,8 @@ use super::{Style, source_json};
 use crate::checks::sample_mismatch::{Outcome, Sample};
 use crate::checks::{CHECKS, Finding, Level};
 use crate::project::Project;
-use crate::source::Loc;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, Severity};
 use serde_json::json;
-use std::collections::BTreeMap;
-
-/// Findings that differ only by agent, grouped (a top-level rule appears in every agent).
-pub struct Group<'a> {
-    pub first: &'a Finding,
-    pub agents: Vec<&'a str>,
-}
-
-pub fn group(findings: &[Finding]) -> Vec<Group<'_>> {
-    let mut out: Vec<Group<'_>> = Vec::new();
-    let mut index: BTreeMap<(&str, Option<Loc>, &str), usize> = BTreeMap::new();
-    for f in findings {
-        let key = (f.id, f.loc, f.message.as_str());
-        match index.get(&key) {
-            Some(&i) => {
-                if let Some(a) = &f.agent {
-                    out[i].agents.push(a);
-                }
-            }
-            None => {
-                index.insert(key, out.len());
-                out.push(Group {
-                    first: f,
-                    agents: f.agent.iter().map(String::as_str).collect(),
-                });
-            }
-        }
-    }
-    out
-}
 
 /// The samples of a run and what OpenCode decides for each (empty without a samples file).
 #[derive(Debug, Clone, Copy, Default)]
@@ -155,13 +124,9 @@ fn i_of(rule: Option<usize>) -> String {
     rule.map_or(String::new(), |i| format!("#{i}"))
 }
 
+/// Errors, warnings and notes: exactly the findings listed (one per place).
 pub fn summary(findings: &[Finding]) -> (usize, usize, usize) {
-    let count = |l| {
-        group(findings)
-            .iter()
-            .filter(|g| g.first.level == l)
-            .count()
-    };
+    let count = |l| findings.iter().filter(|f| f.level == l).count();
     (
         count(Level::Error),
         count(Level::Warning),
@@ -179,16 +144,15 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
     // Messages are not wrapped: the output is the same whatever the terminal or the paths.
     let handler = GraphicalReportHandler::new_themed(theme).with_wrap_lines(false);
     let mut out = String::new();
-    for g in group(findings) {
-        let f = g.first;
+    for f in findings {
         let severity = match f.level {
             Level::Error => Severity::Error,
             Level::Warning => Severity::Warning,
             Level::Info => Severity::Advice,
         };
         let mut help = Vec::new();
-        if !g.agents.is_empty() {
-            help.push(format!("agents: {}", g.agents.join(", ")));
+        if !f.agents.is_empty() {
+            help.push(format!("agents: {}", f.agents.join(", ")));
         }
         for w in &f.witnesses {
             help.push(format!(
@@ -198,7 +162,7 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
                 w.action,
                 w.rule
                     .map_or("none: OpenCode's default".to_string(), |r| r.to_string()),
-                f.agent.as_deref().unwrap_or("-")
+                f.agents.first().map_or("-", String::as_str)
             ));
         }
         if let Some(h) = &f.help {
@@ -274,7 +238,7 @@ pub fn finding_json(p: &Project, f: &Finding) -> serde_json::Value {
     json!({
         "id": f.id,
         "level": f.level,
-        "agent": f.agent,
+        "agents": f.agents,
         "rule": f.rule,
         "message": f.message,
         "source": source_json(sources, f.loc),
@@ -307,7 +271,7 @@ pub fn sample_json(p: &Project, s: Samples<'_>, o: &Outcome) -> serde_json::Valu
     })
 }
 
-/// The JSON report (`version` 1), serialized as it is written: one finding's value at a
+/// The JSON report (`version` 2), serialized as it is written: one finding's value at a
 /// time, so memory stays flat however many findings there are.
 pub fn json<'a>(p: &'a Project, findings: &'a [Finding], samples: Samples<'a>) -> JsonReport<'a> {
     JsonReport {
@@ -345,7 +309,7 @@ impl serde::Serialize for JsonReport<'_> {
         let (p, samples) = (self.project, self.samples);
         let (e, w, i) = summary(self.findings);
         let mut map = s.serialize_map(Some(4))?;
-        map.serialize_entry("version", &1)?;
+        map.serialize_entry("version", &2)?;
         map.serialize_entry(
             "findings",
             &Lazy(std::cell::RefCell::new(Some(
@@ -372,8 +336,7 @@ pub fn github(p: &Project, findings: &[Finding]) -> String {
     };
     let prop = |s: &str| esc(s).replace(':', "%3A").replace(',', "%2C");
     let mut out = String::new();
-    for g in group(findings) {
-        let f = g.first;
+    for f in findings {
         let cmd = match f.level {
             Level::Error => "error",
             Level::Warning => "warning",
@@ -426,10 +389,9 @@ pub fn sarif(p: &Project, findings: &[Finding]) -> serde_json::Value {
             })
         })
         .collect();
-    let results: Vec<_> = group(findings)
+    let results: Vec<_> = findings
         .iter()
-        .map(|g| {
-            let f = g.first;
+        .map(|f| {
             let mut r = json!({
                 "ruleId": f.id,
                 "level": sarif_level(f.level),
@@ -449,7 +411,7 @@ pub fn sarif(p: &Project, findings: &[Finding]) -> serde_json::Value {
                 let rule = f.rule.and_then(|i| {
                     p.agents
                         .iter()
-                        .find(|a| Some(&a.name) == f.agent.as_ref())
+                        .find(|a| Some(&a.name) == f.agents.first())
                         .and_then(|a| a.rules.get(i))
                 });
                 let key = format!(

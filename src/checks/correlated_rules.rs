@@ -1,0 +1,99 @@
+//! `correlated-rules` (warning; info when a deny ends in ask)
+//!
+//! ## What it finds
+//! A deny or ask, and a later, looser rule that share some inputs while **neither contains
+//! the other**: the *correlation* class of the overlap analysis (Al-Shaer & Hamed, adapted
+//! to OpenCode's last-match-wins). Some inputs the earlier rule was written for are
+//! decided by the later one. Reported with both rules and an input each way, only when
+//! the input is one a person would take for a real one.
+//!
+//! The other classes:
+//! - the later rule lies **inside** the earlier one (`"*": "deny"` then `"git diff*":
+//!   "allow"`; `"*.env*": "deny"` then `".env.example": "allow"`): an *exception*, the
+//!   intended idiom. Never reported.
+//! - the later rules take **all** of it: *shadowing*, reported as `shadowed-deny`,
+//!   `shadowed-ask`, `dead-rule` or `overridden-by-later-layer`.
+//!
+//! ## Why it matters
+//! The later rule was probably written for other inputs, and reaches into the earlier
+//! rule's by accident: `rm -rf / --help` is allowed by a `* --help` allow written for help
+//! pages, although `rm *` is denied.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"bash": {"rm *": "deny", "* --help": "allow"}}}
+//! ```
+//! `rm -rf build --help` matches both and is allowed; `rm -rf build` is still denied.
+//!
+//! ## How to fix
+//! Move the deny after the later rule if it must always hold, or narrow the later rule.
+
+use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::model::Effect;
+use crate::model::agents::Agent;
+
+pub const CHECK: Check = Check {
+    id: "correlated-rules",
+    level: Level::Warning,
+    summary: "a deny or ask that a later, looser rule partly overrides without lying inside it",
+    docs: include_str!("correlated_rules.rs"),
+};
+
+/// The finding for rule `i`: `theirs` matches it and is decided looser by a later rule,
+/// `mine` is an input the rule itself still decides.
+pub fn finding(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    i: usize,
+    mine: Option<Witness>,
+    theirs: Witness,
+) -> Finding {
+    let r = &agent.rules[i];
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let d = theirs.rule.and_then(|k| agent.rules.get(k));
+    let mut related = Vec::new();
+    if let Some(l) = d.and_then(|d| d.loc) {
+        related.push((
+            l,
+            format!("also matches {} → {}", q(&theirs.input), theirs.action),
+        ));
+    }
+    let other_way = mine
+        .as_ref()
+        .map(|m| format!("; {} {} is still {}", m.permission, q(&m.input), verb(m.action)))
+        .unwrap_or_default();
+    let level = if theirs.action == Effect::Allow {
+        Level::Warning
+    } else {
+        Level::Info
+    };
+    Finding {
+        id: CHECK.id,
+        level,
+        agents: vec![agent.name.clone()],
+        rule: Some(i),
+        loc: r.loc,
+        message: format!(
+            "this {} is partly overridden by {} at {}, which does not lie inside it: {} {} matches both and is {}{other_way}",
+            r.action,
+            d.map(describe).unwrap_or_default(),
+            d.map(|d| ctx.place(d)).unwrap_or_default(),
+            theirs.permission,
+            q(&theirs.input),
+            verb(theirs.action),
+        ),
+        related,
+        witnesses: mine.into_iter().chain([theirs]).collect(),
+        help: Some(
+            "if the later rule is an intended exception, narrow it to lie inside this one; otherwise put this rule after it".into(),
+        ),
+    }
+}
+
+fn verb(e: Effect) -> &'static str {
+    match e {
+        Effect::Allow => "allowed",
+        Effect::Ask => "asked",
+        Effect::Deny => "denied",
+    }
+}

@@ -1,0 +1,215 @@
+//! Example inputs a person recognises.
+//!
+//! The automata prove a claim with the *shortest* input, which is often unreadable: `edit ""`
+//! for a `*` rule, `bash "rm -rf"` for `rm -rf *`, or a word glued from two unrelated
+//! patterns. A finding is read by a person, so before it is reported its witness is
+//! replaced, when possible, by an input built from the rules' own literals with every `*`
+//! filled by ordinary text (`tests/a.ts`, `rm -rf build`, `.env.local`). Every candidate is
+//! decided by the real evaluator ([`Ctx::witness`]) and kept only if it shows the same thing
+//! as the proven one; the proven witness stays the fallback, so nothing here can make a
+//! claim false, only easier to read.
+
+use super::{Ctx, Witness};
+use crate::glob::analysis::Input;
+use crate::glob::wildcard::{Token, Wildcard};
+use crate::model::agents::Agent;
+
+/// Permissions whose inputs are paths.
+fn is_path_permission(permission: &str) -> bool {
+    matches!(
+        permission,
+        "read" | "edit" | "glob" | "grep" | "list" | "lsp" | "codesearch"
+    )
+}
+
+/// What a `*` may stand for, most ordinary first.
+fn fillers(permission: &str) -> &'static [&'static str] {
+    if is_path_permission(permission) {
+        &["", "a.ts", "src/a.ts", "a", "local"]
+    } else if permission == "bash" {
+        &["", "build", "origin", "x"]
+    } else {
+        &["", "example", "x"]
+    }
+}
+
+/// Code extensions: a basename that is only `.ts` reads as a mistake, `.env` does not.
+const EXTENSIONS: &[&str] = &[
+    "ts", "js", "tsx", "jsx", "py", "rs", "md", "json", "go", "java", "c", "h", "yml", "yaml",
+    "toml", "lock", "txt", "sh", "css", "html",
+];
+
+/// How ordinary an input looks for its permission; higher is better. Only the order of
+/// scores matters.
+pub fn plausibility(permission: &str, input: &str) -> i32 {
+    if input.is_empty() {
+        return -100;
+    }
+    let mut score = -(input.chars().count() as i32) / 6;
+    if is_path_permission(permission) {
+        if input.starts_with('/') {
+            score -= 40;
+        }
+        if input.contains("//") {
+            score -= 20;
+        }
+        if input.ends_with('/') {
+            score -= 15;
+        }
+        if input.contains(' ') {
+            score -= 10;
+        }
+        let base = input.rsplit('/').next().unwrap_or(input);
+        if let Some(ext) = base.strip_prefix('.')
+            && EXTENSIONS.contains(&ext)
+        {
+            score -= 10;
+        }
+        if base.contains('.') && !base.starts_with('.') {
+            score += 3;
+        }
+    } else if permission == "bash" {
+        let first = input.chars().next().unwrap_or(' ');
+        if !(first.is_alphanumeric() || "./_~".contains(first)) {
+            score -= 40;
+        }
+        if input.ends_with(' ') {
+            score -= 20;
+        }
+        if input.contains("  ") {
+            score -= 20;
+        }
+    }
+    score
+}
+
+/// Is the input one a person would take for a real one of its permission? Correlations
+/// are reported only with such an input (not `"modprobeDELETE FROM"`).
+pub fn is_plausible(permission: &str, input: &str) -> bool {
+    if input.is_empty() {
+        return false;
+    }
+    if is_path_permission(permission) {
+        !input.starts_with('/') && !input.contains("//")
+    } else if permission == "bash" {
+        let first = input.chars().next().unwrap_or(' ');
+        (first.is_alphanumeric() || "./_~".contains(first)) && !input.contains("  ")
+    } else {
+        true
+    }
+}
+
+/// Candidate subjects for a pattern: its literals with each `*` filled from `fillers`
+/// (every combination while there are at most three stars, one filler for all beyond).
+fn fill(pattern: &str, fillers: &[&str]) -> Vec<String> {
+    let w = Wildcard::compile(pattern);
+    let mut tokens = w.tokens.clone();
+    if w.optional_tail {
+        tokens.push(Token::Lit(u16::from(b' ')));
+        tokens.push(Token::Star);
+    }
+    let stars = tokens.iter().filter(|t| matches!(t, Token::Star)).count();
+    let combos: Vec<Vec<usize>> = if stars == 0 {
+        vec![Vec::new()]
+    } else if stars <= 3 {
+        let mut all = vec![Vec::new()];
+        for _ in 0..stars {
+            all = all
+                .into_iter()
+                .flat_map(|c: Vec<usize>| {
+                    (0..fillers.len()).map(move |f| {
+                        let mut c = c.clone();
+                        c.push(f);
+                        c
+                    })
+                })
+                .collect();
+        }
+        all
+    } else {
+        (0..fillers.len()).map(|f| vec![f; stars]).collect()
+    };
+    let mut out = Vec::new();
+    for combo in combos {
+        let mut units: Vec<u16> = Vec::new();
+        let mut k = 0;
+        for t in &tokens {
+            match t {
+                Token::Lit(u) => units.push(*u),
+                Token::One => units.push(u16::from(b'x')),
+                Token::Star => {
+                    let f = combo.get(k).and_then(|&f| fillers.get(f)).unwrap_or(&"");
+                    units.extend(f.encode_utf16());
+                    k += 1;
+                }
+            }
+        }
+        if let Ok(s) = String::from_utf16(&units) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+impl Ctx<'_> {
+    /// The most recognisable input built from the patterns of `rules` (indices into the
+    /// agent's rules) that `want` accepts once decided, or `fallback` decided if `want`
+    /// accepts it; `None` when no candidate shows what is wanted.
+    pub fn recognisable(
+        &self,
+        agent: &Agent,
+        rules: &[usize],
+        fallback: &Input,
+        want: impl Fn(&Witness) -> bool,
+    ) -> Option<Witness> {
+        let base = self.witness(agent, fallback)?;
+        let permission = base.permission.clone();
+        let mut best = want(&base).then(|| (plausibility(&permission, &base.input), base.clone()));
+        let mut seen = std::collections::HashSet::new();
+        for &i in rules {
+            let Some(r) = agent.rules.get(i) else {
+                continue;
+            };
+            for subject in fill(&r.pattern, fillers(&permission)) {
+                if !seen.insert(subject.clone()) {
+                    continue;
+                }
+                let score = plausibility(&permission, &subject);
+                if best.as_ref().is_some_and(|(b, _)| *b >= score) {
+                    continue;
+                }
+                if let Some(w) = self.witness(agent, &Input::new(&permission, &subject))
+                    && want(&w)
+                {
+                    best = Some((score, w));
+                }
+            }
+        }
+        best.map(|(_, w)| w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_stars_with_ordinary_text() {
+        let c = fill("tests/**", fillers("edit"));
+        assert!(c.contains(&"tests/a.ts".to_string()));
+        let c = fill("rm -rf *", fillers("bash"));
+        assert!(c.contains(&"rm -rf build".to_string()));
+        assert!(c.contains(&"rm -rf".to_string()), "the optional tail may be left out");
+    }
+
+    #[test]
+    fn ordinary_inputs_score_higher() {
+        assert!(plausibility("edit", "tests/a.ts") > plausibility("edit", "tests/"));
+        assert!(plausibility("edit", "a.ts") > plausibility("edit", ""));
+        assert!(plausibility("read", ".env") > plausibility("read", ".ts"));
+        assert!(plausibility("bash", "rm -rf build") > plausibility("bash", " rm"));
+        assert!(!is_plausible("bash", "  x"));
+        assert!(!is_plausible("edit", "/etc/passwd"));
+        assert!(is_plausible("read", ".env.local"));
+    }
+}

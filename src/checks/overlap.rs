@@ -1,0 +1,164 @@
+//! The order pass: each judged user rule against the later rules that share inputs with it.
+//!
+//! Firewall-policy analysis (Al-Shaer & Hamed's anomaly classes) adapted to OpenCode's
+//! last-match-wins. For an earlier rule E and a later rule L with another effect that
+//! share an input:
+//! - **shadowing**: later rules take every input of E, so E never decides
+//!   (`shadowed-deny`, `shadowed-ask`, `dead-rule`, `overridden-by-later-layer`, by what
+//!   the user loses and where the overriding rule lives);
+//! - **exception**: L lies inside E (`"*": "deny"` then `"git diff*": "allow"`): the
+//!   intended idiom, silent;
+//! - **correlation**: neither contains the other (`rm *` deny, `* --help` allow):
+//!   `correlated-rules`, only when it loosens E (deny or ask → something more permissive)
+//!   and only with an input a person would take for a real one.
+//!
+//! Severity follows what the user loses: a deny or ask that ends in allow is an error, a
+//! deny that ends in ask a warning, redundancy info. An earlier rule overridden from
+//! another file or layer with a stricter or equal answer is a deliberate override: info,
+//! or nothing for plain redundancy.
+
+use super::{
+    Ctx, Finding, Reach, TailMemo, Witness, correlated_rules, dead_rule,
+    overridden_by_later_layer, same_origin, shadowed_ask, shadowed_deny,
+};
+use crate::glob::analysis::Input;
+use crate::glob::automaton::Outcome;
+use crate::model::{Effect, Layer};
+
+/// How much an effect lets through: deny < ask < allow.
+pub fn openness(e: Effect) -> u8 {
+    match e {
+        Effect::Deny => 0,
+        Effect::Ask => 1,
+        Effect::Allow => 2,
+    }
+}
+
+pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let mut memo = TailMemo::default();
+    for (ai, agent) in ctx.agents.iter().enumerate() {
+        for (i, r) in agent.rules.iter().enumerate() {
+            // Translated `tools` entries are judged by `legacy-tools`, entry by entry.
+            if !ctx.judges(r) || matches!(r.layer, Layer::LegacyTools | Layer::AgentLegacyTools) {
+                continue;
+            }
+            match reach.get(ai).and_then(|row| row.get(i)) {
+                Some(Some(Reach::Dead(ov))) => memo.run(ctx, ai, i, out, || {
+                    dead(ctx, ai, i, ov.as_ref().map(|o| &o.input))
+                        .into_iter()
+                        .collect()
+                }),
+                Some(Some(Reach::Decides(input))) => memo.run(ctx, ai, i, out, || {
+                    correlated(ctx, ai, i, input).into_iter().collect()
+                }),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Does rule `i` match the witness's input?
+fn matches(ctx: &Ctx<'_>, ai: usize, i: usize, w: &Witness) -> bool {
+    ctx.analyses[ai].matches(i, &Input::new(&w.permission, &w.input))
+}
+
+/// An input of rule `i` that a later rule with effect `target` decides as `target`, made
+/// recognisable.
+fn outcome_of(ctx: &Ctx<'_>, ai: usize, i: usize, target: Effect) -> Option<Witness> {
+    let agent = &ctx.agents[ai];
+    for j in ctx.analyses[ai].later_candidates(i) {
+        if agent.rules[j].action.effective() != target {
+            continue;
+        }
+        let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
+            continue;
+        };
+        if let Some(w) = ctx.witness(agent, &input)
+            && w.action == target
+        {
+            return ctx.recognisable(agent, &[i, j], &input, |x| {
+                x.action == target && x.rule == w.rule && matches(ctx, ai, i, x)
+            });
+        }
+    }
+    None
+}
+
+/// The finding for rule `i`, which decides nothing: what its inputs end in, and where.
+fn dead(ctx: &Ctx<'_>, ai: usize, i: usize, overridden: Option<&Input>) -> Option<Finding> {
+    let agent = &ctx.agents[ai];
+    let r = &agent.rules[i];
+    let e = r.action.effective();
+    // The most permissive outcome among its inputs is what the user loses.
+    let mut worst = [Effect::Allow, Effect::Ask]
+        .into_iter()
+        .filter(|&t| openness(t) > openness(e))
+        .find_map(|t| outcome_of(ctx, ai, i, t));
+    if worst.is_none() {
+        // Nothing looser: redundant, or overturned by something stricter.
+        worst = [Effect::Deny, Effect::Ask]
+            .into_iter()
+            .filter(|&t| openness(t) < openness(e))
+            .find_map(|t| outcome_of(ctx, ai, i, t));
+    }
+    if worst.is_none() {
+        worst = overridden.and_then(|input| {
+            let w = ctx.witness(agent, input)?;
+            ctx.recognisable(agent, &[i], input, |x| {
+                x.action == w.action && x.rule == w.rule && matches(ctx, ai, i, x)
+            })
+        });
+    }
+    let Some(w) = worst else {
+        return (e == Effect::Deny).then(|| shadowed_deny::without_witness(ctx, agent, i));
+    };
+    let decider = w.rule.and_then(|k| agent.rules.get(k));
+    let same = decider.is_some_and(|d| same_origin(r, d));
+    Some(match (openness(w.action).cmp(&openness(e)), e) {
+        (std::cmp::Ordering::Greater, Effect::Deny) => shadowed_deny::finding(ctx, agent, i, w),
+        (std::cmp::Ordering::Greater, _) => shadowed_ask::finding(ctx, agent, i, w),
+        (std::cmp::Ordering::Equal, _) if same => dead_rule::finding(ctx, agent, i, w, true),
+        (std::cmp::Ordering::Equal, _) => return None,
+        (std::cmp::Ordering::Less, _) if same => dead_rule::finding(ctx, agent, i, w, false),
+        (std::cmp::Ordering::Less, _) => overridden_by_later_layer::finding(ctx, agent, i, w),
+    })
+}
+
+/// The finding for rule `i`, which decides `decided`: a later rule that loosens part of it
+/// without lying inside it.
+fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Finding> {
+    let agent = &ctx.agents[ai];
+    let an = &ctx.analyses[ai];
+    let e = agent.rules[i].action.effective();
+    if e == Effect::Allow {
+        return None;
+    }
+    for j in an.later_candidates(i) {
+        if openness(agent.rules[j].action.effective()) <= openness(e) {
+            continue;
+        }
+        // An exception carved out of the rule is the idiom, not an anomaly.
+        if !matches!(an.contains(i, j), Outcome::Witness(_)) {
+            continue;
+        }
+        let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
+            continue;
+        };
+        let Some(theirs) = ctx.recognisable(agent, &[j, i], &input, |x| {
+            openness(x.action) > openness(e)
+                && x.rule.is_some_and(|k| k > i)
+                && matches(ctx, ai, i, x)
+                && super::examples::is_plausible(&x.permission, &x.input)
+        }) else {
+            continue;
+        };
+        // The rule that decides it must not lie inside this one either.
+        let k = theirs.rule?;
+        if k != j && !matches!(an.contains(i, k), Outcome::Witness(_)) {
+            continue;
+        }
+        let mine = ctx.recognisable(agent, &[i], decided, |x| x.rule == Some(i));
+        return Some(correlated_rules::finding(ctx, agent, i, mine, theirs));
+    }
+    None
+}

@@ -1,0 +1,45 @@
+//! `shadowed-ask` (error)
+//!
+//! ## What it finds
+//! An `ask` rule that never asks: every input it matches is decided by later rules, and
+//! some of them end up allowed without a question. The *shadowing* class of the overlap
+//! analysis, for asks.
+//!
+//! ## Why it matters
+//! An ask is a safety stop: the author wants to approve those commands or edits one by
+//! one. A later, broader allow takes them all, so they run unasked.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"bash": {"git push *": "ask", "git *": "allow"}}}
+//! ```
+//! `git push *` never asks: `git push origin` is decided by `git *` → allow.
+//!
+//! ## How to fix
+//! Put the ask after the broader allow (specific rules last).
+
+use super::{Check, Ctx, Finding, Level, Witness};
+use crate::model::agents::Agent;
+
+pub const CHECK: Check = Check {
+    id: "shadowed-ask",
+    level: Level::Error,
+    summary: "an ask that never asks: later rules allow everything it matches",
+    docs: include_str!("shadowed_ask.rs"),
+};
+
+/// The finding for ask `i`, whose witness a later rule allows.
+pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
+    let (example, related) = super::shadowed_deny::decided_by(ctx, agent, &w);
+    Finding {
+        id: CHECK.id,
+        level: CHECK.level,
+        agents: vec![agent.name.clone()],
+        rule: Some(i),
+        loc: agent.rules[i].loc,
+        message: format!("this ask never asks: {example}"),
+        related,
+        witnesses: vec![w],
+        help: Some("put the ask after the broader allow that overrides it (last match wins)".into()),
+    }
+}
