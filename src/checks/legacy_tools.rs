@@ -123,7 +123,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     let (level, witnesses, reached) = match &reach[ai][i] {
                         Some(Reach::Decides(input)) => (
                             Level::Info,
-                            ctx.witness(agent, input).into_iter().collect(),
+                            ctx.recognisable(agent, &[i], input, |w| w.rule == Some(i))
+                                .into_iter()
+                                .collect(),
                             "; it decides e.g. the witness below",
                         ),
                         // Later rules undo all of it: the user sees another decision.

@@ -67,6 +67,17 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
     if inconclusive { None } else { Some(false) }
 }
 
+/// Runs of `*` as one (`**` means `*` in OpenCode).
+fn collapse_stars(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for c in p.chars() {
+        if !(c == '*' && out.ends_with('*')) {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     let home = ctx.project.loaded.paths().home.display().to_string();
     if (permission == "read" || permission == "edit") && pattern.starts_with('/') {
@@ -95,7 +106,8 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
                 "`**/` is not a globstar in OpenCode: {} does not match {} (`*` already crosses `/`, and the `/` after `**` must be there); write {}",
                 serde_json::to_string(pattern).unwrap_or_default(),
                 serde_json::to_string(&meant).unwrap_or_default(),
-                serde_json::to_string(&pattern.replace("**/", "*")).unwrap_or_default(),
+                serde_json::to_string(&collapse_stars(&pattern.replace("**/", "*")))
+                    .unwrap_or_default(),
             ));
         }
     }
