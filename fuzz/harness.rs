@@ -174,7 +174,7 @@ pub fn config(data: &[u8]) {
     let _ = report::check::github(project, &findings);
 
     for f in &findings {
-        let Some(name) = &f.agent else { continue };
+        let Some(name) = f.agents.first() else { continue };
         let agent = project
             .agents
             .iter()
@@ -207,6 +207,16 @@ pub fn config(data: &[u8]) {
                 d.rule,
                 "compiled evaluator disagrees"
             );
+            // Every other agent the finding names decides it alike, by the same place.
+            for other in &f.agents[1..] {
+                let o = project
+                    .agents
+                    .iter()
+                    .find(|a| &a.name == other)
+                    .unwrap_or_else(|| panic!("finding {} names an unknown agent {other:?}", f.id));
+                let od = evaluate(&o.rules, &w.permission, &w.input, platform);
+                assert_eq!(od.effect, w.action, "{}: agent {other} decides {:?} otherwise", f.id, w.input);
+            }
         }
     }
 }

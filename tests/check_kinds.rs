@@ -22,7 +22,7 @@ fn project(config: &str, env: &[(&str, &str)]) -> Project {
 fn of<'a>(findings: &'a [Finding], id: &str, agent: &str) -> Vec<&'a Finding> {
     findings
         .iter()
-        .filter(|f| f.id == id && f.agent.as_deref().is_none_or(|a| a == agent))
+        .filter(|f| f.id == id && (f.agents.is_empty() || f.agents.iter().any(|a| a == agent)))
         .collect()
 }
 
@@ -172,7 +172,7 @@ fn env_injection_in_values_keys_and_comments() {
     );
     assert!(
         e.iter()
-            .all(|f| f.agent.is_none() && f.witnesses.is_empty())
+            .all(|f| f.agents.is_empty() && f.witnesses.is_empty())
     );
 }
 

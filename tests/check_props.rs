@@ -141,14 +141,14 @@ fn load(c: &Config) -> Project {
 
 const REACH: &[&str] = &[
     "shadowed-deny",
-    "partly-shadowed-deny",
+    "shadowed-ask",
     "dead-rule",
     "overridden-by-later-layer",
 ];
 
 fn check_witnesses(p: &Project, findings: &[Finding]) -> Result<(), TestCaseError> {
     for f in findings {
-        let Some(name) = &f.agent else {
+        let Some(name) = f.agents.first() else {
             prop_assert!(
                 f.witnesses.is_empty(),
                 "{} without an agent has witnesses",
@@ -161,6 +161,16 @@ fn check_witnesses(p: &Project, findings: &[Finding]) -> Result<(), TestCaseErro
             let d = evaluate(&agent.rules, &w.permission, &w.input, p.platform);
             prop_assert_eq!(d.effect, w.action, "{} {}: {:?}", f.id, f.message, w);
             prop_assert_eq!(d.rule, w.rule, "{} {}: {:?}", f.id, f.message, w);
+            // Every other agent listed decides it the same way, by the same rule.
+            let place = d.rule.map(|k| agent.rules[k].loc);
+            for other in &f.agents[1..] {
+                let o = p.agents.iter().find(|a| &a.name == other).unwrap();
+                let od = evaluate(&o.rules, &w.permission, &w.input, p.platform);
+                prop_assert_eq!(od.effect, w.action, "{} for agent {}: {:?}", f.id, other, w);
+                if place.is_some_and(|l| l.is_some()) {
+                    prop_assert_eq!(od.rule.map(|k| o.rules[k].loc), place, "{} for agent {}: {:?}", f.id, other, w);
+                }
+            }
             if REACH.contains(&f.id) {
                 let i = f.rule.unwrap();
                 let r = &agent.rules[i];
@@ -197,7 +207,7 @@ proptest! {
         let p = load(&c);
         let findings = run(&p);
         for f in findings.iter().filter(|f| f.id == "shadowed-deny") {
-            let agent = p.agents.iter().find(|a| Some(&a.name) == f.agent.as_ref()).unwrap();
+            let agent = p.agents.iter().find(|a| Some(&a.name) == f.agents.first()).unwrap();
             let i = f.rule.unwrap();
             let mut perms: Vec<String> = agent.rules.iter().flat_map(|r| expansions(&r.permission)).collect();
             perms.extend(["bash", "edit", "read", "glob", "x"].map(String::from));

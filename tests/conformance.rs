@@ -58,23 +58,34 @@ fn witnesses_hold(expected: &oracle::Agents, check_stdout: &str) -> Result<usize
         serde_json::from_str(check_stdout).map_err(|e| format!("check output is not JSON: {e}"))?;
     let mut checked = 0;
     for f in v["findings"].as_array().into_iter().flatten() {
-        let Some(agent) = f["agent"].as_str().and_then(|a| expected.get(a)) else {
-            continue;
-        };
-        for w in f["witnesses"].as_array().into_iter().flatten() {
-            let (perm, input) = (
-                w["permission"].as_str().unwrap_or(""),
-                w["input"].as_str().unwrap_or(""),
-            );
-            let (rule, action) = oracle_decide(&agent.rules, perm, input);
-            let claimed_rule = w["rule"].as_u64().map(|r| r as usize);
-            if w["action"].as_str() != Some(action.as_str()) || claimed_rule != rule {
-                return Err(format!(
-                    "{} in agent {}: {perm} {input:?} claimed {} by rule {:?}, OpenCode's ruleset gives {action} by rule {rule:?}",
-                    f["id"], f["agent"], w["action"], claimed_rule
-                ));
+        // Witness rules index the first agent's ruleset; every agent listed must decide
+        // each witness with the claimed action.
+        let names: Vec<&str> = f["agents"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for (k, name) in names.iter().enumerate() {
+            let Some(agent) = expected.get(*name) else {
+                continue;
+            };
+            for w in f["witnesses"].as_array().into_iter().flatten() {
+                let (perm, input) = (
+                    w["permission"].as_str().unwrap_or(""),
+                    w["input"].as_str().unwrap_or(""),
+                );
+                let (rule, action) = oracle_decide(&agent.rules, perm, input);
+                let claimed_rule = w["rule"].as_u64().map(|r| r as usize);
+                if w["action"].as_str() != Some(action.as_str()) || (k == 0 && claimed_rule != rule)
+                {
+                    return Err(format!(
+                        "{} in agent {name}: {perm} {input:?} claimed {} by rule {:?}, OpenCode's ruleset gives {action} by rule {rule:?}",
+                        f["id"], w["action"], claimed_rule
+                    ));
+                }
+                checked += 1;
             }
-            checked += 1;
         }
     }
     Ok(checked)

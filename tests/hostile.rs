@@ -1551,7 +1551,7 @@ fn analysis_budget_at_and_past() {
     );
     let v = t.run(&["check", "--format", "json"]).json();
     for f in v["findings"].as_array().unwrap() {
-        let agent = f["agent"].as_str().unwrap_or("build");
+        let agent = f["agents"][0].as_str().unwrap_or("build");
         for w in f["witnesses"].as_array().unwrap() {
             let out = t.run_with(
                 &[],

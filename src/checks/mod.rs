@@ -502,7 +502,8 @@ impl SharedView {
 }
 
 /// One finding per place: per-agent findings of the same kind at the same `file:line:col`
-/// become one finding naming every agent (in `opencode agent list` order). The most severe
+/// become one finding naming every agent (in `opencode agent list` order), when their
+/// witnesses show the same inputs decided the same way by the same rule. The most severe
 /// copy speaks for the place. Findings without a place, and sample mismatches (one place,
 /// a different outcome per agent), are merged only when their messages agree too.
 pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
@@ -513,11 +514,38 @@ pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
         .enumerate()
         .map(|(k, a)| (a.name.as_str(), k))
         .collect();
+    // What each witness shows, with its deciding rule as a place: copies merge only when
+    // they show the same thing, so every witness holds for every agent listed.
+    type Shown = Vec<(String, String, Effect, Option<Loc>)>;
+    let shown = |f: &Finding| -> Shown {
+        let agent = f.agents.first().and_then(|n| project.agent(n));
+        f.witnesses
+            .iter()
+            .map(|w| {
+                let decider = agent
+                    .zip(w.rule)
+                    .and_then(|(a, k)| a.rules.get(k))
+                    .map(|r| r.loc.ok_or(r.builtin.clone()));
+                (
+                    w.permission.clone(),
+                    w.input.clone(),
+                    w.action,
+                    decider.and_then(Result::ok),
+                )
+            })
+            .collect()
+    };
     let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
-    let mut index: HashMap<(&'static str, Option<Loc>, Option<String>), usize> = HashMap::new();
+    let mut index: HashMap<(&'static str, Option<Loc>, Option<String>, Shown), usize> =
+        HashMap::new();
     for f in findings {
         let by_message = f.loc.is_none() || f.id == sample_mismatch::CHECK.id;
-        let key = (f.id, f.loc, by_message.then(|| f.message.clone()));
+        let key = (
+            f.id,
+            f.loc,
+            by_message.then(|| f.message.clone()),
+            shown(&f),
+        );
         match index.get(&key) {
             Some(&k) => {
                 let kept = &mut out[k];
