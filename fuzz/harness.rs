@@ -174,7 +174,9 @@ pub fn config(data: &[u8]) {
     let _ = report::check::github(project, &findings);
 
     for f in &findings {
-        let Some(name) = f.agents.first() else { continue };
+        let Some(name) = f.agents.first() else {
+            continue;
+        };
         let agent = project
             .agents
             .iter()
@@ -215,7 +217,11 @@ pub fn config(data: &[u8]) {
                     .find(|a| &a.name == other)
                     .unwrap_or_else(|| panic!("finding {} names an unknown agent {other:?}", f.id));
                 let od = evaluate(&o.rules, &w.permission, &w.input, platform);
-                assert_eq!(od.effect, w.action, "{}: agent {other} decides {:?} otherwise", f.id, w.input);
+                assert_eq!(
+                    od.effect, w.action,
+                    "{}: agent {other} decides {:?} otherwise",
+                    f.id, w.input
+                );
             }
         }
     }

@@ -168,7 +168,14 @@ fn check_witnesses(p: &Project, findings: &[Finding]) -> Result<(), TestCaseErro
                 let od = evaluate(&o.rules, &w.permission, &w.input, p.platform);
                 prop_assert_eq!(od.effect, w.action, "{} for agent {}: {:?}", f.id, other, w);
                 if place.is_some_and(|l| l.is_some()) {
-                    prop_assert_eq!(od.rule.map(|k| o.rules[k].loc), place, "{} for agent {}: {:?}", f.id, other, w);
+                    prop_assert_eq!(
+                        od.rule.map(|k| o.rules[k].loc),
+                        place,
+                        "{} for agent {}: {:?}",
+                        f.id,
+                        other,
+                        w
+                    );
                 }
             }
             if REACH.contains(&f.id) {

@@ -15,7 +15,13 @@ fn findings(files: &[(&str, &str)]) -> Vec<(String, String, Option<String>)> {
     let p = Project::load(&host, Path::new("/w/p"), Platform::Unix).expect("loads");
     permaudit::checks::run(&p)
         .into_iter()
-        .map(|f| (f.id.to_string(), f.level.to_string(), f.agents.first().cloned()))
+        .map(|f| {
+            (
+                f.id.to_string(),
+                f.level.to_string(),
+                f.agents.first().cloned(),
+            )
+        })
         .collect()
 }
 

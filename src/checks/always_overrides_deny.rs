@@ -1,4 +1,4 @@
-//! `always-overrides-deny` (warning)
+//! `always-overrides-deny` (info)
 //!
 //! ## What it finds
 //! A bash `deny` that one "Always" answer to an ordinary question undoes. When a command
@@ -10,6 +10,9 @@
 //!
 //! The finding names the asking command, the stored pattern and a command the deny denies
 //! that the stored pattern would then allow, each decided over the agent's rules.
+//!
+//! It is a note, not a warning: every deny under an asking catch-all has this property,
+//! and it bites only when someone answers "Always" to the wrong question.
 //!
 //! ## Why it matters
 //! `{"*": "ask", "rm -rf *": "deny"}` reads as "always refuse `rm -rf`", but one "Always"
@@ -38,7 +41,7 @@ use crate::shell::decide::decide;
 
 pub const CHECK: Check = Check {
     id: "always-overrides-deny",
-    level: Level::Warning,
+    level: Level::Info,
     summary: "a bash deny that answering \"Always\" to an asking command would undo",
     docs: include_str!("always_overrides_deny.rs"),
 };

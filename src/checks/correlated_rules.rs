@@ -60,7 +60,14 @@ pub fn finding(
     }
     let other_way = mine
         .as_ref()
-        .map(|m| format!("; {} {} is still {}", m.permission, q(&m.input), verb(m.action)))
+        .map(|m| {
+            format!(
+                "; {} {} is still {}",
+                m.permission,
+                q(&m.input),
+                verb(m.action)
+            )
+        })
         .unwrap_or_default();
     let level = if theirs.action == Effect::Allow {
         Level::Warning

@@ -36,7 +36,11 @@ pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness, redundant: bo
     let kind = if redundant { "redundant" } else { "shadowed" };
     Finding {
         id: CHECK.id,
-        level: if redundant { Level::Info } else { Level::Warning },
+        level: if redundant {
+            Level::Info
+        } else {
+            Level::Warning
+        },
         agents: vec![agent.name.clone()],
         rule: Some(i),
         loc: agent.rules[i].loc,

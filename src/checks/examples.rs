@@ -25,9 +25,9 @@ fn is_path_permission(permission: &str) -> bool {
 /// What a `*` may stand for, most ordinary first.
 fn fillers(permission: &str) -> &'static [&'static str] {
     if is_path_permission(permission) {
-        &["", "a.ts", "src/a.ts", "a", "local"]
+        &["", "a.ts", "src/a.ts", "a", "src", "local"]
     } else if permission == "bash" {
-        &["", "build", "origin", "x"]
+        &["", "build", "origin", "x", "run "]
     } else {
         &["", "example", "x"]
     }
@@ -79,9 +79,25 @@ pub fn plausibility(permission: &str, input: &str) -> i32 {
         if input.contains("  ") {
             score -= 20;
         }
+        if CONTROL.iter().any(|c| input.contains(c)) {
+            score -= 30;
+        }
+        // Letters glued to an option or an upper-case word read as a typo.
+        if input.as_bytes().windows(3).any(|w| {
+            w[0].is_ascii_lowercase()
+                && ((w[1] == b'-' && w[2] == b'-')
+                    || (w[1].is_ascii_uppercase() && w[2].is_ascii_uppercase()))
+        }) {
+            score -= 15;
+        }
     }
     score
 }
+
+/// What separates the commands OpenCode's bash tool asks about one by one (`;`, `&&`,
+/// `|`, substitutions…): a checked part never holds one outside quotes, so an input with
+/// one is not a command the tool would ask about as such.
+const CONTROL: &[&str] = &[";", "&", "|", "`", "$(", "<(", ">(", "\n"];
 
 /// Is the input one a person would take for a real one of its permission? Correlations
 /// are reported only with such an input (not `"modprobeDELETE FROM"`).
@@ -93,7 +109,9 @@ pub fn is_plausible(permission: &str, input: &str) -> bool {
         !input.starts_with('/') && !input.contains("//")
     } else if permission == "bash" {
         let first = input.chars().next().unwrap_or(' ');
-        (first.is_alphanumeric() || "./_~".contains(first)) && !input.contains("  ")
+        (first.is_alphanumeric() || "./_~".contains(first))
+            && !input.contains("  ")
+            && !CONTROL.iter().any(|c| input.contains(c))
     } else {
         true
     }
@@ -103,7 +121,13 @@ pub fn is_plausible(permission: &str, input: &str) -> bool {
 /// (every combination while there are at most three stars, one filler for all beyond).
 fn fill(pattern: &str, fillers: &[&str]) -> Vec<String> {
     let w = Wildcard::compile(pattern);
-    let mut tokens = w.tokens.clone();
+    // `**` is `*` twice: fill it once.
+    let mut tokens: Vec<Token> = Vec::with_capacity(w.tokens.len());
+    for t in &w.tokens {
+        if !(matches!(t, Token::Star) && matches!(tokens.last(), Some(Token::Star))) {
+            tokens.push(*t);
+        }
+    }
     if w.optional_tail {
         tokens.push(Token::Lit(u16::from(b' ')));
         tokens.push(Token::Star);
@@ -199,7 +223,10 @@ mod tests {
         assert!(c.contains(&"tests/a.ts".to_string()));
         let c = fill("rm -rf *", fillers("bash"));
         assert!(c.contains(&"rm -rf build".to_string()));
-        assert!(c.contains(&"rm -rf".to_string()), "the optional tail may be left out");
+        assert!(
+            c.contains(&"rm -rf".to_string()),
+            "the optional tail may be left out"
+        );
     }
 
     #[test]

@@ -25,9 +25,10 @@
 //! the defaults. `write: false` becomes `edit * deny`, the first config rule.
 //!
 //! Each entry is one finding: info (deprecated syntax, with its `permission` equivalent)
-//! while its rule takes effect; a warning when the user would see another decision than
-//! the entry says: the entry was replaced by a same-name `permission` key, or its rule
-//! lands where later rules undo it all.
+//! while its rule takes effect; a warning when the user would see a *looser* decision than
+//! the entry says (`bash: false`, yet bash runs): the entry was replaced by a same-name
+//! `permission` key, or its rule lands where later rules undo it all. An entry overruled
+//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info.
 //!
 //! ## How to fix
 //! Write permissions instead: `"tools": {"bash": false}` is `"permission": {"bash": "deny"}`;
@@ -132,7 +133,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         Some(Reach::Dead(_)) => {
                             match contrary(ctx, agent, name, action.effective()) {
                                 Some(w) => (
-                                    Level::Warning,
+                                    looser_than(std::slice::from_ref(&w), action.effective()),
                                     vec![w],
                                     "; later rules undo all of it, e.g. the witness below",
                                 ),
@@ -203,11 +204,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     };
                     Finding {
                         id: CHECK.id,
-                        level: if witnesses.is_empty() {
-                            Level::Info
-                        } else {
-                            Level::Warning
-                        },
+                        level: looser_than(&witnesses, action.effective()),
                         agents: vec![agent.name.clone()],
                         rule: None,
                         loc: Some(rec.loc),
@@ -227,5 +224,20 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             };
             out.push(finding);
         }
+    }
+}
+
+/// A warning when the user sees a looser decision than the entry says (`bash: false`, yet
+/// bash runs), info when stricter or the same (`bash: true` beside deliberate
+/// `permission.bash` rules).
+fn looser_than(witnesses: &[Witness], intended: Effect) -> Level {
+    use super::overlap::openness;
+    if witnesses
+        .iter()
+        .any(|w| openness(w.action) > openness(intended))
+    {
+        Level::Warning
+    } else {
+        Level::Info
     }
 }

@@ -98,11 +98,11 @@ pub const CHECKS: &[Check] = &[
     shadowed_deny::CHECK,
     shadowed_ask::CHECK,
     correlated_rules::CHECK,
+    unusable_allow::CHECK,
     dead_rule::CHECK,
     overridden_by_later_layer::CHECK,
     unchecked_permission::CHECK,
     never_matches::CHECK,
-    unusable_allow::CHECK,
     broken_frontmatter::CHECK,
     legacy_tools::CHECK,
     js_key_order::CHECK,
@@ -172,7 +172,11 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(project: &'a Project) -> Ctx<'a> {
-        Ctx::with_agents(project, std::borrow::Cow::Borrowed(&project.agents), Scope::All)
+        Ctx::with_agents(
+            project,
+            std::borrow::Cow::Borrowed(&project.agents),
+            Scope::All,
+        )
     }
 
     /// Does this pass judge rule `r` (a user rule in its scope)?
@@ -399,6 +403,14 @@ pub fn run(project: &Project) -> Vec<Finding> {
             rank(f.id),
             f.loc.map(|l| (l.source, l.span.start)),
         )
+    });
+    // Each place once: the most severe finding about a rule speaks for it (on a tie, the
+    // earlier kind in `CHECKS`, the more specific one). Places shared by several agents'
+    // differing findings keep one per kind.
+    let mut spoken: std::collections::HashMap<Loc, &'static str> = std::collections::HashMap::new();
+    out.retain(|f| match f.loc {
+        Some(l) if f.id != sample_mismatch::CHECK.id => *spoken.entry(l).or_insert(f.id) == f.id,
+        _ => true,
     });
     out
 }

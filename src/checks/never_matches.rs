@@ -1,4 +1,4 @@
-//! `never-matches` (warning)
+//! `never-matches` (warning; info for an allow)
 //!
 //! ## What it finds
 //! A pattern that cannot match what its permission is checked against:
@@ -99,7 +99,7 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     }
     if pattern.contains("**/") {
         // What the author meant it to match: the `**/` gone, other stars as ordinary text.
-        let meant: String = pattern.replace("**/", "").replace('*', "a");
+        let meant: String = collapse_stars(&pattern.replace("**/", "")).replace('*', "a");
         let platform = ctx.project.platform;
         if !meant.is_empty() && !Wildcard::compile(pattern).is_match(&meant, platform) {
             return Some(format!(
@@ -145,11 +145,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 continue;
             }
             let message = diagnose(&r.permission, &r.pattern, ctx);
-            seen.insert((loc, r.permission.clone(), r.pattern.clone()), message.is_some().then_some(out.len()));
+            seen.insert(
+                (loc, r.permission.clone(), r.pattern.clone()),
+                message.is_some().then_some(out.len()),
+            );
             if let Some(message) = message {
+                // A deny or ask that never matches protects nothing: a warning. An allow that
+                // never matches costs a question at most: info.
+                let level = if r.action.effective() == crate::model::Effect::Allow {
+                    Level::Info
+                } else {
+                    Level::Warning
+                };
                 out.push(Finding {
                     id: CHECK.id,
-                    level: CHECK.level,
+                    level,
                     agents: vec![agent.name.clone()],
                     rule: Some(i),
                     loc: Some(loc),

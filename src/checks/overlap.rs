@@ -18,8 +18,8 @@
 //! or nothing for plain redundancy.
 
 use super::{
-    Ctx, Finding, Reach, TailMemo, Witness, correlated_rules, dead_rule,
-    overridden_by_later_layer, same_origin, shadowed_ask, shadowed_deny,
+    Ctx, Finding, Reach, TailMemo, Witness, correlated_rules, dead_rule, overridden_by_later_layer,
+    same_origin, shadowed_ask, shadowed_deny,
 };
 use crate::glob::analysis::Input;
 use crate::glob::automaton::Outcome;
@@ -63,9 +63,11 @@ fn matches(ctx: &Ctx<'_>, ai: usize, i: usize, w: &Witness) -> bool {
 }
 
 /// An input of rule `i` that a later rule with effect `target` decides as `target`, made
-/// recognisable.
+/// recognisable: the most ordinary one over the first few later rules that show it.
 fn outcome_of(ctx: &Ctx<'_>, ai: usize, i: usize, target: Effect) -> Option<Witness> {
     let agent = &ctx.agents[ai];
+    let mut best: Option<(i32, Witness)> = None;
+    let mut tried = 0;
     for j in ctx.analyses[ai].later_candidates(i) {
         if agent.rules[j].action.effective() != target {
             continue;
@@ -73,15 +75,26 @@ fn outcome_of(ctx: &Ctx<'_>, ai: usize, i: usize, target: Effect) -> Option<Witn
         let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
             continue;
         };
-        if let Some(w) = ctx.witness(agent, &input)
-            && w.action == target
-        {
-            return ctx.recognisable(agent, &[i, j], &input, |x| {
-                x.action == target && x.rule == w.rule && matches(ctx, ai, i, x)
-            });
+        let Some(w) = ctx.witness(agent, &input) else {
+            continue;
+        };
+        if w.action != target {
+            continue;
+        }
+        if let Some(nice) = ctx.recognisable(agent, &[i, j], &input, |x| {
+            x.action == target && x.rule == w.rule && matches(ctx, ai, i, x)
+        }) {
+            let score = super::examples::plausibility(&nice.permission, &nice.input);
+            if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, nice));
+            }
+        }
+        tried += 1;
+        if tried == 8 {
+            break;
         }
     }
-    None
+    best.map(|(_, w)| w)
 }
 
 /// The finding for rule `i`, which decides nothing: what its inputs end in, and where.
@@ -137,8 +150,11 @@ fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Fin
         if openness(agent.rules[j].action.effective()) <= openness(e) {
             continue;
         }
-        // An exception carved out of the rule is the idiom, not an anomaly.
-        if !matches!(an.contains(i, j), Outcome::Witness(_)) {
+        // An exception carved out of the rule is the idiom, not an anomaly; so is one
+        // carved out of another rule at least as strict before it (`*.env*` deny,
+        // `*secret*` deny, then `*.env.example` allow: an exception to the first, which
+        // meets the second only by accident).
+        if !matches!(an.contains(i, j), Outcome::Witness(_)) || carved_out(ctx, ai, j, e) {
             continue;
         }
         let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
@@ -161,4 +177,19 @@ fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Fin
         return Some(correlated_rules::finding(ctx, agent, i, mine, theirs));
     }
     None
+}
+
+/// How many earlier rules [`carved_out`] looks at, nearest first.
+const CARVE_LOOKBACK: usize = 256;
+
+/// Does rule `j` lie inside an earlier rule whose effect is `strictest` or stricter (it is
+/// an exception to that rule)?
+fn carved_out(ctx: &Ctx<'_>, ai: usize, j: usize, strictest: Effect) -> bool {
+    let agent = &ctx.agents[ai];
+    let an = &ctx.analyses[ai];
+    (0..j).rev().take(CARVE_LOOKBACK).any(|k| {
+        openness(agent.rules[k].action.effective()) <= openness(strictest)
+            && agent.rules[k].loc.is_some()
+            && an.contains(k, j).is_proved_empty()
+    })
 }

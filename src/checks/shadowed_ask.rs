@@ -40,6 +40,8 @@ pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
         message: format!("this ask never asks: {example}"),
         related,
         witnesses: vec![w],
-        help: Some("put the ask after the broader allow that overrides it (last match wins)".into()),
+        help: Some(
+            "put the ask after the broader allow that overrides it (last match wins)".into(),
+        ),
     }
 }

@@ -38,7 +38,11 @@ pub const CHECK: Check = Check {
 };
 
 /// `e.g. PERM "INPUT" is decided by RULE at PLACE → ACTION`, and the decider as a label.
-pub fn decided_by(ctx: &Ctx<'_>, agent: &Agent, w: &Witness) -> (String, Vec<(crate::source::Loc, String)>) {
+pub fn decided_by(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    w: &Witness,
+) -> (String, Vec<(crate::source::Loc, String)>) {
     let d = w.rule.and_then(|k| agent.rules.get(k));
     let input = serde_json::to_string(&w.input).unwrap_or_default();
     let by = d
@@ -49,7 +53,10 @@ pub fn decided_by(ctx: &Ctx<'_>, agent: &Agent, w: &Witness) -> (String, Vec<(cr
         .map(|l| vec![(l, format!("this later rule decides {input} → {}", w.action))])
         .unwrap_or_default();
     (
-        format!("e.g. {} {input} is decided by {by} → {}", w.permission, w.action),
+        format!(
+            "e.g. {} {input} is decided by {by} → {}",
+            w.permission, w.action
+        ),
         related,
     )
 }
@@ -70,7 +77,9 @@ pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
         message: format!("this deny never takes effect: {example}"),
         related,
         witnesses: vec![w],
-        help: Some("put the deny after the broader rule that overrides it (last match wins)".into()),
+        help: Some(
+            "put the deny after the broader rule that overrides it (last match wins)".into(),
+        ),
     }
 }
 

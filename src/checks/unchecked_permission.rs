@@ -1,4 +1,4 @@
-//! `unchecked-permission` (warning)
+//! `unchecked-permission` (warning; info when nothing is lost)
 //!
 //! ## What it finds
 //! A permission key OpenCode 1.18.34 never checks: `write`, `patch`, `multiedit` and
@@ -6,6 +6,11 @@
 //! tool), PascalCase names (`Bash`: names are case-sensitive), Claude Code syntax
 //! (`Bash(git *)`), and typos of real names, with "did you mean". Keys with `_` are taken
 //! as MCP or plugin tools (`github_create_issue`) and are not reported.
+//!
+//! It is a warning when a deny or ask loses its protection: nothing checks the key, and
+//! what OpenCode does check is decided more loosely (`"write": "deny"` while `edit` is
+//! allowed). An allow, a key for a tool that does not exist (`list`, `todoread`), or a
+//! deny beside an equally strict `edit` rule only mislead: info.
 //!
 //! ## Why it matters
 //! OpenCode accepts any key silently. `"write": "deny"` neither hides nor blocks the write
@@ -114,9 +119,60 @@ pub fn diagnose(key: &str) -> Option<String> {
     Some(match best {
         Some((_, c)) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
         None => format!(
-            "`{key}` is not a permission OpenCode checks (unless a plugin or MCP tool has exactly this id)"
+            "`{key}` is not a permission OpenCode checks (unless a plugin tool has exactly this id); MCP tools are named `SERVER_TOOL`: for a server named `{key}`, write `{key}_*`"
         ),
     })
+}
+
+/// The permission OpenCode checks where the author wrote `key` (`write` → `edit`, a
+/// typo → its correction), or `None` when there is no such permission (a tool that does
+/// not exist, or an unknown name).
+fn meant(key: &str) -> Option<String> {
+    if let Some(open) = key.find('(') {
+        return Some(key[..open].to_ascii_lowercase());
+    }
+    match key {
+        "write" | "patch" | "multiedit" | "apply_patch" => return Some("edit".into()),
+        "list" | "todoread" => return None,
+        _ => {}
+    }
+    let lower = key.to_lowercase();
+    if CHECKED.contains(&lower.as_str()) {
+        return Some(lower);
+    }
+    CHECKED
+        .iter()
+        .map(|c| (levenshtein(&lower, c), *c))
+        .min()
+        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
+        .map(|(_, c)| c.to_string())
+}
+
+/// What the author loses. An allow that is never checked loses nothing the author wanted
+/// kept out (at most a question too many), nor does a key for a tool that does not exist:
+/// info. A deny or ask loses its protection, unless what OpenCode does check already
+/// decides at least as strictly (`"write": "deny"` beside `"edit": "deny"`): then info.
+fn level(ctx: &Ctx<'_>, agent: &crate::model::agents::Agent, r: &crate::model::Rule) -> Level {
+    use super::overlap::openness;
+    let wanted = r.action.effective();
+    if wanted == crate::model::Effect::Allow || matches!(r.permission.as_str(), "list" | "todoread")
+    {
+        return Level::Info;
+    }
+    let Some(target) = meant(&r.permission) else {
+        return Level::Warning;
+    };
+    let subject = if r.pattern == "*" {
+        "a.ts"
+    } else {
+        r.pattern.as_str()
+    };
+    let d = crate::model::agents::evaluate(&agent.rules, &target, subject, ctx.project.platform);
+    if openness(d.effect) <= openness(wanted) {
+        Level::Info
+    } else {
+        Level::Warning
+    }
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
@@ -133,11 +189,14 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 continue;
             }
             let message = diagnose(&r.permission);
-            seen.insert((loc, r.permission.clone()), message.is_some().then_some(out.len()));
+            seen.insert(
+                (loc, r.permission.clone()),
+                message.is_some().then_some(out.len()),
+            );
             if let Some(message) = message {
                 out.push(Finding {
                     id: CHECK.id,
-                    level: CHECK.level,
+                    level: level(ctx, agent, r),
                     agents: vec![agent.name.clone()],
                     rule: Some(i),
                     loc: Some(loc),
