@@ -1,4 +1,4 @@
-//! `broken-frontmatter` (warning)
+//! `broken-frontmatter` (error)
 //!
 //! ## What it finds
 //! A markdown agent or mode file whose YAML frontmatter OpenCode cannot parse. OpenCode does
@@ -26,7 +26,7 @@ use super::{Check, Ctx, Finding, Level};
 
 pub const CHECK: Check = Check {
     id: "broken-frontmatter",
-    level: Level::Warning,
+    level: Level::Error,
     summary: "an agent file whose frontmatter fails, so its rules silently vanish",
     docs: include_str!("broken_frontmatter.rs"),
 };

@@ -1,4 +1,4 @@
-//! `correlated-rules` (warning; info when a deny ends in ask)
+//! `correlated-rules` (warning for commands that end in allow; info otherwise)
 //!
 //! ## What it finds
 //! A deny or ask, and a later, looser rule that share some inputs while **neither contains
@@ -69,7 +69,10 @@ pub fn finding(
             )
         })
         .unwrap_or_default();
-    let level = if theirs.action == Effect::Allow {
+    // Paths correlate mostly by accident of spelling (`*id_rsa*` and `*.tfvars.example`
+    // share `id_rsa.tfvars.example`, a file nobody has): info. Commands correlate by
+    // meaning (`* --force*` and `git push *`): a warning when the deny or ask ends in allow.
+    let level = if theirs.action == Effect::Allow && theirs.permission == "bash" {
         Level::Warning
     } else {
         Level::Info

@@ -45,7 +45,12 @@ pub fn plausibility(permission: &str, input: &str) -> i32 {
     if input.is_empty() {
         return -100;
     }
-    let mut score = -(input.chars().count() as i32) / 6;
+    let len = input.chars().count() as i32;
+    let mut score = -len / 4;
+    // One or two characters say nothing about what the rule is for.
+    if len < 3 {
+        score -= 4;
+    }
     if is_path_permission(permission) {
         if input.starts_with('/') {
             score -= 40;
@@ -66,7 +71,7 @@ pub fn plausibility(permission: &str, input: &str) -> i32 {
             score -= 10;
         }
         if base.contains('.') && !base.starts_with('.') {
-            score += 3;
+            score += 1;
         }
     } else if permission == "bash" {
         let first = input.chars().next().unwrap_or(' ');
@@ -128,10 +133,19 @@ fn fill(pattern: &str, fillers: &[&str]) -> Vec<String> {
             tokens.push(*t);
         }
     }
+    let mut out = Vec::new();
     if w.optional_tail {
+        // The tail ` *` may be left out (`rm -rf *` matches `rm -rf`) or filled.
+        out.extend(fill_tokens(&tokens, fillers));
         tokens.push(Token::Lit(u16::from(b' ')));
         tokens.push(Token::Star);
     }
+    out.extend(fill_tokens(&tokens, fillers));
+    out
+}
+
+/// [`fill`] over tokens whose runs of stars are already one.
+fn fill_tokens(tokens: &[Token], fillers: &[&str]) -> Vec<String> {
     let stars = tokens.iter().filter(|t| matches!(t, Token::Star)).count();
     let combos: Vec<Vec<usize>> = if stars == 0 {
         vec![Vec::new()]
@@ -157,7 +171,7 @@ fn fill(pattern: &str, fillers: &[&str]) -> Vec<String> {
     for combo in combos {
         let mut units: Vec<u16> = Vec::new();
         let mut k = 0;
-        for t in &tokens {
+        for t in tokens {
             match t {
                 Token::Lit(u) => units.push(*u),
                 Token::One => units.push(u16::from(b'x')),

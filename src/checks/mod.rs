@@ -5,6 +5,7 @@
 //! exact automata of [`crate::glob::analysis`]; past the budget a check says nothing rather
 //! than guess, and the `inconclusive` finding names the rule.
 
+pub mod agent_overrides_shared;
 pub mod always_overrides_deny;
 pub mod broken_frontmatter;
 pub mod correlated_rules;
@@ -101,6 +102,7 @@ pub const CHECKS: &[Check] = &[
     unusable_allow::CHECK,
     dead_rule::CHECK,
     overridden_by_later_layer::CHECK,
+    agent_overrides_shared::CHECK,
     unchecked_permission::CHECK,
     never_matches::CHECK,
     broken_frontmatter::CHECK,
@@ -384,8 +386,10 @@ pub fn run(project: &Project) -> Vec<Finding> {
                 Scope::Shared,
             );
             let mut found = Vec::new();
-            order_checks(&shared, &reachability(&shared), &mut found);
+            let shared_reach = reachability(&shared);
+            order_checks(&shared, &shared_reach, &mut found);
             out.extend(view.lift(&ctx, found));
+            agent_overrides_shared::run(&ctx, &reach, &view, &shared_reach, &mut out);
         }
     }
     unchecked_permission::run(&ctx, &mut out);
@@ -405,12 +409,45 @@ pub fn run(project: &Project) -> Vec<Finding> {
         )
     });
     // Each place once: the most severe finding about a rule speaks for it (on a tie, the
-    // earlier kind in `CHECKS`, the more specific one). Places shared by several agents'
-    // differing findings keep one per kind.
+    // earlier kind in `CHECKS`, the more specific one); but a reordered key
+    // (`js-key-order`) is the cause of whatever else happens there, so it speaks instead,
+    // at the most severe level. Places shared by several agents' differing findings keep
+    // one per kind.
+    let mut reordered: std::collections::HashMap<Loc, Level> = out
+        .iter()
+        .filter(|f| f.id == js_key_order::CHECK.id)
+        .filter_map(|f| f.loc.map(|l| (l, f.level)))
+        .collect();
+    for f in &out {
+        if let Some(level) = f.loc.and_then(|l| reordered.get_mut(&l)) {
+            *level = (*level).max(f.level);
+        }
+    }
+    for f in &mut out {
+        if f.id == js_key_order::CHECK.id
+            && let Some(level) = f.loc.and_then(|l| reordered.get(&l))
+        {
+            f.level = *level;
+        }
+    }
     let mut spoken: std::collections::HashMap<Loc, &'static str> = std::collections::HashMap::new();
     out.retain(|f| match f.loc {
-        Some(l) if f.id != sample_mismatch::CHECK.id => *spoken.entry(l).or_insert(f.id) == f.id,
+        Some(l) if f.id != sample_mismatch::CHECK.id => {
+            let first = if reordered.contains_key(&l) {
+                js_key_order::CHECK.id
+            } else {
+                f.id
+            };
+            *spoken.entry(l).or_insert(first) == f.id
+        }
         _ => true,
+    });
+    out.sort_by_key(|f| {
+        (
+            std::cmp::Reverse(f.level),
+            rank(f.id),
+            f.loc.map(|l| (l.source, l.span.start)),
+        )
     });
     out
 }
@@ -432,6 +469,11 @@ pub struct SharedView {
 }
 
 impl SharedView {
+    /// The index in agent `a`'s view of its real rule `i` (`None` for its own rules).
+    pub fn index_of(&self, a: usize, i: usize) -> Option<usize> {
+        self.map.get(a)?.binary_search(&i).ok()
+    }
+
     /// `None` when no agent has rules of its own (the view is the project itself).
     pub fn new(project: &Project) -> Option<SharedView> {
         if !project

@@ -66,10 +66,17 @@ fn matches(ctx: &Ctx<'_>, ai: usize, i: usize, w: &Witness) -> bool {
 /// recognisable: the most ordinary one over the first few later rules that show it.
 fn outcome_of(ctx: &Ctx<'_>, ai: usize, i: usize, target: Effect) -> Option<Witness> {
     let agent = &ctx.agents[ai];
+    let e = agent.rules[i].action.effective();
     let mut best: Option<(i32, Witness)> = None;
     let mut tried = 0;
     for j in ctx.analyses[ai].later_candidates(i) {
         if agent.rules[j].action.effective() != target {
+            continue;
+        }
+        // A looser rule carved out of another rule as strict as this one is that rule's
+        // exception (`.env.*` deny, `*.env.*` deny, `*.env.example` allow): the first deny
+        // is redundant, not undone.
+        if openness(target) > openness(e) && carved_out(ctx, ai, j, e, Some(i)) {
             continue;
         }
         let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
@@ -102,18 +109,36 @@ fn dead(ctx: &Ctx<'_>, ai: usize, i: usize, overridden: Option<&Input>) -> Optio
     let agent = &ctx.agents[ai];
     let r = &agent.rules[i];
     let e = r.action.effective();
-    // The most permissive outcome among its inputs is what the user loses.
-    let mut worst = [Effect::Allow, Effect::Ask]
+    // The most permissive outcome among its inputs is what the user loses, unless a later
+    // rule at least as strict covers it all: then this rule is only redundant, and what
+    // that rule lets through is that rule's matter.
+    // The tightest later rule that covers it all, if one is at least as strict.
+    let cover = ctx.analyses[ai]
+        .later_candidates(i)
+        .filter(|&k| {
+            openness(agent.rules[k].action.effective()) <= openness(e)
+                && ctx.analyses[ai].contains(k, i).is_proved_empty()
+        })
+        .map(|k| agent.rules[k].action.effective())
+        .max_by_key(|&c| openness(c));
+    let covered = cover.is_some();
+    // Outcomes to look for, in order: what is lost first (the loosest), then what
+    // overturns it, then plain redundancy. A rule covered by a later rule as strict is
+    // redundant (covered by its own answer) or overturned (covered by a stricter one).
+    let stricter = [Effect::Deny, Effect::Ask]
         .into_iter()
-        .filter(|&t| openness(t) > openness(e))
-        .find_map(|t| outcome_of(ctx, ai, i, t));
-    if worst.is_none() {
-        // Nothing looser: redundant, or overturned by something stricter.
-        worst = [Effect::Deny, Effect::Ask]
+        .filter(|&t| openness(t) < openness(e));
+    let targets: Vec<Effect> = match cover {
+        Some(c) if c == e => std::iter::once(e).chain(stricter).collect(),
+        Some(_) => stricter.chain(std::iter::once(e)).collect(),
+        None => [Effect::Allow, Effect::Ask]
             .into_iter()
-            .filter(|&t| openness(t) < openness(e))
-            .find_map(|t| outcome_of(ctx, ai, i, t));
-    }
+            .filter(|&t| openness(t) > openness(e))
+            .chain(stricter)
+            .chain(std::iter::once(e))
+            .collect(),
+    };
+    let mut worst = targets.into_iter().find_map(|t| outcome_of(ctx, ai, i, t));
     if worst.is_none() {
         worst = overridden.and_then(|input| {
             let w = ctx.witness(agent, input)?;
@@ -121,6 +146,13 @@ fn dead(ctx: &Ctx<'_>, ai: usize, i: usize, overridden: Option<&Input>) -> Optio
                 x.action == w.action && x.rule == w.rule && matches(ctx, ai, i, x)
             })
         });
+        if covered
+            && worst
+                .as_ref()
+                .is_some_and(|w| openness(w.action) > openness(e))
+        {
+            worst = None;
+        }
     }
     let Some(w) = worst else {
         return (e == Effect::Deny).then(|| shadowed_deny::without_witness(ctx, agent, i));
@@ -154,7 +186,7 @@ fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Fin
         // carved out of another rule at least as strict before it (`*.env*` deny,
         // `*secret*` deny, then `*.env.example` allow: an exception to the first, which
         // meets the second only by accident).
-        if !matches!(an.contains(i, j), Outcome::Witness(_)) || carved_out(ctx, ai, j, e) {
+        if !matches!(an.contains(i, j), Outcome::Witness(_)) || carved_out(ctx, ai, j, e, None) {
             continue;
         }
         let Outcome::Witness(input) = ctx.intersection(ai, i, j) else {
@@ -182,13 +214,20 @@ fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Fin
 /// How many earlier rules [`carved_out`] looks at, nearest first.
 const CARVE_LOOKBACK: usize = 256;
 
-/// Does rule `j` lie inside an earlier rule whose effect is `strictest` or stricter (it is
-/// an exception to that rule)?
-fn carved_out(ctx: &Ctx<'_>, ai: usize, j: usize, strictest: Effect) -> bool {
+/// Does rule `j` lie inside an earlier rule (other than `except`) whose effect is
+/// `strictest` or stricter (it is an exception to that rule)?
+fn carved_out(
+    ctx: &Ctx<'_>,
+    ai: usize,
+    j: usize,
+    strictest: Effect,
+    except: Option<usize>,
+) -> bool {
     let agent = &ctx.agents[ai];
     let an = &ctx.analyses[ai];
     (0..j).rev().take(CARVE_LOOKBACK).any(|k| {
-        openness(agent.rules[k].action.effective()) <= openness(strictest)
+        Some(k) != except
+            && openness(agent.rules[k].action.effective()) <= openness(strictest)
             && agent.rules[k].loc.is_some()
             && an.contains(k, j).is_proved_empty()
     })

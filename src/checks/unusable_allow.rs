@@ -47,7 +47,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .rposition(|r| Wildcard::compile(&r.permission).is_match(perm, platform));
             let Some(h) = hider else { continue };
             for (i, r) in agent.rules.iter().enumerate().take(h) {
+                // A rule for every permission (`"*": "ask"`) still serves the other tools.
                 if !ctx.judges(r)
+                    || r.permission.contains(['*', '?'])
                     || r.action.effective() == Effect::Deny
                     || !Wildcard::compile(&r.permission).is_match(perm, platform)
                     || (tool == "write" && perm == "edit")

@@ -1,0 +1,146 @@
+//! `agent-overrides-shared` (info; warning for an agent's legacy `tools: {x: true}`)
+//!
+//! ## What it finds
+//! A rule an agent wrote for itself (agent config, markdown agent, mode) that undoes shared
+//! denies or asks for that agent: the global or project rules still decide in the shared
+//! view, but this agent's own rule covers them whole and lets their inputs through (allow,
+//! or ask where they denied). One note per overriding rule, naming the shared rules it
+//! undoes. An own rule that covers only part of a shared rule (an exception such as
+//! `git show *` allow under a shared `*` ask) is the idiom and is not reported.
+//!
+//! ## Why it matters
+//! Per-agent blocks exist to override the shared rules, so this is usually deliberate and
+//! is never a warning. It is worth knowing when the own rule is a catch-all
+//! (`bash: {"*": "allow"}` in an agent file) that silently wipes a global deny list the
+//! author meant for every agent.
+//!
+//! The exception is an agent's legacy `tools` entry: `tools: {read: true}` says "this
+//! agent has the read tool", but OpenCode translates it to `read * allow` *after* every
+//! shared rule, so it also undoes the shared `.env` read denies. That is a warning.
+//!
+//! ## Example
+//! Global `{"permission": {"bash": {"rm -rf *": "deny"}}}` and an agent file with
+//! `permission: {bash: {"*": allow}}`: for that agent, `rm -rf build` is allowed.
+//!
+//! ## How to fix
+//! If the shared denies should hold for the agent too, repeat them after its own catch-all
+//! (specific rules last).
+
+use super::overlap::openness;
+use super::{Check, Ctx, Finding, Level, Reach, SharedView, Witness, describe, is_own, is_shared};
+use crate::glob::analysis::Input;
+
+pub const CHECK: Check = Check {
+    id: "agent-overrides-shared",
+    level: Level::Info,
+    summary: "an agent's own rule that lets through inputs the shared rules deny or ask",
+    docs: include_str!("agent_overrides_shared.rs"),
+};
+
+/// How many overridden rules a note names.
+const NAMED: usize = 5;
+
+pub fn run(
+    ctx: &Ctx<'_>,
+    reach: &[Vec<Option<Reach>>],
+    view: &SharedView,
+    shared_reach: &[Vec<Option<Reach>>],
+    out: &mut Vec<Finding>,
+) {
+    for (ai, agent) in ctx.agents.iter().enumerate() {
+        // Per overriding own rule: the shared rules it undoes, and one witness.
+        let mut by_decider: Vec<(usize, Vec<usize>, Witness)> = Vec::new();
+        for (i, r) in agent.rules.iter().enumerate() {
+            let e = r.action.effective();
+            if r.loc.is_none() || !is_shared(r.layer) || e == crate::model::Effect::Allow {
+                continue;
+            }
+            let Some(Some(Reach::Dead(Some(ov)))) = reach.get(ai).and_then(|row| row.get(i)) else {
+                continue;
+            };
+            if !agent.rules.get(ov.decider).is_some_and(|d| is_own(d.layer)) {
+                continue;
+            }
+            // Only a rule that takes it whole: an own exception carved into a shared
+            // catch-all (`git show *` allow under a shared `*` ask) is the idiom.
+            if !ctx.analyses[ai].contains(ov.decider, i).is_proved_empty() {
+                continue;
+            }
+            // Still deciding without the agent's own rules: it is the agent that undoes it.
+            let alive = view
+                .index_of(ai, i)
+                .and_then(|k| shared_reach.get(ai)?.get(k))
+                .is_some_and(|r| matches!(r, Some(Reach::Decides(_))));
+            if !alive {
+                continue;
+            }
+            let Some(w) = ctx.witness(agent, &ov.input) else {
+                continue;
+            };
+            if openness(w.action) <= openness(e) {
+                continue;
+            }
+            match by_decider.iter_mut().find(|(d, _, _)| *d == ov.decider) {
+                Some((_, undone, _)) => undone.push(i),
+                None => by_decider.push((ov.decider, vec![i], w)),
+            }
+        }
+        for (d, undone, w) in by_decider {
+            let rule = &agent.rules[d];
+            let w = ctx
+                .recognisable(
+                    agent,
+                    &[undone[0], d],
+                    &Input::new(&w.permission, &w.input),
+                    |x| {
+                        x.action == w.action
+                            && x.rule == w.rule
+                            && ctx.analyses[ai]
+                                .matches(undone[0], &Input::new(&x.permission, &x.input))
+                    },
+                )
+                .unwrap_or(w);
+            let named: Vec<String> = undone
+                .iter()
+                .take(NAMED)
+                .map(|&k| {
+                    format!(
+                        "{} ({})",
+                        describe(&agent.rules[k]),
+                        ctx.place(&agent.rules[k])
+                    )
+                })
+                .collect();
+            let more = undone.len().saturating_sub(NAMED);
+            // `tools: {read: true}` in an agent means "this agent has the tool", yet its
+            // translation (`read * allow`, after every shared rule) wipes the shared denies:
+            // that is no deliberate override.
+            let level = if rule.layer == crate::model::Layer::AgentLegacyTools {
+                Level::Warning
+            } else {
+                CHECK.level
+            };
+            out.push(Finding {
+                id: CHECK.id,
+                level,
+                agents: vec![agent.name.clone()],
+                rule: Some(d),
+                loc: rule.loc,
+                message: format!(
+                    "for agent `{}` this rule undoes {} shared {}: {}{}; e.g. {} {} → {}",
+                    agent.name,
+                    undone.len(),
+                    if undone.len() == 1 { "rule" } else { "rules" },
+                    named.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() },
+                    w.permission,
+                    serde_json::to_string(&w.input).unwrap_or_default(),
+                    w.action
+                ),
+                related: Vec::new(),
+                witnesses: vec![w],
+                help: Some("if the shared rules should hold for this agent too, repeat them after its own rules".into()),
+            });
+        }
+    }
+}
