@@ -474,3 +474,48 @@ fn github_annotations_name_file_line_and_column() {
         "{line}"
     );
 }
+
+#[test]
+fn one_finding_per_place_in_every_format() {
+    // A shared deny dead in every agent, an agent that overrides it with its own block, and
+    // a markdown agent: one finding for the place, whatever the number of agents.
+    let t = Tree::new()
+        .file(
+            "project/opencode.json",
+            r#"{"permission":{"bash":{"rm *":"deny","*":"allow"}},
+                "agent":{"build":{"permission":{"bash":"deny"}}}}"#,
+        )
+        .file(
+            "project/.opencode/agent/review.md",
+            "---\ndescription: r\npermission:\n  edit: deny\n---\nReview.\n",
+        );
+    let v = t.run(&["check", "--format", "json", "--fail-on", "never"]).json();
+    let findings = v["findings"].as_array().unwrap();
+    let dead: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["id"] == "shadowed-deny")
+        .collect();
+    assert_eq!(dead.len(), 1, "{findings:#?}");
+    let agents: Vec<&str> = dead[0]["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    // build denies bash itself: its own block overrides the shared rules, so the finding
+    // does not hold for it and does not name it.
+    assert!(!agents.contains(&"build"), "{agents:?}");
+    assert!(agents.contains(&"general") && agents.contains(&"review"), "{agents:?}");
+    let total = ["error", "warning", "info"]
+        .iter()
+        .map(|l| v["summary"][*l].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(total as usize, findings.len());
+    let sarif = t.run(&["check", "--format", "sarif", "--fail-on", "never"]).json();
+    assert_eq!(
+        sarif["runs"][0]["results"].as_array().unwrap().len(),
+        findings.len()
+    );
+    let github = t.run(&["check", "--format", "github", "--fail-on", "never"]);
+    assert_eq!(github.stdout.lines().count(), findings.len());
+}
