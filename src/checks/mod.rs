@@ -590,8 +590,8 @@ pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
             .collect()
     };
     let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
-    let mut index: HashMap<(&'static str, Option<Loc>, Option<String>, Shown), usize> =
-        HashMap::new();
+    type Key = (&'static str, Option<Loc>, Option<String>, Shown);
+    let mut index: HashMap<Key, usize> = HashMap::new();
     for f in findings {
         let by_message = f.loc.is_none() || f.id == sample_mismatch::CHECK.id;
         let key = (
