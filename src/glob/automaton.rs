@@ -419,6 +419,24 @@ impl Product {
     /// [`Exhausted`] when the budget runs out before every reachable state is seen: a
     /// partial partition could hide a cell, so none is returned.
     pub fn cells(&self, required: &[usize], budget: &mut Budget) -> Result<Vec<Cell>, Exhausted> {
+        self.cells_outside(required, &[], budget)
+    }
+
+    /// [`Product::cells`] restricted to the words that no `excluded` component accepts:
+    /// the partition of `L(required) \ ⋃ L(excluded)` by which of the remaining components
+    /// accept. A state where an excluded component is universal is pruned (every
+    /// continuation is excluded), which keeps the search small when a common catch-all
+    /// settles most words.
+    ///
+    /// # Errors
+    ///
+    /// [`Exhausted`] as for [`Product::cells`].
+    pub fn cells_outside(
+        &self,
+        required: &[usize],
+        excluded: &[usize],
+        budget: &mut Budget,
+    ) -> Result<Vec<Cell>, Exhausted> {
         let Some(req) = required
             .iter()
             .map(|&k| self.components.get(k))
@@ -430,16 +448,24 @@ impl Product {
             .components
             .iter()
             .enumerate()
-            .filter(|(k, _)| !required.contains(k))
+            .filter(|(k, _)| !required.contains(k) && !excluded.contains(k))
+            .collect();
+        let out: Vec<&Component> = excluded
+            .iter()
+            .filter(|k| !required.contains(k))
+            .filter_map(|&k| self.components.get(k))
             .collect();
         let mut found: IndexMap<Vec<usize>, Word> = IndexMap::new();
         for &well_formed in self.phases() {
             let mut here: IndexMap<Vec<usize>, usize> = IndexMap::new();
             let (tree, _) = self.search(well_formed, budget, |index, bits, complete| {
-                if req.iter().any(|c| c.is_dead(bits)) {
+                if req.iter().any(|c| c.is_dead(bits)) || out.iter().any(|c| c.is_universal(bits)) {
                     return Visit::Prune;
                 }
-                if !(complete && req.iter().all(|c| c.accepts(bits))) {
+                if !(complete
+                    && req.iter().all(|c| c.accepts(bits))
+                    && !out.iter().any(|c| c.accepts(bits)))
+                {
                     return Visit::Expand;
                 }
                 let accepting: Vec<usize> = others
@@ -449,7 +475,9 @@ impl Product {
                     .collect();
                 here.entry(accepting).or_insert(index);
                 // Descendants can only repeat this cell once every other component is settled.
-                if others.iter().all(|(_, c)| c.is_settled(bits)) {
+                if others.iter().all(|(_, c)| c.is_settled(bits))
+                    && out.iter().all(|c| c.is_settled(bits))
+                {
                     Visit::Prune
                 } else {
                     Visit::Expand
