@@ -317,8 +317,12 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
                 bs.iter().map(|&i| key(&b.rules[i])).collect(),
                 hs.iter().map(|&i| key(&h.rules[i])).collect(),
             );
+            let (cb, ch): (Vec<Wildcard>, Vec<Wildcard>) = (
+                bl.iter().map(|(p, _)| Wildcard::compile(p)).collect(),
+                hl.iter().map(|(p, _)| Wildcard::compile(p)).collect(),
+            );
             for r in regions {
-                let subject = friendly(&bl, &hl, &r, platform);
+                let subject = friendly(&bl, &hl, (&cb, &ch), &r, platform);
                 let claim = (r.base.map(|p| bs[p]), r.head.map(|p| hs[p]));
                 let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
                 let (before, after) = (effect(&bl, r.base), effect(&hl, r.head));
@@ -508,45 +512,178 @@ fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Opti
     };
     let bc = comp(bp, &mut pats);
     let hc = comp(hp, &mut pats);
-    let refs: Vec<&Wildcard> = pats.compiled.iter().collect();
+    // Only subjects matched by a rule the alignment leaves unmatched can be decided
+    // differently (see `unmatched`): the search is restricted to them.
+    let (bu, hu) = unmatched(bp, hp);
+    let mut touching: Vec<usize> = bu
+        .iter()
+        .filter_map(|&i| bc[i])
+        .chain(hu.iter().filter_map(|&j| hc[j]))
+        .collect();
+    touching.sort_unstable();
+    touching.dedup();
+    if touching.is_empty() {
+        return Some(Vec::new());
+    }
+    // One search per unmatched pattern `u`, over `L(u)` and only the patterns that can
+    // share a subject with it (prefix and suffix tests, [`Fixed::disjoint`]): the others
+    // match nothing there.
+    use crate::glob::analysis::Fixed;
+    let fixed: Vec<Fixed> = pats.text.iter().map(|t| Fixed::new(t)).collect();
     let mut b = Budget::new(budget);
-    let cells = Product::new(&refs, platform)
-        .cells_outside(&[], &excluded, &mut b)
-        .ok()?;
     let mut regions: Vec<Region> = Vec::new();
-    let mut member = vec![false; pats.text.len()];
-    for cell in cells {
-        member.iter_mut().for_each(|m| *m = false);
-        for &a in &cell.accepting {
-            if let Some(m) = member.get_mut(a) {
-                *m = true;
+    for &u in &touching {
+        let keep: Vec<usize> = (0..pats.text.len())
+            .filter(|&c| c == u || !fixed[c].disjoint(&fixed[u], platform))
+            .collect();
+        let local = |c: usize| keep.binary_search(&c).ok();
+        let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
+        let product = Product::new(&refs, platform);
+        let (lbc, lhc): (Vec<Option<usize>>, Vec<Option<usize>>) = (
+            bc.iter().map(|c| c.and_then(local)).collect(),
+            hc.iter().map(|c| c.and_then(local)).collect(),
+        );
+        let lu = local(u)?;
+        let lexcl: Vec<usize> = excluded.iter().filter_map(|&c| local(c)).collect();
+        let ltouch: Vec<usize> = touching.iter().filter_map(|&c| local(c)).collect();
+        let forget = forgets(&product, &lbc, &lhc, &ltouch);
+        let cells = product
+            .cells_outside(&[lu], &lexcl, &[], &forget, &mut b)
+            .ok()?;
+        let mut member = vec![false; keep.len()];
+        for cell in cells {
+            member.iter_mut().for_each(|m| *m = false);
+            for &a in cell.accepting.iter().chain([lu].iter()) {
+                if let Some(m) = member.get_mut(a) {
+                    *m = true;
+                }
             }
-        }
-        let last = |c: &[Option<usize>]| {
-            c.iter()
-                .rposition(|x| x.is_some_and(|x| member.get(x).copied().unwrap_or(false)))
-        };
-        let (bd, hd) = (last(&bc), last(&hc));
-        let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
-        if effect(bl, bd) != effect(hl, hd) && !regions.iter().any(|r| r.base == bd && r.head == hd)
-        {
-            regions.push(Region {
-                base: bd,
-                head: hd,
-                witness: cell.witness,
-            });
+            let last = |c: &[Option<usize>]| {
+                c.iter()
+                    .rposition(|x| x.is_some_and(|x| member.get(x).copied().unwrap_or(false)))
+            };
+            let (bd, hd) = (last(&lbc), last(&lhc));
+            let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
+            if effect(bl, bd) != effect(hl, hd)
+                && !regions.iter().any(|r| r.base == bd && r.head == hd)
+            {
+                regions.push(Region {
+                    base: bd,
+                    head: hd,
+                    witness: cell.witness,
+                });
+            }
         }
     }
     Some(regions)
 }
 
+/// For each component `k` that can become universal (its pattern ends in `*`): the
+/// components it overrides on both sides once it matches every continuation. Component
+/// `c` is overridden when, on every side that has a rule with pattern `c`, the last rule
+/// with pattern `k` comes after the last with pattern `c`: no subject it then reaches can
+/// be decided by `c` on either side. Components of unmatched rules are kept (the search
+/// is restricted to subjects they match).
+fn forgets(
+    product: &Product,
+    bc: &[Option<usize>],
+    hc: &[Option<usize>],
+    touching: &[usize],
+) -> Vec<crate::glob::automaton::Forget> {
+    let n = product.component_count();
+    let last = |l: &[Option<usize>]| {
+        let mut at = vec![None; n];
+        for (i, c) in l.iter().enumerate() {
+            if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
+                *slot = Some(i);
+            }
+        }
+        at
+    };
+    let (lb, lh) = (last(bc), last(hc));
+    let later = |l: &[Option<usize>], k: usize, c: usize| match (l[c], l[k]) {
+        (None, _) => true,
+        (Some(pc), Some(pk)) => pk > pc,
+        (Some(_), None) => false,
+    };
+    let mut out = Vec::new();
+    for k in 0..n {
+        if lb[k].is_none() && lh[k].is_none() {
+            continue;
+        }
+        let clear: Vec<usize> = (0..n)
+            .filter(|&c| {
+                c != k
+                    && !touching.contains(&c)
+                    && (lb[c].is_some() || lh[c].is_some())
+                    && later(&lb, k, c)
+                    && later(&lh, k, c)
+            })
+            .collect();
+        if !clear.is_empty() {
+            out.push(product.forget(k, &clear));
+        }
+    }
+    out
+}
+
+/// The rules of `b` and of `h` that a longest common subsequence (by pattern and effect)
+/// leaves unmatched. Any monotone matching of equal rules has this property: a subject
+/// matched only by matched rules has, on each side, the partner of the other side's
+/// decider as its decider (the matching is a bijection between the matching rules that
+/// keeps their order), so it is decided alike. Past [`MAX_ALIGN`] cells of the table the
+/// middle is left all unmatched, which is weaker but as sound.
+fn unmatched(b: &[Key], h: &[Key]) -> (Vec<usize>, Vec<usize>) {
+    let pre = b.iter().zip(h).take_while(|(x, y)| x == y).count();
+    let (bm, hm) = (&b[pre..], &h[pre..]);
+    let (n, m) = (bm.len(), hm.len());
+    if n.saturating_mul(m) > MAX_ALIGN {
+        return ((pre..b.len()).collect(), (pre..h.len()).collect());
+    }
+    // lcs[i][j]: LCS length of bm[i..] and hm[j..].
+    let w = m + 1;
+    let mut lcs = vec![0u32; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * w + j] = if bm[i] == hm[j] {
+                lcs[(i + 1) * w + j + 1] + 1
+            } else {
+                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+            };
+        }
+    }
+    let (mut bu, mut hu) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if bm[i] == hm[j] {
+            i += 1;
+            j += 1;
+        } else if lcs[(i + 1) * w + j] >= lcs[i * w + j + 1] {
+            bu.push(pre + i);
+            i += 1;
+        } else {
+            hu.push(pre + j);
+            j += 1;
+        }
+    }
+    bu.extend((i..n).map(|i| pre + i));
+    hu.extend((j..m).map(|j| pre + j));
+    (bu, hu)
+}
+
+/// Most cells of the alignment table (rules × rules of one permission cell).
+const MAX_ALIGN: usize = 4_000_000;
+
 /// A recognisable subject in the same region as the automaton's witness, if the deciding
 /// rules' patterns with ordinary fillings give one; else the witness.
-fn friendly(bl: &[Key], hl: &[Key], r: &Region, platform: Platform) -> Word {
-    let decider = |l: &[Key], s: &str| {
-        l.iter()
-            .rposition(|(p, _)| Wildcard::compile(p).is_match(s, platform))
-    };
+fn friendly(
+    bl: &[Key],
+    hl: &[Key],
+    (cb, ch): (&[Wildcard], &[Wildcard]),
+    r: &Region,
+    platform: Platform,
+) -> Word {
+    let decider = |l: &[Wildcard], s: &str| l.iter().rposition(|g| g.is_match(s, platform));
     let mut candidates: Vec<String> = Vec::new();
     for (l, p) in [(hl, r.head), (bl, r.base)] {
         if let Some((pat, _)) = p.and_then(|p| l.get(p)) {
@@ -557,7 +694,7 @@ fn friendly(bl: &[Key], hl: &[Key], r: &Region, platform: Platform) -> Word {
     candidates
         .iter()
         .filter(|c| !c.is_empty())
-        .find(|c| decider(bl, c) == r.base && decider(hl, c) == r.head)
+        .find(|c| decider(cb, c) == r.base && decider(ch, c) == r.head)
         .map(|c| Word::from(c.as_str()))
         .unwrap_or_else(|| r.witness.clone())
 }
