@@ -122,7 +122,7 @@ fn widened_work_tree_fails_the_gate_and_names_both_sides() {
     assert!(out.contains("permaudit diff: HEAD → work tree"), "{out}");
     assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
     assert!(out.contains(r#"edit "src/a": ask → allow"#), "{out}");
-    assert!(out.contains("HEAD:opencode.json:3:40"), "{out}");
+    assert!(out.contains("HEAD:opencode.json:3:26"), "{out}");
     assert!(
         out.contains("\"git push origin main\": deny → allow"),
         "{out}"
