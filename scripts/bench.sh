@@ -20,6 +20,8 @@
 #    decisions on the same samples, which must agree.
 # 2. Start-up: `permaudit check` on a small realistic project vs `opencode debug config
 #    --pure`, isolated (temporary HOME and git repository), median of runs.
+# 4. Diff: `permaudit diff` on two 1,000-rule configs (a pull request's edits, and edits
+#    scattered over the whole config) beside `check` of one (scripts/bench-diff.sh).
 # 3. Growth: `check` and `map` against 100, 1,000 and 10,000 rules; `map` on generated
 #    repositories of 1k, 100k and 1M files (a git index made with update-index, no files
 #    on disk: map sees them through `git ls-files`); decisions per rule count.
@@ -175,3 +177,9 @@ for n in $REPOS; do
 done
 
 node scripts/bench/report.mjs "$OUT"
+
+# --- 4. diff ------------------------------------------------------------------------
+if [ "$MODE" != "--smoke" ]; then
+  log "diff: two $RULES-rule configs, side by side with check"
+  bash scripts/bench-diff.sh "$RULES" "$RUNS" >&2
+fi

@@ -12,6 +12,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
+mod diff_cmd;
+pub use diff_cmd::DiffArgs;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "permaudit",
@@ -113,6 +116,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// What a config change does to every agent's decisions: BASE vs HEAD (default: the
+    /// `HEAD` commit vs the work tree), each change proven with an input.
+    Diff(DiffArgs),
     /// Decide read and edit of every file git tracks, for each agent: a collapsed tree,
     /// what each agent edits without asking, secret-shaped files it reads without asking.
     Map {
@@ -184,6 +190,11 @@ pub fn run(cli: Cli) -> i32 {
         PlatformArg::Unix => Platform::Unix,
         PlatformArg::Windows => Platform::Windows,
     };
+    if let Command::Diff(args) = &cli.command {
+        let code = diff_cmd::run(&cwd, platform, args, out_style, err_style, &mut out);
+        let _ = out.flush();
+        return code;
+    }
     let mut project = match Project::load(&RealHost, &cwd, platform) {
         Ok(p) => p,
         Err(f) => {
@@ -199,7 +210,7 @@ pub fn run(cli: Cli) -> i32 {
         eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
     }
     let code = match cli.command {
-        Command::Rule { .. } => EXIT_OK,
+        Command::Rule { .. } | Command::Diff(_) => EXIT_OK,
         Command::Check {
             format,
             fail_on,

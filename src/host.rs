@@ -165,3 +165,288 @@ impl Host for MemHost {
         out
     }
 }
+
+/// What a [`RootedHost`] serves under its root.
+pub enum Tree {
+    /// A real directory standing for the root (the work tree, or `--base-dir`/`--head-dir`).
+    Dir(std::path::PathBuf),
+    /// A git revision's tree, held as a listing; blobs are fetched on first read.
+    Git(GitTree),
+}
+
+/// One entry of a git tree listing (`git ls-tree -r -l`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitEntry {
+    /// Object id of the blob.
+    pub oid: String,
+    /// Size in bytes (`None` when git did not say).
+    pub size: Option<u64>,
+    /// A symbolic link (mode 120000): the blob holds the target.
+    pub symlink: bool,
+}
+
+/// Reads one blob by object id; the CLI provides it (it runs `git`), so this module runs
+/// no process itself.
+pub type BlobReader = Box<dyn Fn(&str) -> Result<Vec<u8>, String>>;
+
+/// A git revision's tree: paths relative to the root, and a reader for their blobs.
+pub struct GitTree {
+    files: std::collections::BTreeMap<std::path::PathBuf, GitEntry>,
+    dirs: std::collections::BTreeSet<std::path::PathBuf>,
+    read: BlobReader,
+    cache: std::cell::RefCell<std::collections::HashMap<String, Vec<u8>>>,
+}
+
+impl GitTree {
+    /// From `git ls-tree -r -l -z --full-tree REV` output: `MODE TYPE OID SIZE\tPATH\0`.
+    /// Entries that are not blobs (submodules) are left out.
+    pub fn from_ls_tree(listing: &[u8], read: BlobReader) -> GitTree {
+        let mut files = std::collections::BTreeMap::new();
+        for record in listing.split(|&b| b == 0) {
+            let Some(tab) = record.iter().position(|&b| b == b'\t') else {
+                continue;
+            };
+            let head = String::from_utf8_lossy(&record[..tab]);
+            let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
+            let mut f = head.split_whitespace();
+            let (Some(mode), Some(kind), Some(oid)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            if kind != "blob" {
+                continue;
+            }
+            let size = f.next().and_then(|s| s.parse().ok());
+            files.insert(
+                std::path::PathBuf::from(path),
+                GitEntry {
+                    oid: oid.to_string(),
+                    size,
+                    symlink: mode == "120000",
+                },
+            );
+        }
+        GitTree::new(files, read)
+    }
+
+    pub fn new(
+        files: std::collections::BTreeMap<std::path::PathBuf, GitEntry>,
+        read: BlobReader,
+    ) -> GitTree {
+        let mut dirs = std::collections::BTreeSet::new();
+        dirs.insert(std::path::PathBuf::new());
+        for f in files.keys() {
+            let mut p = f.parent();
+            while let Some(d) = p {
+                if !dirs.insert(d.to_path_buf()) {
+                    break;
+                }
+                p = d.parent();
+            }
+        }
+        GitTree {
+            files,
+            dirs,
+            read,
+            cache: Default::default(),
+        }
+    }
+
+    /// The entry at `rel`, symbolic links inside the tree followed (at most 40, as the
+    /// kernel); a link leaving the tree reads as missing.
+    fn resolve(&self, rel: &Path) -> Option<(std::path::PathBuf, &GitEntry)> {
+        let mut at = rel.to_path_buf();
+        for _ in 0..40 {
+            let e = self.files.get(&at)?;
+            if !e.symlink {
+                return Some((at, e));
+            }
+            let target = String::from_utf8(self.blob(e).ok()?).ok()?;
+            let joined = Path::new("/")
+                .join(at.parent().unwrap_or(Path::new("")))
+                .join(target);
+            let norm = crate::discover::normalize(&joined);
+            at = norm.strip_prefix("/").ok()?.to_path_buf();
+        }
+        None
+    }
+
+    fn blob(&self, e: &GitEntry) -> Result<Vec<u8>, String> {
+        if let Some(b) = self.cache.borrow().get(&e.oid) {
+            return Ok(b.clone());
+        }
+        let b = (self.read)(&e.oid)?;
+        self.cache.borrow_mut().insert(e.oid.clone(), b.clone());
+        Ok(b)
+    }
+}
+
+/// One side of a `diff`: the project root's files from a [`Tree`], everything outside the
+/// root from another host (the real machine, the same for both sides) or from nothing
+/// (`--project-only`, which also hides `OPENCODE_*` variables). The root always holds an
+/// (empty) `.git` directory, so both sides find the same worktree.
+pub struct RootedHost<'a> {
+    root: std::path::PathBuf,
+    tree: Tree,
+    outside: Option<&'a dyn Host>,
+    env: &'a dyn Host,
+}
+
+impl<'a> RootedHost<'a> {
+    /// `env` answers environment variables; `outside` (if any) every path outside `root`.
+    pub fn new(
+        root: std::path::PathBuf,
+        tree: Tree,
+        env: &'a dyn Host,
+        outside: Option<&'a dyn Host>,
+    ) -> RootedHost<'a> {
+        RootedHost {
+            root,
+            tree,
+            outside,
+            env,
+        }
+    }
+
+    fn inside<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        path.strip_prefix(&self.root).ok()
+    }
+
+    fn is_git(rel: &Path) -> bool {
+        rel.components()
+            .next()
+            .is_some_and(|c| c.as_os_str() == ".git")
+    }
+
+    fn not_found() -> ReadError {
+        ReadError {
+            kind: ReadErrorKind::NotFound,
+            message: "not found".into(),
+        }
+    }
+}
+
+impl Host for RootedHost<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        if self.outside.is_none() && name.starts_with("OPENCODE_") {
+            return None;
+        }
+        self.env.var(name)
+    }
+
+    fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        let Some(rel) = self.inside(path) else {
+            return match self.outside {
+                Some(h) => h.read(path),
+                None => Err(Self::not_found()),
+            };
+        };
+        if Self::is_git(rel) {
+            return Err(Self::not_found());
+        }
+        match &self.tree {
+            Tree::Dir(d) => RealHost.read(&d.join(rel)),
+            Tree::Git(t) => {
+                if t.dirs.contains(rel) {
+                    return Err(ReadError {
+                        kind: ReadErrorKind::Other,
+                        message: "is a directory, not a file".into(),
+                    });
+                }
+                let (_, e) = t.resolve(rel).ok_or_else(Self::not_found)?;
+                if e.size.is_some_and(|s| s > MAX_FILE_BYTES) {
+                    return Err(ReadError {
+                        kind: ReadErrorKind::Other,
+                        message: format!(
+                            "larger than permaudit's limit of {} MiB",
+                            MAX_FILE_BYTES / (1024 * 1024)
+                        ),
+                    });
+                }
+                t.blob(e).map_err(|message| ReadError {
+                    kind: ReadErrorKind::Other,
+                    message,
+                })
+            }
+        }
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        let Some(rel) = self.inside(path) else {
+            return self.outside.is_some_and(|h| h.is_file(path));
+        };
+        if Self::is_git(rel) {
+            return false;
+        }
+        match &self.tree {
+            Tree::Dir(d) => d.join(rel).is_file(),
+            Tree::Git(t) => t.resolve(rel).is_some(),
+        }
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        let Some(rel) = self.inside(path) else {
+            return self.outside.is_some_and(|h| h.is_dir(path));
+        };
+        if rel == Path::new(".git") {
+            return true;
+        }
+        if Self::is_git(rel) {
+            return false;
+        }
+        match &self.tree {
+            Tree::Dir(d) => d.join(rel).is_dir(),
+            Tree::Git(t) => t.dirs.contains(rel),
+        }
+    }
+
+    fn list_dir(&self, path: &Path) -> Vec<(String, bool)> {
+        let Some(rel) = self.inside(path) else {
+            return self.outside.map(|h| h.list_dir(path)).unwrap_or_default();
+        };
+        if Self::is_git(rel) {
+            return Vec::new();
+        }
+        let mut out = match &self.tree {
+            Tree::Dir(d) => RealHost.list_dir(&d.join(rel)),
+            Tree::Git(t) => {
+                if !t.dirs.contains(rel) {
+                    return Vec::new();
+                }
+                let mut out: Vec<(String, bool)> = Vec::new();
+                let child = |p: &Path| -> Option<String> {
+                    let rest = p.strip_prefix(rel).ok()?;
+                    let mut c = rest.components();
+                    let first = c.next()?;
+                    c.next()
+                        .is_none()
+                        .then(|| first.as_os_str().to_string_lossy().into_owned())
+                };
+                // Directories: those whose parent is `rel`; files likewise.
+                for d in t.dirs.range(rel.to_path_buf()..) {
+                    if !d.starts_with(rel) {
+                        break;
+                    }
+                    if let Some(n) = child(d) {
+                        out.push((n, true));
+                    }
+                }
+                for (f, _) in t.files.range(rel.to_path_buf()..) {
+                    if !f.starts_with(rel) {
+                        break;
+                    }
+                    if let Some(n) = child(f) {
+                        out.push((n, false));
+                    }
+                }
+                out.sort();
+                out
+            }
+        };
+        if rel.as_os_str().is_empty() {
+            out.retain(|(n, _)| n != ".git");
+            out.push((".git".to_string(), true));
+            out.sort();
+        }
+        out
+    }
+}

@@ -19,6 +19,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod diff;
 pub mod discover;
 pub mod glob;
 pub mod host;

@@ -251,6 +251,13 @@ pub struct Cell {
     pub witness: Word,
 }
 
+/// Components to make dead once one component is universal ([`Product::forget`]).
+#[derive(Debug, Clone)]
+pub struct Forget {
+    when: usize,
+    clear: Vec<u64>,
+}
+
 /// Several glob NFAs run side by side; see the module docs.
 #[derive(Debug, Clone)]
 pub struct Product {
@@ -400,7 +407,7 @@ impl Product {
             }
         };
         for &well_formed in self.phases() {
-            match self.search(well_formed, budget, visit) {
+            match self.search(well_formed, budget, &[], visit) {
                 Ok((tree, Some(found))) => return Outcome::Witness(self.word(&tree, found)),
                 Ok((_, None)) => {}
                 Err(Exhausted) => return Outcome::Inconclusive,
@@ -419,6 +426,45 @@ impl Product {
     /// [`Exhausted`] when the budget runs out before every reachable state is seen: a
     /// partial partition could hide a cell, so none is returned.
     pub fn cells(&self, required: &[usize], budget: &mut Budget) -> Result<Vec<Cell>, Exhausted> {
+        self.cells_outside(required, &[], &[], &[], budget)
+    }
+
+    /// A [`Forget`]: once component `when` is universal, the components `clear` no longer
+    /// matter (the caller knows that `when` overrides them) and are made dead.
+    pub fn forget(&self, when: usize, clear: &[usize]) -> Forget {
+        let mut mask = vec![0u64; self.words];
+        for c in clear.iter().filter_map(|&k| self.components.get(k)) {
+            for p in c.first..=c.last {
+                set(&mut mask, p);
+            }
+        }
+        Forget { when, clear: mask }
+    }
+
+    /// [`Product::cells`] restricted to the words that no `excluded` component accepts:
+    /// the partition of `L(required) \ ⋃ L(excluded)` by which of the remaining components
+    /// accept. A state where an excluded component is universal is pruned (every
+    /// continuation is excluded), which keeps the search small when a common catch-all
+    /// settles most words.
+    ///
+    /// With a non-empty `touching`, only words that some `touching` component accepts are
+    /// partitioned: a state where every one of them is dead is pruned. `forget` lets the
+    /// caller drop components that a universal one overrides ([`Product::forget`]): the
+    /// cells then say nothing about the forgotten components once that happened, and the
+    /// states that differed only in them are one (which keeps families such as `*/a/*`,
+    /// `*/b/*`, … from remembering every subset already seen).
+    ///
+    /// # Errors
+    ///
+    /// [`Exhausted`] as for [`Product::cells`].
+    pub fn cells_outside(
+        &self,
+        required: &[usize],
+        excluded: &[usize],
+        touching: &[usize],
+        forget: &[Forget],
+        budget: &mut Budget,
+    ) -> Result<Vec<Cell>, Exhausted> {
         let Some(req) = required
             .iter()
             .map(|&k| self.components.get(k))
@@ -430,16 +476,32 @@ impl Product {
             .components
             .iter()
             .enumerate()
-            .filter(|(k, _)| !required.contains(k))
+            .filter(|(k, _)| !required.contains(k) && !excluded.contains(k))
+            .collect();
+        let out: Vec<&Component> = excluded
+            .iter()
+            .filter(|k| !required.contains(k))
+            .filter_map(|&k| self.components.get(k))
+            .collect();
+        let touch: Vec<&Component> = touching
+            .iter()
+            .filter_map(|&k| self.components.get(k))
             .collect();
         let mut found: IndexMap<Vec<usize>, Word> = IndexMap::new();
         for &well_formed in self.phases() {
             let mut here: IndexMap<Vec<usize>, usize> = IndexMap::new();
-            let (tree, _) = self.search(well_formed, budget, |index, bits, complete| {
-                if req.iter().any(|c| c.is_dead(bits)) {
+            let (tree, _) = self.search(well_formed, budget, forget, |index, bits, complete| {
+                if req.iter().any(|c| c.is_dead(bits))
+                    || out.iter().any(|c| c.is_universal(bits))
+                    || (!touch.is_empty() && touch.iter().all(|c| c.is_dead(bits)))
+                {
                     return Visit::Prune;
                 }
-                if !(complete && req.iter().all(|c| c.accepts(bits))) {
+                if !(complete
+                    && req.iter().all(|c| c.accepts(bits))
+                    && !out.iter().any(|c| c.accepts(bits))
+                    && (touch.is_empty() || touch.iter().any(|c| c.accepts(bits))))
+                {
                     return Visit::Expand;
                 }
                 let accepting: Vec<usize> = others
@@ -449,7 +511,9 @@ impl Product {
                     .collect();
                 here.entry(accepting).or_insert(index);
                 // Descendants can only repeat this cell once every other component is settled.
-                if others.iter().all(|(_, c)| c.is_settled(bits)) {
+                if others.iter().all(|(_, c)| c.is_settled(bits))
+                    && out.iter().all(|c| c.is_settled(bits))
+                {
                     Visit::Prune
                 } else {
                     Visit::Expand
@@ -484,6 +548,7 @@ impl Product {
         &self,
         well_formed: bool,
         budget: &mut Budget,
+        forget: &[Forget],
         mut visit: impl FnMut(usize, &[u64], bool) -> Visit,
     ) -> Result<(Tree, Option<usize>), Exhausted> {
         let words = self.words;
@@ -492,13 +557,28 @@ impl Product {
             parents: Vec::new(),
             expand: Vec::new(),
         };
+        let canon = |bits: &mut [u64]| {
+            for f in forget {
+                if self
+                    .components
+                    .get(f.when)
+                    .is_some_and(|c| c.is_universal(bits))
+                {
+                    for (b, m) in bits.iter_mut().zip(&f.clear) {
+                        *b &= !m;
+                    }
+                }
+            }
+        };
         let mut start = self.start.clone();
+        canon(&mut start);
+        let first = start.clone();
         if well_formed {
             start.push(Utf16::Boundary as u64);
         }
         tree.states.insert(start.into_boxed_slice());
         tree.parents.push(None);
-        match visit(0, &self.start, true) {
+        match visit(0, &first, true) {
             Visit::Stop => return Ok((tree, Some(0))),
             v => tree.expand.push(matches!(v, Visit::Expand)),
         }
@@ -527,6 +607,7 @@ impl Product {
                 };
                 budget.spend(words as u64 + 1)?;
                 self.transition(&current[..words], class, &mut next);
+                canon(&mut next[..words]);
                 if let Some(t) = tracker {
                     next.push(t as u64);
                 }

@@ -329,12 +329,7 @@ impl serde::Serialize for JsonReport<'_> {
 
 /// GitHub workflow commands: one annotation per grouped finding.
 pub fn github(p: &Project, findings: &[Finding]) -> String {
-    let esc = |s: &str| {
-        s.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    };
-    let prop = |s: &str| esc(s).replace(':', "%3A").replace(',', "%2C");
+    let (esc, prop) = (super::gh_escape, super::gh_property);
     let mut out = String::new();
     for f in findings {
         let cmd = match f.level {
@@ -427,19 +422,7 @@ pub fn sarif(p: &Project, findings: &[Finding]) -> serde_json::Value {
             r
         })
         .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "permaudit",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/permaudit/permaudit",
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    })
+    super::sarif_log(rules, results)
 }
 
 fn sarif_level(l: Level) -> &'static str {

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod commands;
+pub mod diff;
 pub mod error;
 pub mod explain;
 pub mod map;
@@ -144,4 +145,36 @@ impl miette::SourceCode for Window {
             c.line_count(),
         )))
     }
+}
+
+/// A SARIF 2.1.0 log of one permaudit run.
+pub fn sarif_log(
+    rules: Vec<serde_json::Value>,
+    results: Vec<serde_json::Value>,
+) -> serde_json::Value {
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "permaudit",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/permaudit/permaudit",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+/// A GitHub workflow command's message, escaped.
+pub fn gh_escape(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A GitHub workflow command's property value, escaped.
+pub fn gh_property(s: &str) -> String {
+    gh_escape(s).replace(':', "%3A").replace(',', "%2C")
 }

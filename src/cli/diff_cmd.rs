@@ -1,0 +1,240 @@
+//! `permaudit diff`: the CLI side. Reads each side's files (a git revision through `git
+//! ls-tree` and `git cat-file`, into memory; or a directory), loads both projects through
+//! [`RootedHost`]s, and hands them to [`crate::diff`]. Never writes a checkout.
+
+use super::{EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED};
+use crate::glob::Platform;
+use crate::host::{GitTree, RealHost, RootedHost, Tree};
+use crate::project::Project;
+use crate::report::diff::{Side, SideKind, Sides};
+use crate::report::{self, Style};
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum DiffFormat {
+    Human,
+    Json,
+    /// Markdown for a pull-request comment.
+    Markdown,
+    Sarif,
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum DiffFailOn {
+    /// A decision widened (deny→ask, deny→allow, ask→allow), an agent added, or a part
+    /// of the comparison inconclusive.
+    Widened,
+    /// Any change at all (or an inconclusive part).
+    Any,
+    Never,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// The base git revision (default: HEAD).
+    #[arg(value_name = "BASE")]
+    pub base: Option<String>,
+    /// The head git revision (default: the work tree).
+    #[arg(value_name = "HEAD")]
+    pub head: Option<String>,
+    /// A directory holding the base side's project files (instead of a revision).
+    #[arg(long, value_name = "DIR", conflicts_with = "base")]
+    pub base_dir: Option<PathBuf>,
+    /// A directory holding the head side's project files (instead of the work tree).
+    #[arg(long, value_name = "DIR", conflicts_with = "head")]
+    pub head_dir: Option<PathBuf>,
+    /// Leave out everything outside the project (global and user config, `OPENCODE_*`
+    /// variables): the same answer on every machine, for CI.
+    #[arg(long)]
+    pub project_only: bool,
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    pub format: DiffFormat,
+    /// Exit 1 when this kind of change is found.
+    #[arg(long, value_enum, default_value_t = DiffFailOn::Widened)]
+    pub fail_on: DiffFailOn,
+}
+
+/// Where one side's files come from.
+enum Source {
+    Rev(String),
+    WorkTree,
+    Dir(PathBuf),
+}
+
+/// Run `git -C root ARGS`; stdout, or git's own complaint.
+fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !o.status.success() {
+        let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
+        return Err(format!("git {}: {msg}", args.join(" ")));
+    }
+    Ok(o.stdout)
+}
+
+/// A revision's tree as a lazy in-memory tree: the listing now, each blob when read.
+fn git_tree(root: &Path, rev: &str) -> Result<GitTree, String> {
+    let spec = format!("{rev}^{{tree}}");
+    let oid = git(root, &["rev-parse", "--verify", "--quiet", &spec]).map_err(|_| {
+        format!(
+            "`{rev}` is not a revision of the repository at {}",
+            root.display()
+        )
+    })?;
+    let oid = String::from_utf8_lossy(&oid).trim().to_string();
+    let listing = git(root, &["ls-tree", "-r", "-l", "-z", "--full-tree", &oid])?;
+    let at = root.to_path_buf();
+    Ok(GitTree::from_ls_tree(
+        &listing,
+        Box::new(move |blob: &str| git(&at, &["cat-file", "blob", blob])),
+    ))
+}
+
+pub fn run(
+    cwd: &Path,
+    platform: Platform,
+    args: &DiffArgs,
+    out_style: Style,
+    err_style: Style,
+    out: &mut dyn Write,
+) -> i32 {
+    let base = match &args.base_dir {
+        Some(d) => Source::Dir(cwd.join(d)),
+        None => Source::Rev(args.base.clone().unwrap_or_else(|| "HEAD".into())),
+    };
+    let head = match (&args.head_dir, &args.head) {
+        (Some(d), _) => Source::Dir(cwd.join(d)),
+        (None, Some(r)) => Source::Rev(r.clone()),
+        (None, None) => Source::WorkTree,
+    };
+    let needs_git = !matches!((&base, &head), (Source::Dir(_), Source::Dir(_)));
+    let root = if needs_git {
+        match git(cwd, &["rev-parse", "--show-toplevel"]) {
+            Ok(t) => PathBuf::from(String::from_utf8_lossy(&t).trim()),
+            Err(_) => {
+                eprintln!(
+                    "error: {} is not in a git repository: diff compares git revisions (or give --base-dir and --head-dir)",
+                    cwd.display()
+                );
+                return EXIT_REFUSED;
+            }
+        }
+    } else {
+        cwd.to_path_buf()
+    };
+    let mut sides = Vec::with_capacity(2);
+    for (role, source) in [("base", base), ("head", head)] {
+        let (tree, side) = match source {
+            Source::Rev(rev) => match git_tree(&root, &rev) {
+                Ok(t) => (
+                    Tree::Git(t),
+                    Side::new(rev.clone(), SideKind::Git, format!("{rev}:")),
+                ),
+                Err(e) => {
+                    eprintln!("error: {role}: {e}");
+                    return EXIT_REFUSED;
+                }
+            },
+            Source::WorkTree => (
+                Tree::Dir(root.clone()),
+                Side::new("work tree".into(), SideKind::WorkTree, String::new()),
+            ),
+            Source::Dir(d) => {
+                if !d.is_dir() {
+                    eprintln!("error: --{role}-dir {}: not a directory", d.display());
+                    return EXIT_REFUSED;
+                }
+                let shown = d.display().to_string();
+                (
+                    Tree::Dir(d),
+                    Side::new(shown.clone(), SideKind::Dir, format!("{shown}/")),
+                )
+            }
+        };
+        let outside: Option<&dyn crate::discover::Host> =
+            (!args.project_only).then_some(&RealHost as &dyn crate::discover::Host);
+        sides.push((
+            RootedHost::new(root.clone(), tree, &RealHost, outside),
+            side,
+        ));
+    }
+    let mut projects = Vec::with_capacity(2);
+    for (host, side) in &sides {
+        match Project::load(host, cwd, platform) {
+            Ok(p) => projects.push(p),
+            Err(f) => {
+                let role = if projects.is_empty() { "base" } else { "head" };
+                eprintln!("error: the {role} side ({}) does not load:", side.label);
+                eprint!("{}", report::error::render(&f, err_style));
+                return EXIT_REFUSED;
+            }
+        }
+    }
+    let (Some(head_p), Some(base_p)) = (projects.pop(), projects.pop()) else {
+        return EXIT_REFUSED;
+    };
+    let d = crate::diff::diff(&base_p, &head_p);
+
+    // The project's commands, from both sides (head's first, then base-only ones), split
+    // once with the head side's view of the machine and decided on both sides.
+    let (head_host, base_host) = (&sides[1].0, &sides[0].0);
+    let mut commands = crate::shell::corpus::read(head_host, &root);
+    for c in crate::shell::corpus::read(base_host, &root) {
+        if !commands.iter().any(|h| h.text == c.text) {
+            commands.push(c);
+        }
+    }
+    let places = super::ShellPlaces::of(&head_p);
+    let is_dir = |p: &str| crate::discover::Host::is_dir(head_host, Path::new(p));
+    let env = crate::shell::Env {
+        cwd: &places.cwd,
+        worktree: &places.worktree,
+        home: &places.home,
+        is_dir: &is_dir,
+    };
+    let mut splitter = crate::shell::Splitter::new();
+    let requests: Vec<crate::shell::Request> = commands
+        .iter()
+        .map(|c| splitter.request(&c.text, &env))
+        .collect();
+    let mut d = d;
+    d.commands = crate::diff::commands(&base_p, &head_p, &requests);
+
+    let (base_side, head_side) = (sides[0].1.clone(), sides[1].1.clone());
+    let view = Sides {
+        base: &base_p,
+        head: &head_p,
+        base_side,
+        head_side,
+        root: &root,
+        commands: &commands,
+    };
+    match args.format {
+        DiffFormat::Human => {
+            let _ = out.write_all(report::diff::human(&d, &view, out_style).as_bytes());
+        }
+        DiffFormat::Json => super::write_pretty(out, &report::diff::json(&d, &view)),
+        DiffFormat::Markdown => {
+            let _ = out.write_all(report::diff::markdown(&d, &view).as_bytes());
+        }
+        DiffFormat::Sarif => super::write_pretty(out, &report::diff::sarif(&d, &view)),
+        DiffFormat::Github => {
+            let _ = out.write_all(report::diff::github(&d, &view).as_bytes());
+        }
+    }
+    let fires = match args.fail_on {
+        DiffFailOn::Widened => d.widens() || !d.inconclusive.is_empty(),
+        DiffFailOn::Any => !d.is_empty(),
+        DiffFailOn::Never => false,
+    };
+    if fires { EXIT_FINDINGS } else { EXIT_OK }
+}

@@ -1,0 +1,778 @@
+//! `permaudit diff`: what a config change does to every agent's decisions, exactly.
+//!
+//! Two loaded projects (the *base* and the *head* side) are compared as decision functions:
+//! for every agent present on both sides and every input `(permission, subject)`, does the
+//! final effect (allow, ask, deny) differ? Agents present on one side only, and default
+//! tools hidden or shown ([`crate::model::agents::hidden_tools`]), are reported as events.
+//!
+//! # Construction
+//!
+//! *Permission cells.* Every permission glob of every rule on either side is one component
+//! of a product automaton over permission names; its cells ([`Product::cells`]) partition
+//! **all** names by which globs match them, so two names in one cell see exactly the same
+//! rules on both sides. A cell holding a literal glob is that one name (`bash`); the others
+//! are "every other name these globs match" (for instance names matched by `*` alone), and
+//! are covered too: nothing is left out, including the default `ask` of a name no rule
+//! matches.
+//!
+//! *Subjects.* In one cell an agent's decision is a function of the subject alone: the last
+//! rule, among those whose permission glob is in the cell, whose pattern matches. The
+//! common tail of the two rule lists decides the same way on both sides wherever it matches,
+//! so only subjects matched by none of its patterns can differ: those patterns are
+//! *excluded* components of one product of the remaining patterns
+//! ([`Product::cells_outside`]), whose cells are exactly the subject classes that the
+//! differing rules tell apart. For each cell the deciding rule on each side follows from
+//! which patterns accept; cells whose effects differ are grouped by their pair of deciding
+//! rules (base rule `i`, head rule `j`): each pair is one *region* `D_base(i) ∩ D_head(j)`,
+//! reported with the shortest witness found, or a friendlier one (the rules' literals with
+//! `*` filled by ordinary text) when it lies in the same region.
+//!
+//! *Proof.* Every reported witness is re-decided on both sides by
+//! [`crate::model::agents::evaluate`] over the agent's whole ruleset; a witness that did
+//! not re-decide as claimed is reported as inconclusive, never as a change. A query past
+//! its [`Budget`] is inconclusive too: never "no change".
+//!
+//! *Cost.* Agents usually share most rules, so results are cached by the pair of rule lists
+//! (patterns and effects) of one cell, and an agent whose rules are the same on both sides
+//! costs one comparison. Rule identity for the comparison is (permission, pattern, effect):
+//! where a rule was written, its layer and its form do not change a decision.
+
+use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Product, Word};
+use crate::glob::compiled::{CompiledRuleset, Want};
+use crate::glob::{Platform, Wildcard};
+use crate::model::agents::{Agent, Decision, evaluate, hidden_tools};
+use crate::model::{Effect, Rule};
+use crate::project::Project;
+use crate::shell::Request;
+use crate::shell::decide::decide;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Work units one query of the diff may spend: a product over every pattern of one
+/// permission, larger than one rule's question in `check`.
+pub const DIFF_BUDGET: u64 = 64 * DEFAULT_BUDGET;
+
+/// What kind of change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// deny → ask, deny → allow, ask → allow.
+    Widened,
+    /// allow → ask, allow → deny, ask → deny.
+    Narrowed,
+    /// An agent only the head side has.
+    AgentAdded,
+    /// An agent only the base side has.
+    AgentRemoved,
+    /// A default tool the model was not offered and now is.
+    ToolShown,
+    /// A default tool the model was offered and no longer is.
+    ToolHidden,
+}
+
+impl Class {
+    /// The class of an effect change (`before != after`).
+    pub fn of(before: Effect, after: Effect) -> Class {
+        let rank = |e: Effect| match e {
+            Effect::Deny => 0,
+            Effect::Ask => 1,
+            Effect::Allow => 2,
+        };
+        if rank(after) > rank(before) {
+            Class::Widened
+        } else {
+            Class::Narrowed
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Widened => "widened",
+            Class::Narrowed => "narrowed",
+            Class::AgentAdded => "agent-added",
+            Class::AgentRemoved => "agent-removed",
+            Class::ToolShown => "tool-shown",
+            Class::ToolHidden => "tool-hidden",
+        }
+    }
+
+    /// Does it let an agent do something it could not before (`--fail-on widened`)? A
+    /// widened decision and a new agent do; a tool shown does not by itself (its calls are
+    /// decided by the rules, whose widening is reported as such).
+    pub fn widens(self) -> bool {
+        matches!(self, Class::Widened | Class::AgentAdded)
+    }
+}
+
+/// One region of inputs whose final effect changed for one agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub agent: String,
+    /// The witness's permission name.
+    pub permission: String,
+    /// `None` when the region is this one permission name; otherwise the permission globs
+    /// (of either side) that match every name of the region and no other glob does: the
+    /// change holds for every such name (`permission` is one of them).
+    pub other_permissions: Option<Vec<String>>,
+    /// The witness subject (a path, a command, …).
+    pub input: String,
+    pub before: Effect,
+    pub after: Effect,
+    /// The deciding rule on each side (index into the agent's rules; `None`: no rule
+    /// matched, OpenCode's default ask).
+    pub base_rule: Option<usize>,
+    pub head_rule: Option<usize>,
+    pub class: Class,
+}
+
+/// An agent added or removed, or a tool shown or hidden.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub agent: String,
+    pub class: Class,
+    /// For tool events: the tool id.
+    pub tool: Option<String>,
+}
+
+/// A part of the input space the analysis could not finish within its budget: nothing is
+/// claimed about it, neither a change nor its absence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inconclusive {
+    pub agent: String,
+    /// A permission name of the undecided cell (`*` when the permission names themselves
+    /// could not be partitioned).
+    pub permission: String,
+    pub reason: String,
+}
+
+/// A project command (`map --commands`) whose outcome changed for one agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandChange {
+    /// Index into the commands handed to [`commands`].
+    pub command: usize,
+    pub agent: String,
+    pub before: Effect,
+    pub after: Effect,
+    pub class: Class,
+}
+
+/// Everything that changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Diff {
+    pub changes: Vec<Change>,
+    pub events: Vec<Event>,
+    pub inconclusive: Vec<Inconclusive>,
+    pub commands: Vec<CommandChange>,
+}
+
+impl Diff {
+    /// No change in any decision, and every question answered.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+            && self.events.is_empty()
+            && self.inconclusive.is_empty()
+            && self.commands.is_empty()
+    }
+
+    /// Something lets an agent do what it could not before.
+    pub fn widens(&self) -> bool {
+        self.changes.iter().any(|c| c.class.widens())
+            || self.events.iter().any(|e| e.class.widens())
+            || self.commands.iter().any(|c| c.class.widens())
+    }
+}
+
+/// A rule as a decision sees it.
+type Key = (String, Effect);
+
+/// Regions by the pair of rule lists of one cell (`None`: past the budget).
+type Cache = HashMap<(Vec<Key>, Vec<Key>), Option<Vec<Region>>>;
+
+fn key(r: &Rule) -> Key {
+    (r.pattern.clone(), r.action.effective())
+}
+
+fn same_decisions(a: &[Rule], b: &[Rule]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.permission == y.permission
+                && x.pattern == y.pattern
+                && x.action.effective() == y.action.effective()
+        })
+}
+
+/// One region of one cell: the positions (in the cell's rule lists) of the deciding rules,
+/// and the shortest witness subject.
+#[derive(Debug, Clone)]
+struct Region {
+    base: Option<usize>,
+    head: Option<usize>,
+    witness: Word,
+}
+
+/// Distinct globs, each compiled once.
+#[derive(Default)]
+struct Globs {
+    text: Vec<String>,
+    compiled: Vec<Wildcard>,
+    index: HashMap<String, usize>,
+}
+
+impl Globs {
+    fn intern(&mut self, g: &str) -> usize {
+        if let Some(&k) = self.index.get(g) {
+            return k;
+        }
+        self.text.push(g.to_string());
+        self.compiled.push(Wildcard::compile(g));
+        self.index.insert(g.to_string(), self.text.len() - 1);
+        self.text.len() - 1
+    }
+
+    fn get(&self, g: &str) -> Option<usize> {
+        self.index.get(g).copied()
+    }
+}
+
+/// Compare every agent's decisions; see the module docs.
+pub fn diff(base: &Project, head: &Project) -> Diff {
+    diff_with_budget(base, head, DIFF_BUDGET)
+}
+
+/// [`diff`] with another budget per query (tests use small ones to reach "inconclusive").
+pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
+    let platform = head.platform;
+    let mut out = Diff::default();
+    let pairs = agent_pairs(base, head, &mut out.events);
+
+    // Permission cells over every permission glob of either side.
+    let mut perms = Globs::default();
+    for (b, h) in &pairs {
+        for r in b.rules.iter().chain(&h.rules) {
+            perms.intern(&r.permission);
+        }
+    }
+    let refs: Vec<&Wildcard> = perms.compiled.iter().collect();
+    let cells = match Product::new(&refs, platform).cells(&[], &mut Budget::new(budget)) {
+        Ok(c) => c,
+        Err(_) => {
+            for (b, h) in &pairs {
+                if !same_decisions(&b.rules, &h.rules) {
+                    out.inconclusive.push(Inconclusive {
+                        agent: h.name.clone(),
+                        permission: "*".into(),
+                        reason: "the permission names could not be partitioned within the budget"
+                            .into(),
+                    });
+                }
+            }
+            return out;
+        }
+    };
+    let names: Vec<(String, Option<Vec<String>>)> = cells
+        .iter()
+        .map(|c| cell_name(&perms, &c.accepting, &c.witness, platform))
+        .collect();
+
+    let mut cache: Cache = HashMap::new();
+    for (b, h) in &pairs {
+        if same_decisions(&b.rules, &h.rules) {
+            continue;
+        }
+        tool_events(b, h, platform, &mut out.events);
+        let perm_of = |r: &Rule| perms.get(&r.permission).unwrap_or(usize::MAX);
+        let b_perm: Vec<usize> = b.rules.iter().map(perm_of).collect();
+        let h_perm: Vec<usize> = h.rules.iter().map(perm_of).collect();
+        for (cell, (name, others)) in cells.iter().zip(&names) {
+            let mut member = vec![false; perms.text.len()];
+            for &k in &cell.accepting {
+                if let Some(m) = member.get_mut(k) {
+                    *m = true;
+                }
+            }
+            let pick = |perm: &[usize]| -> Vec<usize> {
+                (0..perm.len())
+                    .filter(|&i| member.get(perm[i]).copied().unwrap_or(false))
+                    .collect()
+            };
+            let (bs, hs) = (pick(&b_perm), pick(&h_perm));
+            let bl: Vec<Key> = bs.iter().map(|&i| key(&b.rules[i])).collect();
+            let hl: Vec<Key> = hs.iter().map(|&i| key(&h.rules[i])).collect();
+            if bl == hl {
+                continue;
+            }
+            let regions = cache
+                .entry((bl, hl))
+                .or_insert_with_key(|(bl, hl)| subject_diff(bl, hl, platform, budget))
+                .clone();
+            let Some(regions) = regions else {
+                out.inconclusive.push(Inconclusive {
+                    agent: h.name.clone(),
+                    permission: name.clone(),
+                    reason: "the subjects could not be compared within the budget".into(),
+                });
+                continue;
+            };
+            let (bl, hl): (Vec<Key>, Vec<Key>) = (
+                bs.iter().map(|&i| key(&b.rules[i])).collect(),
+                hs.iter().map(|&i| key(&h.rules[i])).collect(),
+            );
+            let (cb, ch): (Vec<Wildcard>, Vec<Wildcard>) = (
+                bl.iter().map(|(p, _)| Wildcard::compile(p)).collect(),
+                hl.iter().map(|(p, _)| Wildcard::compile(p)).collect(),
+            );
+            for r in regions {
+                let subject = friendly(&bl, &hl, (&cb, &ch), &r, platform);
+                let claim = (r.base.map(|p| bs[p]), r.head.map(|p| hs[p]));
+                let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
+                let (before, after) = (effect(&bl, r.base), effect(&hl, r.head));
+                let (db, dh) = (
+                    redecide(&b.rules, name, &subject, platform),
+                    redecide(&h.rules, name, &subject, platform),
+                );
+                if (db.rule, dh.rule) != claim || db.effect != before || dh.effect != after {
+                    out.inconclusive.push(Inconclusive {
+                        agent: h.name.clone(),
+                        permission: name.clone(),
+                        reason: format!("witness {subject} did not re-decide as claimed"),
+                    });
+                    continue;
+                }
+                out.changes.push(Change {
+                    agent: h.name.clone(),
+                    permission: name.clone(),
+                    other_permissions: others.clone(),
+                    input: subject.to_string(),
+                    before,
+                    after,
+                    base_rule: claim.0,
+                    head_rule: claim.1,
+                    class: Class::of(before, after),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Agents on both sides, by config key (head's order), and the added and removed ones.
+fn agent_pairs<'p>(
+    base: &'p Project,
+    head: &'p Project,
+    events: &mut Vec<Event>,
+) -> Vec<(&'p Agent, &'p Agent)> {
+    let mut pairs = Vec::new();
+    for h in &head.agents {
+        match base.agents.iter().find(|b| b.name == h.name) {
+            Some(b) => pairs.push((b, h)),
+            None => events.push(Event {
+                agent: h.name.clone(),
+                class: Class::AgentAdded,
+                tool: None,
+            }),
+        }
+    }
+    for b in &base.agents {
+        if !head.agents.iter().any(|h| h.name == b.name) {
+            events.push(Event {
+                agent: b.name.clone(),
+                class: Class::AgentRemoved,
+                tool: None,
+            });
+        }
+    }
+    pairs
+}
+
+fn tool_events(b: &Agent, h: &Agent, platform: Platform, events: &mut Vec<Event>) {
+    let (hb, hh) = (
+        hidden_tools(&b.rules, platform),
+        hidden_tools(&h.rules, platform),
+    );
+    for t in crate::model::agents::DEFAULT_TOOLS {
+        let class = match (hb.contains(&t), hh.contains(&t)) {
+            (true, false) => Class::ToolShown,
+            (false, true) => Class::ToolHidden,
+            _ => continue,
+        };
+        events.push(Event {
+            agent: h.name.clone(),
+            class,
+            tool: Some(t.to_string()),
+        });
+    }
+}
+
+/// Names people know, tried as a cell's example before its shortest member.
+const KNOWN_PERMISSIONS: [&str; 20] = [
+    "bash",
+    "read",
+    "edit",
+    "glob",
+    "grep",
+    "list",
+    "task",
+    "skill",
+    "webfetch",
+    "websearch",
+    "codesearch",
+    "todowrite",
+    "todoread",
+    "lsp",
+    "question",
+    "external_directory",
+    "doom_loop",
+    "write",
+    "patch",
+    "mcp_tool",
+];
+
+/// A permission cell's example name and, when the cell is more than one name, the globs
+/// that describe it.
+fn cell_name(
+    perms: &Globs,
+    accepting: &[usize],
+    witness: &Word,
+    platform: Platform,
+) -> (String, Option<Vec<String>>) {
+    let literal = accepting.iter().find_map(|&k| {
+        let g = perms.compiled.get(k)?;
+        let t = perms.text.get(k)?;
+        (!g.optional_tail
+            && g.tokens
+                .iter()
+                .all(|t| matches!(t, crate::glob::wildcard::Token::Lit(_))))
+        .then(|| t.clone())
+    });
+    if let Some(l) = literal {
+        return (l, None);
+    }
+    let globs: Vec<String> = accepting
+        .iter()
+        .filter_map(|&k| perms.text.get(k).cloned())
+        .collect();
+    let signature = |name: &str| -> Vec<usize> {
+        perms
+            .compiled
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.is_match(name, platform))
+            .map(|(k, _)| k)
+            .collect()
+    };
+    let filled = globs.iter().flat_map(|g| fills(g));
+    let name = KNOWN_PERMISSIONS
+        .iter()
+        .map(|s| s.to_string())
+        .chain(filled)
+        .filter(|n| !n.is_empty())
+        .find(|n| signature(n) == accepting)
+        .unwrap_or_else(|| witness.to_string());
+    (name, Some(globs))
+}
+
+/// A glob with its wildcards filled by ordinary text: `git push *` → `git push a`,
+/// `src/**` → `src/a`, `*.env` → `a.env`; then with nothing (`git push`, `src/`).
+fn fills(glob: &str) -> Vec<String> {
+    ["a", "", "x/a"]
+        .iter()
+        .map(|f| glob.replace("**", "*").replace('*', f).replace('?', "a"))
+        .collect()
+}
+
+/// The regions where the two lists (one cell's rules, in order) decide differently;
+/// `None` past the budget.
+fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Option<Vec<Region>> {
+    let mut k = 0;
+    while k < bl.len() && k < hl.len() && bl[bl.len() - 1 - k] == hl[hl.len() - 1 - k] {
+        k += 1;
+    }
+    let (bp, hp, common) = (
+        &bl[..bl.len() - k],
+        &hl[..hl.len() - k],
+        &bl[bl.len() - k..],
+    );
+    let mut pats = Globs::default();
+    let excluded: Vec<usize> = common.iter().map(|(p, _)| pats.intern(p)).collect();
+    if excluded
+        .iter()
+        .any(|&e| crate::glob::analysis::Fixed::new(&pats.text[e]).universal())
+    {
+        return Some(Vec::new());
+    }
+    let comp = |l: &[Key], pats: &mut Globs| -> Vec<Option<usize>> {
+        l.iter()
+            .map(|(p, _)| {
+                let n = pats.text.len();
+                let c = pats.intern(p);
+                // A pattern of the common tail never decides outside it.
+                (c >= n || !excluded.contains(&c)).then_some(c)
+            })
+            .collect()
+    };
+    let bc = comp(bp, &mut pats);
+    let hc = comp(hp, &mut pats);
+    // Only subjects matched by a rule the alignment leaves unmatched can be decided
+    // differently (see `unmatched`): the search is restricted to them.
+    let (bu, hu) = unmatched(bp, hp);
+    let mut touching: Vec<usize> = bu
+        .iter()
+        .filter_map(|&i| bc[i])
+        .chain(hu.iter().filter_map(|&j| hc[j]))
+        .collect();
+    touching.sort_unstable();
+    touching.dedup();
+    if touching.is_empty() {
+        return Some(Vec::new());
+    }
+    // One search per unmatched pattern `u`, over `L(u)` and only the patterns that can
+    // share a subject with it (prefix and suffix tests, [`Fixed::disjoint`]): the others
+    // match nothing there.
+    use crate::glob::analysis::Fixed;
+    let fixed: Vec<Fixed> = pats.text.iter().map(|t| Fixed::new(t)).collect();
+    let mut b = Budget::new(budget);
+    let mut regions: Vec<Region> = Vec::new();
+    for &u in &touching {
+        let keep: Vec<usize> = (0..pats.text.len())
+            .filter(|&c| c == u || !fixed[c].disjoint(&fixed[u], platform))
+            .collect();
+        let local = |c: usize| keep.binary_search(&c).ok();
+        let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
+        let product = Product::new(&refs, platform);
+        let (lbc, lhc): (Vec<Option<usize>>, Vec<Option<usize>>) = (
+            bc.iter().map(|c| c.and_then(local)).collect(),
+            hc.iter().map(|c| c.and_then(local)).collect(),
+        );
+        let lu = local(u)?;
+        let lexcl: Vec<usize> = excluded.iter().filter_map(|&c| local(c)).collect();
+        let ltouch: Vec<usize> = touching.iter().filter_map(|&c| local(c)).collect();
+        let forget = forgets(&product, &lbc, &lhc, &ltouch);
+        let cells = product
+            .cells_outside(&[lu], &lexcl, &[], &forget, &mut b)
+            .ok()?;
+        let mut member = vec![false; keep.len()];
+        for cell in cells {
+            member.iter_mut().for_each(|m| *m = false);
+            for &a in cell.accepting.iter().chain([lu].iter()) {
+                if let Some(m) = member.get_mut(a) {
+                    *m = true;
+                }
+            }
+            let last = |c: &[Option<usize>]| {
+                c.iter()
+                    .rposition(|x| x.is_some_and(|x| member.get(x).copied().unwrap_or(false)))
+            };
+            let (bd, hd) = (last(&lbc), last(&lhc));
+            let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
+            if effect(bl, bd) != effect(hl, hd)
+                && !regions.iter().any(|r| r.base == bd && r.head == hd)
+            {
+                regions.push(Region {
+                    base: bd,
+                    head: hd,
+                    witness: cell.witness,
+                });
+            }
+        }
+    }
+    Some(regions)
+}
+
+/// For each component `k` that can become universal (its pattern ends in `*`): the
+/// components it overrides on both sides once it matches every continuation. Component
+/// `c` is overridden when, on every side that has a rule with pattern `c`, the last rule
+/// with pattern `k` comes after the last with pattern `c`: no subject it then reaches can
+/// be decided by `c` on either side. Components of unmatched rules are kept (the search
+/// is restricted to subjects they match).
+fn forgets(
+    product: &Product,
+    bc: &[Option<usize>],
+    hc: &[Option<usize>],
+    touching: &[usize],
+) -> Vec<crate::glob::automaton::Forget> {
+    let n = product.component_count();
+    let last = |l: &[Option<usize>]| {
+        let mut at = vec![None; n];
+        for (i, c) in l.iter().enumerate() {
+            if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
+                *slot = Some(i);
+            }
+        }
+        at
+    };
+    let (lb, lh) = (last(bc), last(hc));
+    let later = |l: &[Option<usize>], k: usize, c: usize| match (l[c], l[k]) {
+        (None, _) => true,
+        (Some(pc), Some(pk)) => pk > pc,
+        (Some(_), None) => false,
+    };
+    let mut out = Vec::new();
+    for k in 0..n {
+        if lb[k].is_none() && lh[k].is_none() {
+            continue;
+        }
+        let clear: Vec<usize> = (0..n)
+            .filter(|&c| {
+                c != k
+                    && !touching.contains(&c)
+                    && (lb[c].is_some() || lh[c].is_some())
+                    && later(&lb, k, c)
+                    && later(&lh, k, c)
+            })
+            .collect();
+        if !clear.is_empty() {
+            out.push(product.forget(k, &clear));
+        }
+    }
+    out
+}
+
+/// The rules of `b` and of `h` that a longest common subsequence (by pattern and effect)
+/// leaves unmatched. Any monotone matching of equal rules has this property: a subject
+/// matched only by matched rules has, on each side, the partner of the other side's
+/// decider as its decider (the matching is a bijection between the matching rules that
+/// keeps their order), so it is decided alike. Past [`MAX_ALIGN`] cells of the table the
+/// middle is left all unmatched, which is weaker but as sound.
+fn unmatched(b: &[Key], h: &[Key]) -> (Vec<usize>, Vec<usize>) {
+    let pre = b.iter().zip(h).take_while(|(x, y)| x == y).count();
+    let (bm, hm) = (&b[pre..], &h[pre..]);
+    let (n, m) = (bm.len(), hm.len());
+    if n.saturating_mul(m) > MAX_ALIGN {
+        return ((pre..b.len()).collect(), (pre..h.len()).collect());
+    }
+    // lcs[i][j]: LCS length of bm[i..] and hm[j..].
+    let w = m + 1;
+    let mut lcs = vec![0u32; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * w + j] = if bm[i] == hm[j] {
+                lcs[(i + 1) * w + j + 1] + 1
+            } else {
+                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+            };
+        }
+    }
+    let (mut bu, mut hu) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if bm[i] == hm[j] {
+            i += 1;
+            j += 1;
+        } else if lcs[(i + 1) * w + j] >= lcs[i * w + j + 1] {
+            bu.push(pre + i);
+            i += 1;
+        } else {
+            hu.push(pre + j);
+            j += 1;
+        }
+    }
+    bu.extend((i..n).map(|i| pre + i));
+    hu.extend((j..m).map(|j| pre + j));
+    (bu, hu)
+}
+
+/// Most cells of the alignment table (rules × rules of one permission cell).
+const MAX_ALIGN: usize = 4_000_000;
+
+/// A recognisable subject in the same region as the automaton's witness, if the deciding
+/// rules' patterns with ordinary fillings give one; else the witness.
+fn friendly(
+    bl: &[Key],
+    hl: &[Key],
+    (cb, ch): (&[Wildcard], &[Wildcard]),
+    r: &Region,
+    platform: Platform,
+) -> Word {
+    let decider = |l: &[Wildcard], s: &str| l.iter().rposition(|g| g.is_match(s, platform));
+    let mut candidates: Vec<String> = Vec::new();
+    for (l, p) in [(hl, r.head), (bl, r.base)] {
+        if let Some((pat, _)) = p.and_then(|p| l.get(p)) {
+            candidates.extend(fills(pat));
+        }
+    }
+    candidates.extend(["a", "src/a.ts", "x"].map(String::from));
+    candidates
+        .iter()
+        .filter(|c| !c.is_empty())
+        .find(|c| decider(cb, c) == r.base && decider(ch, c) == r.head)
+        .map(|c| Word::from(c.as_str()))
+        .unwrap_or_else(|| r.witness.clone())
+}
+
+/// The decision of a whole ruleset for one input, by the real evaluator (a word holding a
+/// lone surrogate, which no `&str` can, is matched unit by unit the same way).
+fn redecide(rules: &[Rule], permission: &str, subject: &Word, platform: Platform) -> Decision {
+    match subject.to_exact_string() {
+        Some(s) => evaluate(rules, permission, &s, platform),
+        None => {
+            let perm = Word::from(permission);
+            let rule = rules.iter().rposition(|r| {
+                Wildcard::compile(&r.permission).is_match_units(perm.units(), platform)
+                    && Wildcard::compile(&r.pattern).is_match_units(subject.units(), platform)
+            });
+            Decision {
+                rule,
+                effect: rule.map_or(Effect::Ask, |i| rules[i].action.effective()),
+                overridden: Vec::new(),
+            }
+        }
+    }
+}
+
+/// The project commands (already split, `requests[k]` for command `k`) whose outcome, as
+/// the bash tool decides it, differs between the sides, for each agent on both sides.
+pub fn commands(base: &Project, head: &Project, requests: &[Request]) -> Vec<CommandChange> {
+    let platform = head.platform;
+    let mut out = Vec::new();
+    let mut events = Vec::new();
+    let mut scratch = Vec::new();
+    for (b, h) in agent_pairs(base, head, &mut events) {
+        if same_decisions(&b.rules, &h.rules) {
+            continue;
+        }
+        let compile = |a: &Agent, perm: &str| {
+            CompiledRuleset::new(
+                a.rules
+                    .iter()
+                    .map(|r| (r.permission.as_str(), r.pattern.as_str())),
+                perm,
+                platform,
+                Want::Last,
+            )
+        };
+        let mut sides = [
+            (b, compile(b, "bash"), compile(b, "external_directory")),
+            (h, compile(h, "bash"), compile(h, "external_directory")),
+        ];
+        for (k, req) in requests.iter().enumerate() {
+            let mut effects = [Effect::Ask; 2];
+            for (e, (a, bash, ext)) in effects.iter_mut().zip(sides.iter_mut()) {
+                *e = decide(req, |perm, pattern| {
+                    let c = if perm == "bash" {
+                        &mut *bash
+                    } else {
+                        &mut *ext
+                    };
+                    c.matching(pattern, &mut scratch);
+                    let rule = scratch.last().copied();
+                    Decision {
+                        rule,
+                        effect: rule.map_or(Effect::Ask, |i| a.rules[i].action.effective()),
+                        overridden: Vec::new(),
+                    }
+                })
+                .effect;
+            }
+            if effects[0] != effects[1] {
+                out.push(CommandChange {
+                    command: k,
+                    agent: h.name.clone(),
+                    before: effects[0],
+                    after: effects[1],
+                    class: Class::of(effects[0], effects[1]),
+                });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,711 @@
+//! `permaudit diff` output: human (miette, like `check`), JSON, markdown for a pull-request
+//! comment, SARIF 2.1.0 and GitHub annotations (on the head side's lines).
+//!
+//! JSON contract, version 1: `{"version":1,"base":{"label","kind"},"head":{"label","kind"},
+//! "changes":[{"agent","class","permission","other_permissions","input","before","after",
+//! "base_rule","head_rule"}],"events":[{"agent","class","tool"}],"commands":[{"path",
+//! "line","kind","name","text","agent","before","after","class"}],"inconclusive":[{"agent",
+//! "permission","reason"}],"summary":{"widened","narrowed","agent_added","agent_removed",
+//! "tool_shown","tool_hidden","commands","inconclusive","no_change"}}`. A rule is
+//! `{"index","permission","pattern","action","layer","source":{"path","line","column"}|null,
+//! "builtin"}` or null (no rule matched: OpenCode's default ask). `kind` is `git`,
+//! `worktree` or `dir`; a source path is worktree-relative, prefixed by `REV:` on a git
+//! side and by the directory on a `--base-dir`/`--head-dir` side.
+
+use super::Style;
+use crate::diff::{Change, Class, Diff};
+use crate::model::agents::Agent;
+use crate::project::Project;
+use crate::shell::corpus::Command;
+use crate::source::Loc;
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, Severity};
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// Where a side's files came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideKind {
+    Git,
+    WorkTree,
+    Dir,
+}
+
+impl SideKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            SideKind::Git => "git",
+            SideKind::WorkTree => "worktree",
+            SideKind::Dir => "dir",
+        }
+    }
+}
+
+/// One side as the reader knows it.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// `HEAD`, `work tree`, a directory.
+    pub label: String,
+    pub kind: SideKind,
+    /// Put before a worktree-relative path: `HEAD:`, `dir/`, or nothing.
+    pub prefix: String,
+}
+
+impl Side {
+    pub fn new(label: String, kind: SideKind, prefix: String) -> Side {
+        Side {
+            label,
+            kind,
+            prefix,
+        }
+    }
+}
+
+/// Both sides and what the renderers need of them.
+pub struct Sides<'a> {
+    pub base: &'a Project,
+    pub head: &'a Project,
+    pub base_side: Side,
+    pub head_side: Side,
+    /// The worktree root both sides stand for.
+    pub root: &'a Path,
+    /// The commands `Diff::commands` indexes.
+    pub commands: &'a [Command],
+}
+
+/// A rendered place: the path as shown, the worktree-relative path (for annotations, when
+/// the file is in the project), line and column.
+struct Place {
+    shown: String,
+    relative: Option<String>,
+    line: usize,
+    column: usize,
+}
+
+impl Sides<'_> {
+    fn side(&self, head: bool) -> (&Project, &Side) {
+        if head {
+            (self.head, &self.head_side)
+        } else {
+            (self.base, &self.base_side)
+        }
+    }
+
+    fn agent(&self, head: bool, name: &str) -> Option<&Agent> {
+        self.side(head).0.agents.iter().find(|a| a.name == name)
+    }
+
+    fn place(&self, head: bool, loc: Loc) -> Place {
+        let (p, side) = self.side(head);
+        let pos = p.loaded.sources.position(loc);
+        let relative = Path::new(&pos.name)
+            .strip_prefix(self.root)
+            .ok()
+            .map(|r| r.display().to_string());
+        let shown = match &relative {
+            Some(r) => format!("{}{r}", side.prefix),
+            None => pos.name.clone(),
+        };
+        Place {
+            shown,
+            relative,
+            line: pos.line,
+            column: pos.column,
+        }
+    }
+
+    /// `` `bash` "git *" allow at opencode.json:4:5 ``, a built-in, or the default.
+    fn rule_text(&self, head: bool, agent: &str, rule: Option<usize>) -> String {
+        let Some(r) = rule.and_then(|i| self.agent(head, agent)?.rules.get(i)) else {
+            return "no rule (OpenCode's default: ask)".to_string();
+        };
+        let what = crate::checks::describe(r);
+        match r.loc {
+            Some(l) => {
+                let p = self.place(head, l);
+                format!("{what} at {}:{}:{}", p.shown, p.line, p.column)
+            }
+            None => format!(
+                "{what}, built in ({})",
+                r.builtin.as_deref().unwrap_or("OpenCode")
+            ),
+        }
+    }
+
+    fn rule_loc(&self, head: bool, agent: &str, rule: Option<usize>) -> Option<Loc> {
+        rule.and_then(|i| self.agent(head, agent)?.rules.get(i)?.loc)
+    }
+
+    fn rule_json(&self, head: bool, agent: &str, rule: Option<usize>) -> Value {
+        let Some((i, r)) = rule.and_then(|i| Some((i, self.agent(head, agent)?.rules.get(i)?)))
+        else {
+            return Value::Null;
+        };
+        let source = r.loc.map(|l| {
+            let p = self.place(head, l);
+            json!({"path": p.shown, "line": p.line, "column": p.column})
+        });
+        json!({
+            "index": i,
+            "permission": r.permission,
+            "pattern": r.pattern,
+            "action": r.action.to_json(),
+            "layer": r.layer,
+            "source": source,
+            "builtin": r.builtin,
+        })
+    }
+}
+
+/// Changes equal but for the agent, grouped (a top-level rule changes every agent).
+struct Group<'a> {
+    first: &'a Change,
+    agents: Vec<&'a str>,
+    before: String,
+    after: String,
+}
+
+fn groups<'a>(d: &'a Diff, s: &Sides<'_>) -> Vec<Group<'a>> {
+    let mut out: Vec<Group<'a>> = Vec::new();
+    for c in &d.changes {
+        let before = s.rule_text(false, &c.agent, c.base_rule);
+        let after = s.rule_text(true, &c.agent, c.head_rule);
+        let same = |g: &Group<'_>| {
+            let f = g.first;
+            f.class == c.class
+                && f.permission == c.permission
+                && f.other_permissions == c.other_permissions
+                && f.input == c.input
+                && f.before == c.before
+                && f.after == c.after
+                && g.before == before
+                && g.after == after
+        };
+        match out.iter_mut().find(|g| same(g)) {
+            Some(g) => g.agents.push(&c.agent),
+            None => out.push(Group {
+                first: c,
+                agents: vec![&c.agent],
+                before,
+                after,
+            }),
+        }
+    }
+    // Widened first; otherwise in the order found (agents, then permissions).
+    out.sort_by_key(|g| g.first.class);
+    out
+}
+
+/// Command changes equal but for the agent: (command index, before, after, class, agents).
+fn command_groups(d: &Diff) -> Vec<(usize, String, String, Class, Vec<&str>)> {
+    let mut out: Vec<(usize, String, String, Class, Vec<&str>)> = Vec::new();
+    for c in &d.commands {
+        let (b, a) = (c.before.to_string(), c.after.to_string());
+        match out
+            .iter_mut()
+            .find(|g| g.0 == c.command && g.1 == b && g.2 == a)
+        {
+            Some(g) => g.4.push(&c.agent),
+            None => out.push((c.command, b, a, c.class, vec![&c.agent])),
+        }
+    }
+    out.sort_by_key(|g| (g.3, g.0));
+    out
+}
+
+/// Events equal but for the agent: (class, tool, agents).
+fn event_groups(d: &Diff) -> Vec<(Class, Option<&str>, Vec<&str>)> {
+    let mut out: Vec<(Class, Option<&str>, Vec<&str>)> = Vec::new();
+    for e in &d.events {
+        let tool = e.tool.as_deref();
+        match out
+            .iter_mut()
+            .find(|g| g.0 == e.class && g.1 == tool && tool.is_some())
+        {
+            Some(g) => g.2.push(&e.agent),
+            None => out.push((e.class, tool, vec![&e.agent])),
+        }
+    }
+    out
+}
+
+fn ticks(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `bash "git push a"`, or the permission cell when it is more than one name.
+fn what(c: &Change) -> String {
+    let input = serde_json::to_string(&c.input).unwrap_or_default();
+    match &c.other_permissions {
+        None => format!("{} {input}", c.permission),
+        Some(globs) => format!(
+            "{} {input} (and every permission matched by {} alone)",
+            c.permission,
+            globs
+                .iter()
+                .map(|g| format!("`{g}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn headline(c: &Change) -> String {
+    format!("{}: {} → {}", what(c), c.before, c.after)
+}
+
+fn command_place<'a>(s: &Sides<'a>, k: usize) -> (String, &'a str) {
+    match s.commands.get(k) {
+        Some(c) => (format!("{}:{}", c.path, c.line), c.text.as_str()),
+        None => (String::new(), ""),
+    }
+}
+
+/// The closing line: counts (changes equal but for the agent counted once), or that
+/// nothing changed.
+pub fn summary_line(d: &Diff, s: &Sides<'_>) -> String {
+    if d.is_empty() {
+        return "no change in any decision\n".to_string();
+    }
+    let gs = groups(d, s);
+    let events = event_groups(d);
+    let count = |k: Class| {
+        gs.iter().filter(|g| g.first.class == k).count()
+            + events.iter().filter(|e| e.0 == k).count()
+    };
+    let mut parts = Vec::new();
+    for k in [
+        Class::Widened,
+        Class::Narrowed,
+        Class::AgentAdded,
+        Class::AgentRemoved,
+        Class::ToolShown,
+        Class::ToolHidden,
+    ] {
+        let n = count(k);
+        if n > 0 {
+            parts.push(format!("{}: {n}", k.as_str()));
+        }
+    }
+    let commands = command_groups(d);
+    if !commands.is_empty() {
+        parts.push(format!("commands changed: {}", commands.len()));
+    }
+    if !d.inconclusive.is_empty() {
+        parts.push(format!("inconclusive: {}", d.inconclusive.len()));
+    }
+    format!("{}\n", parts.join(", "))
+}
+
+pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme).with_wrap_lines(false);
+    let mut out = format!(
+        "{}\n\n",
+        style.bold(&format!(
+            "permaudit diff: {} → {}",
+            s.base_side.label, s.head_side.label
+        ))
+    );
+    for g in groups(d, s) {
+        let c = g.first;
+        let severity = match c.class {
+            Class::Widened => Severity::Error,
+            _ => Severity::Advice,
+        };
+        let help = [
+            format!("agents: {}", g.agents.join(", ")),
+            format!("before ({}): {}", s.base_side.label, g.before),
+            format!("after ({}): {}", s.head_side.label, g.after),
+        ];
+        let loc = s.rule_loc(true, &c.agent, c.head_rule);
+        let file = loc.map(|l| s.head.loaded.sources.get(l.source));
+        let window = loc
+            .zip(file)
+            .and_then(|(l, f)| super::Window::around(f, &[l.span]).map(|w| (l, w)));
+        let level = match c.class {
+            Class::Widened => "error",
+            _ => "note",
+        };
+        match window {
+            Some((l, w)) => {
+                let diag = MietteDiagnostic::new(headline(c))
+                    .with_code(c.class.as_str())
+                    .with_severity(severity)
+                    .with_help(help.join("\n"))
+                    .with_labels(vec![LabeledSpan::new_primary_with_span(
+                        Some("now decided by this rule".to_string()),
+                        l.span.start..l.span.end,
+                    )]);
+                let mut text = String::new();
+                let report = miette::Report::new(diag).with_source_code(w);
+                if handler.render_report(&mut text, report.as_ref()).is_ok() {
+                    // miette names the file by its full path; say it as the side does.
+                    let p = s.place(true, l);
+                    let name = s.head.loaded.sources.get(l.source).name();
+                    out.push_str(&text.replacen(&name, &p.shown, 1));
+                }
+            }
+            None => {
+                out.push_str(&format!("{level}[{}]: {}\n", c.class.as_str(), headline(c)));
+                for h in &help {
+                    out.push_str(&format!("  = {h}\n"));
+                }
+            }
+        }
+        out.push('\n');
+    }
+    let events = event_groups(d);
+    for (class, tool, agents) in &events {
+        let level = if class.widens() { "error" } else { "note" };
+        let text = match tool {
+            Some(t) => format!(
+                "{level}[{}]: tool `{t}`: agents {}\n",
+                class.as_str(),
+                ticks(agents)
+            ),
+            None => format!("{level}[{}]: agent {}\n", class.as_str(), ticks(agents)),
+        };
+        out.push_str(&text);
+    }
+    if !events.is_empty() {
+        out.push('\n');
+    }
+    let commands = command_groups(d);
+    if !commands.is_empty() {
+        out.push_str(
+            &style.bold("project commands whose outcome changed (as `explain bash` decides them):"),
+        );
+        out.push('\n');
+        for (k, before, after, class, agents) in &commands {
+            let (place, text) = command_place(s, *k);
+            out.push_str(&format!(
+                "  {place}  {}: {} → {} ({}; agents: {})\n",
+                serde_json::to_string(text).unwrap_or_default(),
+                style.paint_action(before),
+                style.paint_action(after),
+                class.as_str(),
+                agents.join(", ")
+            ));
+        }
+        out.push('\n');
+    }
+    for i in &d.inconclusive {
+        out.push_str(&format!(
+            "warning[inconclusive]: `{}` {}: {}; nothing is claimed about it\n",
+            i.agent, i.permission, i.reason
+        ));
+    }
+    if !d.inconclusive.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&summary_line(d, s));
+    out
+}
+
+fn summary_json(d: &Diff) -> Value {
+    let count = |k: Class| {
+        d.changes.iter().filter(|c| c.class == k).count()
+            + d.events.iter().filter(|e| e.class == k).count()
+    };
+    json!({
+        "widened": count(Class::Widened),
+        "narrowed": count(Class::Narrowed),
+        "agent_added": count(Class::AgentAdded),
+        "agent_removed": count(Class::AgentRemoved),
+        "tool_shown": count(Class::ToolShown),
+        "tool_hidden": count(Class::ToolHidden),
+        "commands": d.commands.len(),
+        "inconclusive": d.inconclusive.len(),
+        "no_change": d.is_empty(),
+    })
+}
+
+pub fn json(d: &Diff, s: &Sides<'_>) -> Value {
+    let side = |x: &Side| json!({"label": x.label, "kind": x.kind.as_str()});
+    json!({
+        "version": 1,
+        "base": side(&s.base_side),
+        "head": side(&s.head_side),
+        "changes": d.changes.iter().map(|c| json!({
+            "agent": c.agent,
+            "class": c.class,
+            "permission": c.permission,
+            "other_permissions": c.other_permissions,
+            "input": c.input,
+            "before": c.before,
+            "after": c.after,
+            "base_rule": s.rule_json(false, &c.agent, c.base_rule),
+            "head_rule": s.rule_json(true, &c.agent, c.head_rule),
+        })).collect::<Vec<_>>(),
+        "events": d.events.iter().map(|e| json!({
+            "agent": e.agent, "class": e.class, "tool": e.tool,
+        })).collect::<Vec<_>>(),
+        "commands": d.commands.iter().map(|c| {
+            let cmd = s.commands.get(c.command);
+            json!({
+                "path": cmd.map(|m| &m.path),
+                "line": cmd.map(|m| m.line),
+                "kind": cmd.map(|m| m.kind.as_str()),
+                "name": cmd.and_then(|m| m.name.as_ref()),
+                "text": cmd.map(|m| &m.text),
+                "agent": c.agent,
+                "before": c.before,
+                "after": c.after,
+                "class": c.class,
+            })
+        }).collect::<Vec<_>>(),
+        "inconclusive": d.inconclusive.iter().map(|i| json!({
+            "agent": i.agent, "permission": i.permission, "reason": i.reason,
+        })).collect::<Vec<_>>(),
+        "summary": summary_json(d),
+    })
+}
+
+/// A markdown table cell: pipes and newlines escaped.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Markdown for a pull-request comment: one table of decision changes (widened first),
+/// then agents and tools, commands, and what could not be decided.
+pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
+    let mut out = format!(
+        "### permaudit diff: `{}` → `{}`\n\n",
+        cell(&s.base_side.label),
+        cell(&s.head_side.label)
+    );
+    if d.is_empty() {
+        out.push_str("No change in any decision.\n");
+        return out;
+    }
+    let gs = groups(d, s);
+    if !gs.is_empty() {
+        out.push_str("| | change | agents | permission | example input | before | after |\n|---|---|---|---|---|---|---|\n");
+        for g in &gs {
+            let c = g.first;
+            let icon = if c.class == Class::Widened {
+                "⚠️"
+            } else {
+                "🔒"
+            };
+            let perm = match &c.other_permissions {
+                None => format!("`{}`", cell(&c.permission)),
+                Some(globs) => format!(
+                    "`{}` (any permission matched by {} alone)",
+                    cell(&c.permission),
+                    globs
+                        .iter()
+                        .map(|g| format!("`{}`", cell(g)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            out.push_str(&format!(
+                "| {icon} | **{}** {} → {} | {} | {perm} | `{}` | {} | {} |\n",
+                c.class.as_str(),
+                c.before,
+                c.after,
+                cell(&g.agents.join(", ")),
+                cell(&c.input),
+                cell(&g.before),
+                cell(&g.after),
+            ));
+        }
+        out.push('\n');
+    }
+    let events = event_groups(d);
+    for (class, tool, agents) in &events {
+        match tool {
+            Some(t) => out.push_str(&format!(
+                "- **{}**: tool `{}` for agents {}\n",
+                class.as_str(),
+                cell(t),
+                cell(&ticks(agents))
+            )),
+            None => out.push_str(&format!(
+                "- **{}**: agent {}\n",
+                class.as_str(),
+                cell(&ticks(agents))
+            )),
+        }
+    }
+    if !events.is_empty() {
+        out.push('\n');
+    }
+    let commands = command_groups(d);
+    if !commands.is_empty() {
+        out.push_str("Project commands whose outcome changed:\n\n| command | where | before | after | agents |\n|---|---|---|---|---|\n");
+        for (k, before, after, _, agents) in &commands {
+            let (place, text) = command_place(s, *k);
+            out.push_str(&format!(
+                "| `{}` | {} | {before} | {after} | {} |\n",
+                cell(text),
+                cell(&place),
+                cell(&agents.join(", "))
+            ));
+        }
+        out.push('\n');
+    }
+    for i in &d.inconclusive {
+        out.push_str(&format!(
+            "- **inconclusive**: `{}` `{}`: {}; nothing is claimed about it\n",
+            cell(&i.agent),
+            cell(&i.permission),
+            cell(&i.reason)
+        ));
+    }
+    out.push_str(&summary_line(d, s));
+    out
+}
+
+/// GitHub workflow commands: one annotation per grouped change, on the head side's rule
+/// when it has one in the project.
+pub fn github(d: &Diff, s: &Sides<'_>) -> String {
+    let (esc, prop) = (super::gh_escape, super::gh_property);
+    let mut out = String::new();
+    for g in groups(d, s) {
+        let c = g.first;
+        let cmd = if c.class == Class::Widened {
+            "error"
+        } else {
+            "notice"
+        };
+        let mut props = Vec::new();
+        if let Some(l) = s.rule_loc(true, &c.agent, c.head_rule) {
+            let p = s.place(true, l);
+            if let Some(r) = p.relative {
+                props.push(format!(
+                    "file={},line={},col={}",
+                    prop(&r),
+                    p.line,
+                    p.column
+                ));
+            }
+        }
+        props.push(format!(
+            "title={}",
+            prop(&format!("permaudit diff: {}", c.class.as_str()))
+        ));
+        let msg = format!(
+            "{} (agents: {})\nbefore: {}\nafter: {}",
+            headline(c),
+            g.agents.join(", "),
+            g.before,
+            g.after
+        );
+        out.push_str(&format!("::{cmd} {}::{}\n", props.join(","), esc(&msg)));
+    }
+    for e in &d.events {
+        let cmd = if e.class.widens() { "error" } else { "notice" };
+        let msg = match &e.tool {
+            Some(t) => format!("{}: tool `{t}` in agent `{}`", e.class.as_str(), e.agent),
+            None => format!("{}: agent `{}`", e.class.as_str(), e.agent),
+        };
+        out.push_str(&format!(
+            "::{cmd} title={}::{}\n",
+            prop("permaudit diff"),
+            esc(&msg)
+        ));
+    }
+    for c in &d.commands {
+        let cmd = s.commands.get(c.command);
+        let mut props = Vec::new();
+        if let Some(m) = cmd {
+            props.push(format!("file={},line={}", prop(&m.path), m.line));
+        }
+        props.push(format!("title={}", prop("permaudit diff: command")));
+        let msg = format!(
+            "`{}` for agent `{}`: {} → {} ({})",
+            cmd.map_or("", |m| m.text.as_str()),
+            c.agent,
+            c.before,
+            c.after,
+            c.class.as_str()
+        );
+        let level = if c.class.widens() { "error" } else { "notice" };
+        out.push_str(&format!("::{level} {}::{}\n", props.join(","), esc(&msg)));
+    }
+    for i in &d.inconclusive {
+        out.push_str(&format!(
+            "::warning title={}::{}\n",
+            prop("permaudit diff: inconclusive"),
+            esc(&format!("`{}` {}: {}", i.agent, i.permission, i.reason))
+        ));
+    }
+    out
+}
+
+/// SARIF 2.1.0: one result per grouped change, located on the head side's rule.
+pub fn sarif(d: &Diff, s: &Sides<'_>) -> Value {
+    let classes = [
+        (
+            Class::Widened,
+            "A decision widened: deny→ask, deny→allow or ask→allow.",
+        ),
+        (
+            Class::Narrowed,
+            "A decision narrowed: allow→ask, allow→deny or ask→deny.",
+        ),
+        (Class::AgentAdded, "An agent only the head side has."),
+        (Class::AgentRemoved, "An agent only the base side has."),
+        (Class::ToolShown, "A default tool now offered to the model."),
+        (
+            Class::ToolHidden,
+            "A default tool no longer offered to the model.",
+        ),
+    ];
+    let level = |k: Class| match k {
+        Class::Widened => "error",
+        Class::AgentAdded => "warning",
+        _ => "note",
+    };
+    let rules: Vec<Value> = classes
+        .iter()
+        .map(|(k, text)| {
+            json!({
+                "id": format!("diff/{}", k.as_str()),
+                "name": k.as_str(),
+                "shortDescription": {"text": text},
+                "defaultConfiguration": {"level": level(*k)},
+            })
+        })
+        .collect();
+    let mut results: Vec<Value> = Vec::new();
+    for g in groups(d, s) {
+        let c = g.first;
+        let mut r = json!({
+            "ruleId": format!("diff/{}", c.class.as_str()),
+            "level": level(c.class),
+            "message": {"text": format!("{} (agents: {}); before: {}; after: {}", headline(c), g.agents.join(", "), g.before, g.after)},
+        });
+        if let Some(l) = s.rule_loc(true, &c.agent, c.head_rule) {
+            let p = s.place(true, l);
+            if let Some(rel) = p.relative {
+                r["locations"] = json!([{"physicalLocation": {
+                    "artifactLocation": {"uri": rel},
+                    "region": {"startLine": p.line, "startColumn": p.column},
+                }}]);
+            }
+        }
+        results.push(r);
+    }
+    for e in &d.events {
+        results.push(json!({
+            "ruleId": format!("diff/{}", e.class.as_str()),
+            "level": level(e.class),
+            "message": {"text": match &e.tool {
+                Some(t) => format!("tool `{t}` in agent `{}`", e.agent),
+                None => format!("agent `{}`", e.agent),
+            }},
+        }));
+    }
+    super::sarif_log(rules, results)
+}

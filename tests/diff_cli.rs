@@ -1,0 +1,250 @@
+//! `permaudit diff` end to end on a real scratch git repository: the base commit against
+//! the work tree and against another commit, directories, every format, exit codes, and
+//! that nothing is written.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_permaudit"))
+}
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", root)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {o:?}");
+}
+
+const BASE: &str = r#"{
+  "permission": {
+    "bash": {"*": "ask", "git push *": "deny", "git status": "allow"},
+    "edit": "ask"
+  }
+}
+"#;
+
+const WIDER: &str = r#"{
+  "permission": {
+    "bash": {"*": "ask", "git status": "allow", "git push *": "allow"},
+    "edit": {"*": "ask", "src/**": "allow"}
+  }
+}
+"#;
+
+fn repo() -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("proj");
+    let home = dir.path().canonicalize().unwrap().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    git(&root, &["init", "-q", "."]);
+    std::fs::write(root.join("opencode.json"), BASE).unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"scripts": {"release": "git push origin main", "st": "git status"}}"#,
+    )
+    .unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "base"]);
+    Repo {
+        _dir: dir,
+        root,
+        home,
+    }
+}
+
+fn run(r: &Repo, args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(bin())
+        .arg("diff")
+        .args(args)
+        .current_dir(&r.root)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &r.home)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Every file under `root` with its bytes (`.git` included).
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn unchanged_work_tree_is_no_change() {
+    let r = repo();
+    let (code, out, err) = run(&r, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("no change in any decision"), "{out}");
+}
+
+#[test]
+fn widened_work_tree_fails_the_gate_and_names_both_sides() {
+    let r = repo();
+    std::fs::write(r.root.join("opencode.json"), WIDER).unwrap();
+    let before = snapshot(&r.root);
+    let (code, out, err) = run(&r, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("permaudit diff: HEAD → work tree"), "{out}");
+    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
+    assert!(out.contains(r#"edit "src/a": ask → allow"#), "{out}");
+    assert!(out.contains("HEAD:opencode.json:3:26"), "{out}");
+    assert!(
+        out.contains("\"git push origin main\": deny → allow"),
+        "{out}"
+    );
+    // Nothing written, the repository untouched.
+    assert_eq!(snapshot(&r.root), before);
+    // --fail-on never and any.
+    assert_eq!(run(&r, &["--fail-on", "never"]).0, 0);
+    assert_eq!(run(&r, &["--fail-on", "any"]).0, 1);
+}
+
+#[test]
+fn narrowing_only_passes_the_default_gate() {
+    let r = repo();
+    std::fs::write(
+        r.root.join("opencode.json"),
+        BASE.replace(r#""edit": "ask""#, r#""edit": "deny""#),
+    )
+    .unwrap();
+    let (code, out, _) = run(&r, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(r#"edit "a": ask → deny"#), "{out}");
+    assert_eq!(run(&r, &["--fail-on", "any"]).0, 1);
+}
+
+#[test]
+fn revisions_directories_and_formats() {
+    let r = repo();
+    std::fs::write(r.root.join("opencode.json"), WIDER).unwrap();
+    git(&r.root, &["commit", "-qam", "wider"]);
+    // Two revisions: HEAD~1 → HEAD; the work tree is clean.
+    let (code, json, err) = run(&r, &["HEAD~1", "HEAD", "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["base"]["label"], "HEAD~1");
+    assert_eq!(v["head"]["kind"], "git");
+    let c = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["agent"] == "build" && c["permission"] == "bash")
+        .unwrap();
+    assert_eq!(c["input"], "git push a");
+    assert_eq!(c["class"], "widened");
+    assert_eq!(c["base_rule"]["source"]["path"], "HEAD~1:opencode.json");
+    assert_eq!(c["head_rule"]["pattern"], "git push *");
+    assert_eq!(v["summary"]["no_change"], false);
+    // The reverse narrows only.
+    let (code, _, _) = run(&r, &["HEAD", "HEAD~1"]);
+    assert_eq!(code, 0);
+    // Directories.
+    let (a, b) = (r.home.join("a"), r.home.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(a.join("opencode.json"), BASE).unwrap();
+    std::fs::write(b.join("opencode.json"), WIDER).unwrap();
+    let (a_s, b_s) = (a.display().to_string(), b.display().to_string());
+    let (code, out, err) = run(&r, &["--base-dir", &a_s, "--head-dir", &b_s]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
+    // Markdown, SARIF and GitHub on the head side's lines.
+    let (_, md, _) = run(&r, &["HEAD~1", "HEAD", "--format", "markdown"]);
+    assert!(
+        md.starts_with("### permaudit diff: `HEAD~1` → `HEAD`"),
+        "{md}"
+    );
+    assert!(md.contains("| ⚠️ | **widened** deny → allow |"), "{md}");
+    let (_, sarif, _) = run(&r, &["HEAD~1", "HEAD", "--format", "sarif"]);
+    let s: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let loc = &s["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "opencode.json");
+    let (_, gh, _) = run(&r, &["HEAD~1", "HEAD", "--format", "github"]);
+    assert!(gh.starts_with("::error file=opencode.json,line="), "{gh}");
+}
+
+#[test]
+fn equivalent_rewrite_is_no_change() {
+    let r = repo();
+    // Legacy tools migrated to the permission it becomes (first), unrelated keys reordered.
+    std::fs::write(
+        r.root.join("opencode.json"),
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "git push *": "deny", "git status": "allow"}}, "tools": {"webfetch": false}}"#,
+    )
+    .unwrap();
+    git(&r.root, &["commit", "-qam", "tools"]);
+    std::fs::write(
+        r.root.join("opencode.json"),
+        r#"{"permission": {"webfetch": "deny", "bash": {"*": "ask", "git push *": "deny", "git status": "allow"}, "edit": "ask"}}"#,
+    )
+    .unwrap();
+    let (code, out, err) = run(&r, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("no change in any decision"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_side() {
+    let r = repo();
+    let (code, _, err) = run(&r, &["no-such-rev"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no-such-rev"), "{err}");
+    std::fs::write(
+        r.root.join("opencode.json"),
+        "{\"permission\": {\"bash\": 42}}",
+    )
+    .unwrap();
+    let (code, _, err) = run(&r, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the head side (work tree) does not load"),
+        "{err}"
+    );
+    // Outside git, without directories.
+    let o = Command::new(bin())
+        .arg("diff")
+        .current_dir(&r.home)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &r.home)
+        .env("GIT_CEILING_DIRECTORIES", r.home.parent().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
