@@ -365,6 +365,15 @@ impl Loader<'_> {
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);
                 }
+                if let Some(p) = data.value.as_object().and_then(|o| o.get("permissions")) {
+                    self.warnings.push(Warning {
+                        loc: p.key.unwrap_or(p.loc),
+                        code: "ignored-key",
+                        message: format!(
+                            "{what} `{name}`: OpenCode ignores `permissions:` in frontmatter (the V2 spelling; it becomes an agent option), so none of its rules apply: write `permission:`"
+                        ),
+                    });
+                }
                 Ok(Some((name, with_mode(entry, kind))))
             }
             // A mode file that fails the schema is silently skipped (spec §5.5).

@@ -5,7 +5,9 @@
 //! §5.4–5.6): the string form `"permission": "allow"` becomes `{"*": "allow"}` per file;
 //! action-only keys refuse objects; `agent.NAME.tools` is folded into that agent's
 //! permission per file (tools first, then `Object.assign` of the permission object); the V2
-//! `permissions` key is refused. Unknown keys are ignored, as OpenCode ignores them.
+//! `permissions` key is refused at the top level and in `agent`/`agents`/`mode` entries of
+//! a JSON config, before anything else ([`v2_permissions`]), and ignored in markdown
+//! frontmatter. Unknown keys are ignored, as OpenCode ignores them.
 
 use super::rule::{Action, Layer};
 use crate::source::Loc;
@@ -633,13 +635,9 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
     for (k, v) in o.iter() {
         let p = join(path, k);
         match k {
-            "permissions" => {
-                return Err(err(
-                    v,
-                    &p,
-                    "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
-                ));
-            }
+            // A V2 `permissions` key is refused only in JSON configs, before decoding
+            // ([`v2_permissions`]); in markdown frontmatter OpenCode keeps it as an agent
+            // option and it writes no rule (verified on 1.18.34; `ignored-key`).
             "permission" => permission = Some(decode_permission(v, &p, perm_layer)?),
             "tools" => tools = Some(decode_tools(v, &p)?),
             "disable" | "hidden" => {
@@ -727,17 +725,17 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
             ),
         ));
     };
+    if let Some((path, v)) = v2_permissions(o).into_iter().next() {
+        return Err(err(
+            v,
+            &path,
+            "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
+        ));
+    }
     let mut cfg = FileConfig::default();
     let mut v2_agents = Vec::new();
     for (k, v) in o.iter() {
         match k {
-            "permissions" => {
-                return Err(err(
-                    v,
-                    k,
-                    "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
-                ));
-            }
             "permission" => cfg.permission = Some(decode_permission(v, k, layer)?),
             "tools" => cfg.tools = Some(decode_tools(v, k)?),
             "skills" => cfg.skill_paths = decode_skills(v, k)?,
@@ -796,6 +794,30 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
         }
     }
     Ok(cfg)
+}
+
+/// Every V2 `permissions` key of a JSON config's top-level object, with its JSON path, in
+/// the order OpenCode's `ConfigV2Compat.lower` lists them: the top-level key, then
+/// `agents.NAME.permissions`, `agent.NAME.permissions`, `mode.NAME.permissions` (an entry
+/// that is not an object is skipped; so is a `__proto__` name, which its record decoding
+/// drops). From 1.18.24 OpenCode refuses the file when this is not empty, before any other
+/// check of the file; markdown frontmatter never goes through it (verified on the binaries).
+pub fn v2_permissions(o: &JsObject<Node>) -> Vec<(String, &Node)> {
+    let mut out = Vec::new();
+    if let Some(v) = o.get("permissions") {
+        out.push(("permissions".to_string(), v));
+    }
+    for group in ["agents", "agent", "mode"] {
+        let Some(Value::Object(entries)) = o.get(group).map(|n| &n.value) else {
+            continue;
+        };
+        for (name, e) in entries.iter().filter(|(k, _)| *k != "__proto__") {
+            if let Some(v) = e.value.as_object().and_then(|a| a.get("permissions")) {
+                out.push((format!("{group}.{name}.permissions"), v));
+            }
+        }
+    }
+    out
 }
 
 /// A V2 `agents.NAME` entry as OpenCode lowers it: mode, hidden and `disabled` survive.
@@ -863,11 +885,35 @@ mod tests {
                 r#"{"agent":{"build":{"permissions":{}}}}"#,
                 "agent.build.permissions",
             ),
+            (
+                r#"{"agents":{"build":{"permissions":null}}}"#,
+                "agents.build.permissions",
+            ),
+            (
+                r#"{"permission":{"bash":"ALLOW"},"mode":{"m":{"permissions":1}}}"#,
+                "mode.m.permissions",
+            ),
             (r#"[]"#, ""),
         ] {
             let e = decode(t).unwrap_err();
             assert_eq!(e.path, path, "{t}");
         }
+    }
+
+    #[test]
+    fn markdown_permissions_write_no_rule() {
+        let n = jsonc::parse(
+            r#"{"permissions":{"bash":"deny"},"tools":{"bash":false}}"#,
+            SourceId(0),
+            &|o| o,
+        )
+        .unwrap();
+        let e = decode_agent(&n, "", EntryKind::Markdown).unwrap();
+        assert_eq!(keys(e.permission.as_ref().unwrap()), ["bash"]);
+        let PermEntry::Action(l) = e.permission.as_ref().unwrap().get("bash").unwrap() else {
+            panic!()
+        };
+        assert_eq!(l.layer, Layer::AgentLegacyTools);
     }
 
     #[test]
