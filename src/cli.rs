@@ -28,6 +28,10 @@ pub struct Cli {
     /// The OpenCode build audited: Windows builds match case-insensitively.
     #[arg(long, global = true, value_enum, default_value_t = PlatformArg::Unix)]
     pub platform: PlatformArg,
+    /// The OpenCode release audited (X.Y.Z, 1.14.34 or newer): its profile of config
+    /// handling and built-in rules (README "OpenCode versions").
+    #[arg(long, global = true, value_name = "X.Y.Z", default_value = "1.18.34")]
+    pub opencode_version: String,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -184,7 +188,17 @@ pub fn run(cli: Cli) -> i32 {
         PlatformArg::Unix => Platform::Unix,
         PlatformArg::Windows => Platform::Windows,
     };
-    let mut project = match Project::load(&RealHost, &cwd, platform) {
+    let profile = match crate::profile::Profile::parse(&cli.opencode_version) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_REFUSED;
+        }
+    };
+    if let Some(note) = &profile.note {
+        eprintln!("note: {note}");
+    }
+    let mut project = match Project::load_as(&RealHost, &cwd, platform, profile) {
         Ok(p) => p,
         Err(f) => {
             eprint!("{}", report::error::render(&f, err_style));

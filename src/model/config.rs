@@ -10,6 +10,7 @@
 //! frontmatter. Unknown keys are ignored, as OpenCode ignores them.
 
 use super::rule::{Action, Layer};
+use crate::profile::{Switches, known_top_level_key};
 use crate::source::Loc;
 use crate::syntax::value::{JsObject, Node, Value};
 
@@ -120,6 +121,9 @@ pub struct FileConfig {
     /// The names under `references` and under `reference`, kept apart: OpenCode's gate is
     /// `references ?? reference` on the merged config.
     pub reference_names: [Option<Vec<String>>; 2],
+    /// V2 `permissions` keys this release loads and ignores (before 1.18.24), with their
+    /// JSON paths: no rule comes from them (`ignored-key`).
+    pub ignored: Vec<(String, Loc)>,
 }
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
@@ -613,7 +617,12 @@ fn check_other_top_level(k: &str, v: &Node) -> Result<(), ConfigError> {
 }
 
 /// Decode one agent entry (`agent.NAME`, `mode.NAME`, or a markdown agent's frontmatter).
-pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEntry, ConfigError> {
+pub fn decode_agent(
+    node: &Node,
+    path: &str,
+    kind: EntryKind,
+    sw: &Switches,
+) -> Result<AgentEntry, ConfigError> {
     let Value::Object(o) = &node.value else {
         return Err(err(
             node,
@@ -638,7 +647,19 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
             // A V2 `permissions` key is refused only in JSON configs, before decoding
             // ([`v2_permissions`]); in markdown frontmatter OpenCode keeps it as an agent
             // option and it writes no rule (verified on 1.18.34; `ignored-key`).
-            "permission" => permission = Some(decode_permission(v, &p, perm_layer)?),
+            "permission" => {
+                if !sw.agent_permission_string && matches!(v.value, Value::String(_)) {
+                    return Err(err(
+                        v,
+                        &p,
+                        format!(
+                            "expected an object of permissions, got {} (releases before 1.17.11 refuse an agent's string form)",
+                            v.value.preview()
+                        ),
+                    ));
+                }
+                permission = Some(decode_permission(v, &p, perm_layer)?)
+            }
             "tools" => tools = Some(decode_tools(v, &p)?),
             "disable" | "hidden" => {
                 let Value::Bool(b) = v.value else {
@@ -713,8 +734,8 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
     Ok(entry)
 }
 
-/// Decode a whole config file's top-level object.
-pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError> {
+/// Decode a whole config file's top-level object, as the release of `sw` decodes it.
+pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfig, ConfigError> {
     let Value::Object(o) = &root.value else {
         return Err(err(
             root,
@@ -725,17 +746,45 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
             ),
         ));
     };
-    if let Some((path, v)) = v2_permissions(o).into_iter().next() {
-        return Err(err(
-            v,
-            &path,
-            "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
-        ));
-    }
+    let v2 = v2_permissions(o);
     let mut cfg = FileConfig::default();
+    if sw.v2_compat {
+        if let Some((path, v)) = v2.into_iter().next() {
+            return Err(err(
+                v,
+                &path,
+                "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
+            ));
+        }
+    } else {
+        // Before 1.18.24 the key is only unknown: refused at the top level (with every
+        // unknown key) up to 1.18.15, ignored there after, an agent option in entries.
+        cfg.ignored = v2.into_iter().map(|(p, v)| (p, key_loc(v))).collect();
+    }
     let mut v2_agents = Vec::new();
     for (k, v) in o.iter() {
+        if let Some(as_of) = sw.unknown_keys_refused_as_of
+            && !known_top_level_key(k, as_of)
+        {
+            return Err(err(
+                v,
+                k,
+                format!(
+                    "unrecognized key `{k}`: releases up to 1.18.15 refuse a top-level key outside their schema"
+                ),
+            ));
+        }
         match k {
+            "skills" if !sw.v2_compat && matches!(v.value, Value::Array(_)) => {
+                return Err(err(
+                    v,
+                    k,
+                    format!(
+                        "expected an object, got {} (the V2 array form is read from 1.18.24)",
+                        v.value.preview()
+                    ),
+                ));
+            }
             "permission" => cfg.permission = Some(decode_permission(v, k, layer)?),
             "tools" => cfg.tools = Some(decode_tools(v, k)?),
             "skills" => cfg.skill_paths = decode_skills(v, k)?,
@@ -766,7 +815,7 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                 };
                 let mut out = JsObject::new();
                 for (name, a) in agents.iter().filter(|(k, _)| *k != "__proto__") {
-                    out.set(name.to_string(), decode_agent(a, &join(k, name), kind)?);
+                    out.set(name.to_string(), decode_agent(a, &join(k, name), kind, sw)?);
                 }
                 if k == "agent" {
                     cfg.agent = out;
@@ -774,7 +823,7 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                     cfg.mode = out;
                 }
             }
-            "agents" => {
+            "agents" if sw.v2_compat => {
                 // V2 `agents` is lowered to V1 `agent` (research note A §1.3); its
                 // `permission` is dropped, and an `agent.NAME` of the same file wins.
                 if let Value::Object(agents) = &v.value {
@@ -847,12 +896,13 @@ fn lower_v2_agent(a: &Node) -> Option<AgentEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Profile;
     use crate::source::SourceId;
     use crate::syntax::jsonc;
 
     fn decode(text: &str) -> Result<FileConfig, ConfigError> {
         let n = jsonc::parse(text, SourceId(0), &|o| o).unwrap();
-        decode_file(&n, Layer::Project)
+        decode_file(&n, Layer::Project, &Profile::default().switches)
     }
 
     fn keys(m: &PermissionMap) -> Vec<String> {
@@ -908,7 +958,7 @@ mod tests {
             &|o| o,
         )
         .unwrap();
-        let e = decode_agent(&n, "", EntryKind::Markdown).unwrap();
+        let e = decode_agent(&n, "", EntryKind::Markdown, &Profile::default().switches).unwrap();
         assert_eq!(keys(e.permission.as_ref().unwrap()), ["bash"]);
         let PermEntry::Action(l) = e.permission.as_ref().unwrap().get("bash").unwrap() else {
             panic!()
