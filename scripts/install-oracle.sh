@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Install the conformance-test oracle: the real OpenCode 1.18.34 binary (npm package
-# opencode-linux-x64), into <repo>/.oracle, which is git-ignored. Idempotent: when that
-# version is already installed it does nothing. Prints the binary's path on stdout.
+# Install a conformance-test oracle: the real OpenCode binary (npm package
+# opencode-linux-x64) of VERSION (default 1.18.34) into <repo>/.oracle (1.18.34) or
+# <repo>/.oracle/VERSION (any other release, for the per-profile sample), all git-ignored.
+# Idempotent: when that version is already installed it does nothing. Prints the binary's
+# path on stdout.
 #
 #   scripts/install-oracle.sh && cargo test --test conformance
+#   scripts/install-oracle.sh 1.17.0      # one profile's representative release
 #
-# tests/conformance.rs looks for the binary at the printed path (or in $OPENCODE_BIN).
+# tests/conformance.rs looks for the binaries at the printed paths (1.18.34 also in
+# $OPENCODE_BIN).
 set -euo pipefail
 
-VERSION=1.18.34
+DEFAULT=1.18.34
+VERSION=${1:-$DEFAULT}
+if ! [[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    echo "install-oracle.sh: expected a release number such as $DEFAULT, got '$VERSION'" >&2
+    exit 2
+fi
 PACKAGE=opencode-linux-x64
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PREFIX="$ROOT/.oracle"
+if [ "$VERSION" != "$DEFAULT" ]; then
+    PREFIX="$ROOT/.oracle/$VERSION"
+fi
 PKGDIR="$PREFIX/node_modules/$PACKAGE"
 BIN="$PKGDIR/bin/opencode"
 

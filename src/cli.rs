@@ -31,6 +31,10 @@ pub struct Cli {
     /// The OpenCode build audited: Windows builds match case-insensitively.
     #[arg(long, global = true, value_enum, default_value_t = PlatformArg::Unix)]
     pub platform: PlatformArg,
+    /// The OpenCode release audited (X.Y.Z, 1.14.34 or newer): its profile of config
+    /// handling and built-in rules (README "OpenCode versions").
+    #[arg(long, global = true, value_name = "X.Y.Z", default_value = "1.18.34")]
+    pub opencode_version: String,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -190,12 +194,22 @@ pub fn run(cli: Cli) -> i32 {
         PlatformArg::Unix => Platform::Unix,
         PlatformArg::Windows => Platform::Windows,
     };
+    let profile = match crate::profile::Profile::parse(&cli.opencode_version) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_REFUSED;
+        }
+    };
+    if let Some(note) = &profile.note {
+        eprintln!("note: {note}");
+    }
     if let Command::Diff(args) = &cli.command {
         let code = diff_cmd::run(&cwd, platform, args, out_style, err_style, &mut out);
         let _ = out.flush();
         return code;
     }
-    let mut project = match Project::load(&RealHost, &cwd, platform) {
+    let mut project = match Project::load_as(&RealHost, &cwd, platform, profile) {
         Ok(p) => p,
         Err(f) => {
             eprint!("{}", report::error::render(&f, err_style));

@@ -26,6 +26,7 @@ pub mod host;
 pub mod load;
 pub mod map;
 pub mod model;
+pub mod profile;
 pub mod project;
 pub mod report;
 pub mod shell;

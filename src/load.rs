@@ -9,6 +9,7 @@ use crate::model::config::{
     ToolEntry, merge_permission, tools_to_permission,
 };
 use crate::model::{Action, Layer};
+use crate::profile::{Profile, Switches};
 use crate::source::{Loc, Origin, SourceFile, SourceId, SourceMap, Span};
 use crate::syntax::frontmatter::{self, Frontmatter};
 use crate::syntax::value::{JsObject, Node, Value};
@@ -133,6 +134,8 @@ struct Loader<'a> {
     warnings: Vec<Warning>,
     paths: Paths,
     audit: Audit,
+    /// The switches of the OpenCode release being audited.
+    sw: Switches,
 }
 
 /// A JSONC error: OpenCode's refusal, or permaudit's nesting limit (OpenCode reads deeper).
@@ -286,6 +289,21 @@ impl Loader<'_> {
         );
     }
 
+    /// Decode a JSON config; its ignored V2 `permissions` blocks become warnings.
+    fn decode_file(&mut self, node: &Node, layer: Layer) -> Result<FileConfig, LoadError> {
+        let cfg = config::decode_file(node, layer, &self.sw).map_err(LoadError::Invalid)?;
+        for (path, loc) in &cfg.ignored {
+            self.warnings.push(Warning {
+                loc: *loc,
+                code: "ignored-key",
+                message: format!(
+                    "`{path}`: this OpenCode release ignores a V2 `permissions` block (1.18.24 and later refuse it), so none of its rules apply: write `permission`"
+                ),
+            });
+        }
+        Ok(cfg)
+    }
+
     /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with
     /// the agent schema (spec §5.5). Returns the agent's name (a frontmatter `name:` replaces
     /// the file-derived one) and its entry, or `None` when OpenCode drops the file.
@@ -360,10 +378,19 @@ impl Loader<'_> {
             Some(n) => js_to_string(&n.value),
             None => derived.to_string(),
         };
-        match config::decode_agent(&data, "", entry_kind) {
+        match config::decode_agent(&data, "", entry_kind, &self.sw) {
             Ok(entry) => {
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);
+                }
+                if let Some(p) = data.value.as_object().and_then(|o| o.get("permissions")) {
+                    self.warnings.push(Warning {
+                        loc: p.key.unwrap_or(p.loc),
+                        code: "ignored-key",
+                        message: format!(
+                            "{what} `{name}`: OpenCode ignores `permissions:` in frontmatter (the V2 spelling; it becomes an agent option), so none of its rules apply: write `permission:`"
+                        ),
+                    });
                 }
                 Ok(Some((name, with_mode(entry, kind))))
             }
@@ -629,8 +656,13 @@ fn encode_uri_component(s: &str) -> String {
     out
 }
 
-/// Load everything OpenCode would load when started in `cwd`.
+/// Load everything OpenCode 1.18.34 would load when started in `cwd`.
 pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
+    load_as(host, cwd, &Profile::default())
+}
+
+/// Load everything the release of `profile` would load when started in `cwd`.
+pub fn load_as(host: &dyn Host, cwd: &Path, profile: &Profile) -> Result<Loaded, Box<Failure>> {
     let discovery = discover::discover(host, cwd);
     let mut l = Loader {
         host,
@@ -639,6 +671,7 @@ pub fn load(host: &dyn Host, cwd: &Path) -> Result<Loaded, Box<Failure>> {
         warnings: Vec::new(),
         paths: discovery.paths.clone(),
         audit: Audit::default(),
+        sw: profile.switches,
     };
     match run(&mut l, &discovery) {
         Ok((merged, whitelist_dirs)) => Ok(Loaded {
@@ -708,7 +741,7 @@ fn reference_dirs(l: &Loader<'_>, gate: bool) -> Vec<String> {
         let Ok(node) = jsonc::parse(&raw, SourceId(u32::MAX), &|o| o) else {
             continue;
         };
-        let Ok(cfg) = config::decode_file(&node, Layer::Project) else {
+        let Ok(cfg) = config::decode_file(&node, Layer::Project, &l.sw) else {
             continue;
         };
         let dir = f.parent().unwrap_or(Path::new("/"));
@@ -734,7 +767,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                 };
                 let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
                 let node = l.parse_json(id, &dir, jsonc::Dialect::File)?;
-                let cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
+                let cfg = l.decode_file(&node, *layer)?;
                 acc.merge(cfg, &dir, &l.paths);
             }
             Step::EnvConfig { var, layer } => {
@@ -744,7 +777,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                     .add(SourceFile::new(Origin::EnvVar(var.clone()), text));
                 let dir = l.paths.cwd.clone();
                 let node = l.parse_json(id, &dir, jsonc::Dialect::EnvText)?;
-                let cfg = config::decode_file(&node, *layer).map_err(LoadError::Invalid)?;
+                let cfg = l.decode_file(&node, *layer)?;
                 acc.merge(cfg, &dir, &l.paths);
             }
             Step::Markdown { path, name, kind } => {
@@ -774,6 +807,16 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
         match env_permission(&text, id) {
             Err(e) => return Err(e),
             Ok(Some(p)) => permission = merge_permission(&permission, &p),
+            Ok(None) if l.sw.invalid_env_permission_exits => {
+                return Err(LoadError::Invalid(ConfigError {
+                    loc: Loc {
+                        source: id,
+                        span: Span::new(0, text.len()),
+                    },
+                    path: "OPENCODE_PERMISSION".into(),
+                    message: "not valid JSON: releases up to 1.15.4 exit with a JSON parse error (later ones skip it)".into(),
+                }));
+            }
             Ok(None) => l.warnings.push(Warning {
                 loc: Loc {
                     source: id,

@@ -4,6 +4,7 @@ use crate::discover::Host;
 use crate::glob::Platform;
 use crate::load::{self, Failure, Loaded};
 use crate::model::agents::{self, Agent};
+use crate::profile::Profile;
 use std::path::Path;
 
 /// Everything permaudit knows about one OpenCode start directory.
@@ -12,19 +13,36 @@ pub struct Project {
     pub loaded: Loaded,
     pub agents: Vec<Agent>,
     pub platform: Platform,
+    /// The OpenCode release audited (`--opencode-version`).
+    pub profile: Profile,
 }
 
 impl Project {
-    /// Load what OpenCode would load when started in `cwd`.
+    /// Load what OpenCode 1.18.34 would load when started in `cwd`.
     pub fn load(host: &dyn Host, cwd: &Path, platform: Platform) -> Result<Project, Box<Failure>> {
-        let loaded = load::load(host, cwd)?;
-        let agents = agents::build_agents(&loaded.merged, loaded.paths(), &loaded.whitelist_dirs);
-        let mut agents = agents;
+        Project::load_as(host, cwd, platform, Profile::default())
+    }
+
+    /// Load what the release of `profile` would load when started in `cwd`.
+    pub fn load_as(
+        host: &dyn Host,
+        cwd: &Path,
+        platform: Platform,
+        profile: Profile,
+    ) -> Result<Project, Box<Failure>> {
+        let loaded = load::load_as(host, cwd, &profile)?;
+        let mut agents = agents::build_agents(
+            &loaded.merged,
+            loaded.paths(),
+            &loaded.whitelist_dirs,
+            &profile.switches,
+        );
         sort_like_agent_list(&mut agents);
         Ok(Project {
             loaded,
             agents,
             platform,
+            profile,
         })
     }
 

@@ -272,8 +272,30 @@ fn bad_samples_exit_2_with_their_place() {
 fn json_follows_the_version_2_contract() {
     let v = seed().run(&["check", "--format", "json"]).json();
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
-    assert_eq!(keys(&v), ["version", "findings", "samples", "summary"]);
+    assert_eq!(
+        keys(&v),
+        ["version", "opencode", "findings", "samples", "summary"]
+    );
     assert_eq!(v["version"], 2);
+    // The OpenCode release audited and its profile (README "OpenCode versions").
+    assert_eq!(
+        v["opencode"],
+        serde_json::json!({"version": "1.18.34", "profile": "1.18.24-1.18.34"})
+    );
+    let old = seed()
+        .run(&["--opencode-version", "1.18.20", "check", "--format", "json"])
+        .json();
+    assert_eq!(
+        old["opencode"],
+        serde_json::json!({"version": "1.18.20", "profile": "1.18.16-1.18.23"})
+    );
+    let refused = seed().run(&["--opencode-version", "1.13.0", "check"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("older than 1.14.34"),
+        "{}",
+        refused.stderr
+    );
     for f in v["findings"].as_array().unwrap() {
         assert!(f["agents"].as_array().is_some_and(|a| !a.is_empty()));
         assert_eq!(

@@ -227,6 +227,78 @@ struct Kinds {
     witnesses: usize,
 }
 
+/// One seeded tree: `agent list --pure` of `bin` against `permaudit [profile] rules`, and
+/// every `check` witness re-decided over OpenCode's own rulesets.
+fn ruleset_case(
+    bin: &Path,
+    scratch: &Scratch,
+    kinds: &std::sync::Mutex<Kinds>,
+    seed: u64,
+    i: u64,
+    profile: &[&str],
+) -> (String, Outcome) {
+    let case = cases::generate(seed, i);
+    let root = scratch.case_root(&case.id);
+    harness::materialize(&case, &root, true);
+    let env = harness::full_env(&case, &root, &scratch.fakebin);
+    let o = harness::run_oracle(bin, &case, &root, &env, ORACLE_RULES_ARGS);
+    // A pristine copy at the same absolute path: see the module comment of harness.rs.
+    harness::materialize(&case, &root, true);
+    let rules_args: Vec<&str> = profile
+        .iter()
+        .chain(PERMAUDIT_RULES_ARGS)
+        .copied()
+        .collect();
+    let p = harness::run_permaudit(&case, &root, &env, &rules_args);
+    let mut outcome = harness::compare_rules(&o, &p, &root);
+    // Every witness `check` reports must hold on OpenCode's own ruleset (issue 3).
+    if let (Outcome::Pass | Outcome::PassWithNotes(_), Ok(Verdict::Agents(expected))) =
+        (&outcome, oracle::verdict(&o))
+    {
+        let check_args: Vec<&str> = profile
+            .iter()
+            .chain(PERMAUDIT_CHECK_ARGS)
+            .copied()
+            .collect();
+        let c = harness::run_permaudit(&case, &root, &env, &check_args);
+        match witnesses_hold(&expected, &c.stdout) {
+            Ok(n) => kinds.lock().unwrap().witnesses += n,
+            Err(e) => {
+                outcome = Outcome::Fail(format!(
+                    "check witness does not hold on OpenCode's ruleset: {e}"
+                ))
+            }
+        }
+    }
+    {
+        let mut k = kinds.lock().unwrap();
+        match oracle::verdict(&o) {
+            Ok(Verdict::Agents(_)) => k.accepted += 1,
+            Ok(Verdict::Refused(_)) => k.refused += 1,
+            Ok(Verdict::Crashed(_)) => k.crashed += 1,
+            Err(_) => {}
+        }
+    }
+    report_case(
+        &case,
+        &root,
+        &outcome,
+        bin,
+        &[("oracle", &o), ("permaudit", &p)],
+        (ORACLE_RULES_ARGS, &rules_args),
+        &verdict_summary(&o),
+    );
+    let _ = std::fs::remove_dir_all(root.parent().unwrap());
+    (case.id, outcome)
+}
+
+fn kinds_summary(k: Kinds) -> String {
+    format!(
+        "; OpenCode accepted {}, refused {}, crashed on {}; {} check witnesses hold on OpenCode's rulesets",
+        k.accepted, k.refused, k.crashed, k.witnesses
+    )
+}
+
 #[test]
 fn agent_rulesets_match_opencode() {
     let Some(bin) = oracle_or_skip("agent_rulesets_match_opencode") else {
@@ -239,57 +311,72 @@ fn agent_rulesets_match_opencode() {
     let started = Instant::now();
     let kinds = std::sync::Mutex::new(Kinds::default());
     let results = harness::parallel(indices, |i| {
-        let case = cases::generate(seed, i);
-        let root = scratch.case_root(&case.id);
-        harness::materialize(&case, &root, true);
-        let env = harness::full_env(&case, &root, &scratch.fakebin);
-        let o = harness::run_oracle(&bin, &case, &root, &env, ORACLE_RULES_ARGS);
-        // A pristine copy at the same absolute path: see the module comment of harness.rs.
-        harness::materialize(&case, &root, true);
-        let p = harness::run_permaudit(&case, &root, &env, PERMAUDIT_RULES_ARGS);
-        let mut outcome = harness::compare_rules(&o, &p, &root);
-        // Every witness `check` reports must hold on OpenCode's own ruleset (issue 3).
-        if let (Outcome::Pass | Outcome::PassWithNotes(_), Ok(Verdict::Agents(expected))) =
-            (&outcome, oracle::verdict(&o))
-        {
-            let c = harness::run_permaudit(&case, &root, &env, PERMAUDIT_CHECK_ARGS);
-            match witnesses_hold(&expected, &c.stdout) {
-                Ok(n) => kinds.lock().unwrap().witnesses += n,
-                Err(e) => {
-                    outcome = Outcome::Fail(format!(
-                        "check witness does not hold on OpenCode's ruleset: {e}"
-                    ))
-                }
-            }
-        }
-        {
-            let mut k = kinds.lock().unwrap();
-            match oracle::verdict(&o) {
-                Ok(Verdict::Agents(_)) => k.accepted += 1,
-                Ok(Verdict::Refused(_)) => k.refused += 1,
-                Ok(Verdict::Crashed(_)) => k.crashed += 1,
-                Err(_) => {}
-            }
-        }
-        report_case(
-            &case,
-            &root,
-            &outcome,
-            &bin,
-            &[("oracle", &o), ("permaudit", &p)],
-            (ORACLE_RULES_ARGS, PERMAUDIT_RULES_ARGS),
-            &verdict_summary(&o),
-        );
-        let _ = std::fs::remove_dir_all(root.parent().unwrap());
-        (case.id, outcome)
+        ruleset_case(&bin, &scratch, &kinds, seed, i, &[])
     });
-    let k = kinds.into_inner().unwrap();
-    let extra = format!(
-        "; OpenCode accepted {}, refused {}, crashed on {}; {} check witnesses hold on OpenCode's rulesets",
-        k.accepted, k.refused, k.crashed, k.witnesses
-    );
+    let extra = kinds_summary(kinds.into_inner().unwrap());
     finish(
         "agent_rulesets_match_opencode",
+        seed,
+        tally(results),
+        started,
+        &extra,
+    );
+}
+
+/// The profile of each other release (`--opencode-version`): a seeded sample per profile,
+/// against that profile's representative release (its newest verified one), installed by
+/// `scripts/install-oracle.sh VERSION`. PERMAUDIT_PROFILE_VERSIONS (comma-separated; default
+/// every representative but 1.18.34, which the full suite above covers) and
+/// PERMAUDIT_PROFILE_CASES (per release, default 6) choose the sample; the case indices
+/// differ per release (from 100,000 on), so the releases see different trees.
+#[test]
+fn agent_rulesets_match_each_profile() {
+    let versions: Vec<String> = match std::env::var("PERMAUDIT_PROFILE_VERSIONS") {
+        Ok(v) => v
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        Err(_) => permaudit::profile::Profile::representatives()
+            .into_iter()
+            .filter(|v| *v != permaudit::profile::DEFAULT)
+            .map(|v| v.to_string())
+            .collect(),
+    };
+    let per = std::env::var("PERMAUDIT_PROFILE_CASES")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(6);
+    let seed = harness::seed();
+    let scratch = Scratch::new();
+    let started = Instant::now();
+    let kinds = std::sync::Mutex::new(Kinds::default());
+    let mut work = Vec::new();
+    for (k, v) in versions.iter().enumerate() {
+        let bin = match oracle::locate_version(v) {
+            Located::Found(bin) => bin,
+            Located::Skip(msg) => {
+                say(&format!(
+                    "\n!!!!!!!! profile {v} SKIPPED (PERMAUDIT_SKIP_ORACLE=1) !!!!!!!!\n{msg}\n"
+                ));
+                continue;
+            }
+        };
+        let base = 100_000 + k as u64 * 1_000;
+        work.extend((0..per).map(|i| (v.clone(), bin.clone(), base + i)));
+    }
+    let results = harness::parallel(work, |(v, bin, i)| {
+        let (id, outcome) =
+            ruleset_case(&bin, &scratch, &kinds, seed, i, &["--opencode-version", &v]);
+        (format!("{v}:{id}"), outcome)
+    });
+    let extra = format!(
+        "; releases {}{}",
+        versions.join(" "),
+        kinds_summary(kinds.into_inner().unwrap())
+    );
+    finish(
+        "agent_rulesets_match_each_profile",
         seed,
         tally(results),
         started,

@@ -288,3 +288,28 @@ fn env_permission_is_unvalidated() {
         ["bash * \"maybe\"", "__proto__ x deny"]
     );
 }
+
+#[test]
+fn v2_permissions_in_frontmatter_load_ignored_with_a_warning() {
+    // 1.18.34: a markdown agent's `permissions:` becomes an option (no rules, no refusal);
+    // the same key in a JSON agent entry refuses the config.
+    let md =
+        "---\ndescription: d\npermissions:\n  bash: deny\ntools:\n  webfetch: false\n---\nhi\n";
+    let host = base().file("/w/proj/.opencode/agent/x.md", md);
+    let p = load(&host, PROJ);
+    assert_eq!(user(&p, "x"), ["webfetch * deny"]);
+    let w: Vec<_> = p.loaded.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(w, ["ignored-key"]);
+    for json in [
+        r#"{"agent":{"x":{"permissions":{}}}}"#,
+        r#"{"agents":{"x":{"permissions":{}}}}"#,
+    ] {
+        let host = base().file("/w/proj/opencode.json", json);
+        let err = Project::load(&host, Path::new(PROJ), Platform::Unix).unwrap_err();
+        assert!(
+            matches!(&err.error, LoadError::Invalid(e) if e.path.ends_with(".x.permissions")),
+            "{json}: {:?}",
+            err.error
+        );
+    }
+}

@@ -22,7 +22,7 @@
 //! ## How to fix
 //! Fix the YAML; check the result with `permaudit rules --agent NAME`.
 
-use super::{Check, Ctx, Finding, Level};
+use super::{Check, Ctx, Finding, Level, warning_findings};
 
 pub const CHECK: Check = Check {
     id: "broken-frontmatter",
@@ -32,20 +32,5 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    for w in &ctx.project.loaded.warnings {
-        if w.code != "broken-frontmatter" && w.code != "skipped-mode" {
-            continue;
-        }
-        out.push(Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agents: Vec::new(),
-            rule: None,
-            loc: Some(w.loc),
-            message: w.message.clone(),
-            related: Vec::new(),
-            witnesses: Vec::new(),
-            help: None,
-        });
-    }
+    warning_findings(ctx, &CHECK, &["broken-frontmatter", "skipped-mode"], out);
 }

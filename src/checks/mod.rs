@@ -12,6 +12,7 @@ pub mod correlated_rules;
 pub mod dead_rule;
 pub mod env_injection;
 pub mod examples;
+pub mod ignored_key;
 pub mod inconclusive;
 pub mod js_key_order;
 pub mod legacy_tools;
@@ -106,6 +107,7 @@ pub const CHECKS: &[Check] = &[
     unchecked_permission::CHECK,
     never_matches::CHECK,
     broken_frontmatter::CHECK,
+    ignored_key::CHECK,
     legacy_tools::CHECK,
     js_key_order::CHECK,
     env_injection::CHECK,
@@ -351,6 +353,26 @@ impl TailMemo {
     }
 }
 
+/// A finding about a file (no agent, no rule) for every load warning with one of `codes`.
+pub fn warning_findings(ctx: &Ctx<'_>, check: &Check, codes: &[&str], out: &mut Vec<Finding>) {
+    for w in &ctx.project.loaded.warnings {
+        if !codes.contains(&w.code) {
+            continue;
+        }
+        out.push(Finding {
+            id: check.id,
+            level: check.level,
+            agents: Vec::new(),
+            rule: None,
+            loc: Some(w.loc),
+            message: w.message.clone(),
+            related: Vec::new(),
+            witnesses: Vec::new(),
+            help: None,
+        });
+    }
+}
+
 /// `rule N (permission pattern action)` for messages.
 pub fn describe(r: &Rule) -> String {
     format!(
@@ -395,6 +417,8 @@ pub fn run(project: &Project) -> Vec<Finding> {
     unchecked_permission::run(&ctx, &mut out);
     never_matches::run(&ctx, &mut out);
     broken_frontmatter::run(&ctx, &mut out);
+    ignored_key::run(&ctx, &mut out);
+    legacy_tools::run(&ctx, &reach, &mut out);
     js_key_order::run(&ctx, &mut out);
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);

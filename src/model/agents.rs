@@ -9,6 +9,7 @@ use super::rule::{Action, Effect, Form, Layer, Rule};
 use crate::discover::{Paths, relative};
 use crate::glob::{Platform, Wildcard};
 use crate::load::Merged;
+use crate::profile::Switches;
 use crate::syntax::value::JsObject;
 use serde::Serialize;
 
@@ -152,18 +153,25 @@ fn external_directory_object(white: &[String]) -> Vec<(String, Action)> {
 }
 
 /// OpenCode's defaults, the first rules of every agent.
-pub fn defaults(white: &[String]) -> Vec<Rule> {
+pub fn defaults(white: &[String], sw: &Switches) -> Vec<Rule> {
     use Action::*;
     let ext = external_directory_object(white);
+    let mut rules = vec![
+        B::S("*", Allow),
+        B::S("doom_loop", Ask),
+        B::O("external_directory", ext),
+        B::S("question", Deny),
+        B::S("plan_enter", Deny),
+        B::S("plan_exit", Deny),
+    ];
+    if sw.repo_tools_denied {
+        rules.push(B::S("repo_clone", Deny));
+        rules.push(B::S("repo_overview", Deny));
+    }
     builtin_rules(
-        vec![
-            B::S("*", Allow),
-            B::S("doom_loop", Ask),
-            B::O("external_directory", ext),
-            B::S("question", Deny),
-            B::S("plan_enter", Deny),
-            B::S("plan_exit", Deny),
-            B::O(
+        rules
+            .into_iter()
+            .chain([B::O(
                 "read",
                 vec![
                     ("*".into(), Allow),
@@ -171,15 +179,15 @@ pub fn defaults(white: &[String]) -> Vec<Rule> {
                     ("*.env.*".into(), Ask),
                     ("*.env.example".into(), Allow),
                 ],
-            ),
-        ],
+            )])
+            .collect(),
         Layer::Defaults,
         "defaults",
     )
 }
 
 /// The built-in agents in OpenCode's order, with their own rules (spec §4.1).
-fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule>)> {
+fn natives(paths: &Paths, white: &[String], sw: &Switches) -> Vec<(String, Mode, bool, Vec<Rule>)> {
     use Action::*;
     let plans = paths.data.join("plans");
     let plan_rel = relative(&paths.worktree, &plans.join("*.md"));
@@ -202,10 +210,14 @@ fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule
             Mode::Primary,
             false,
             builtin_rules(
-                vec![
+                [
                     B::S("question", Allow),
                     B::S("plan_exit", Allow),
                     B::O("task", vec![("general".into(), Deny)]),
+                ]
+                .into_iter()
+                .filter(|b| sw.plan_denies_task_general || !matches!(b, B::O("task", _)))
+                .chain([
                     B::O(
                         "external_directory",
                         vec![(format!("{}/*", plans.display()), Allow)],
@@ -218,7 +230,8 @@ fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule
                             (plan_rel, Allow),
                         ],
                     ),
-                ],
+                ])
+                .collect(),
                 l,
                 "plan",
             ),
@@ -266,12 +279,17 @@ fn natives(paths: &Paths, white: &[String]) -> Vec<(String, Mode, bool, Vec<Rule
 }
 
 /// Every agent of the merged config, with its final ruleset.
-pub fn build_agents(merged: &Merged, paths: &Paths, extra_dirs: &[String]) -> Vec<Agent> {
+pub fn build_agents(
+    merged: &Merged,
+    paths: &Paths,
+    extra_dirs: &[String],
+    sw: &Switches,
+) -> Vec<Agent> {
     let home = paths.home.display().to_string();
     let white = whitelist(paths, extra_dirs);
-    let defaults = defaults(&white);
+    let defaults = defaults(&white, sw);
     let user = from_config(&merged.permission, &home);
-    let mut agents: Vec<Agent> = natives(paths, &white)
+    let mut agents: Vec<Agent> = natives(paths, &white, sw)
         .into_iter()
         .map(|(name, mode, hidden, own)| Agent {
             display: name.clone(),

@@ -5,9 +5,12 @@
 //! §5.4–5.6): the string form `"permission": "allow"` becomes `{"*": "allow"}` per file;
 //! action-only keys refuse objects; `agent.NAME.tools` is folded into that agent's
 //! permission per file (tools first, then `Object.assign` of the permission object); the V2
-//! `permissions` key is refused. Unknown keys are ignored, as OpenCode ignores them.
+//! `permissions` key is refused at the top level and in `agent`/`agents`/`mode` entries of
+//! a JSON config, before anything else ([`v2_permissions`]), and ignored in markdown
+//! frontmatter. Unknown keys are ignored, as OpenCode ignores them.
 
 use super::rule::{Action, Layer};
+use crate::profile::{Switches, known_top_level_key};
 use crate::source::Loc;
 use crate::syntax::value::{JsObject, Node, Value};
 
@@ -118,6 +121,9 @@ pub struct FileConfig {
     /// The names under `references` and under `reference`, kept apart: OpenCode's gate is
     /// `references ?? reference` on the merged config.
     pub reference_names: [Option<Vec<String>>; 2],
+    /// V2 `permissions` keys this release loads and ignores (before 1.18.24), with their
+    /// JSON paths: no rule comes from them (`ignored-key`).
+    pub ignored: Vec<(String, Loc)>,
 }
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
@@ -611,7 +617,12 @@ fn check_other_top_level(k: &str, v: &Node) -> Result<(), ConfigError> {
 }
 
 /// Decode one agent entry (`agent.NAME`, `mode.NAME`, or a markdown agent's frontmatter).
-pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEntry, ConfigError> {
+pub fn decode_agent(
+    node: &Node,
+    path: &str,
+    kind: EntryKind,
+    sw: &Switches,
+) -> Result<AgentEntry, ConfigError> {
     let Value::Object(o) = &node.value else {
         return Err(err(
             node,
@@ -633,14 +644,22 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
     for (k, v) in o.iter() {
         let p = join(path, k);
         match k {
-            "permissions" => {
-                return Err(err(
-                    v,
-                    &p,
-                    "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
-                ));
+            // A V2 `permissions` key is refused only in JSON configs, before decoding
+            // ([`v2_permissions`]); in markdown frontmatter OpenCode keeps it as an agent
+            // option and it writes no rule (verified on 1.18.34; `ignored-key`).
+            "permission" => {
+                if !sw.agent_permission_string && matches!(v.value, Value::String(_)) {
+                    return Err(err(
+                        v,
+                        &p,
+                        format!(
+                            "expected an object of permissions, got {} (releases before 1.17.11 refuse an agent's string form)",
+                            v.value.preview()
+                        ),
+                    ));
+                }
+                permission = Some(decode_permission(v, &p, perm_layer)?)
             }
-            "permission" => permission = Some(decode_permission(v, &p, perm_layer)?),
             "tools" => tools = Some(decode_tools(v, &p)?),
             "disable" | "hidden" => {
                 let Value::Bool(b) = v.value else {
@@ -715,8 +734,8 @@ pub fn decode_agent(node: &Node, path: &str, kind: EntryKind) -> Result<AgentEnt
     Ok(entry)
 }
 
-/// Decode a whole config file's top-level object.
-pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError> {
+/// Decode a whole config file's top-level object, as the release of `sw` decodes it.
+pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfig, ConfigError> {
     let Value::Object(o) = &root.value else {
         return Err(err(
             root,
@@ -727,15 +746,43 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
             ),
         ));
     };
+    let v2 = v2_permissions(o);
     let mut cfg = FileConfig::default();
+    if sw.v2_compat {
+        if let Some((path, v)) = v2.into_iter().next() {
+            return Err(err(
+                v,
+                &path,
+                "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
+            ));
+        }
+    } else {
+        // Before 1.18.24 the key is only unknown: refused at the top level (with every
+        // unknown key) up to 1.18.15, ignored there after, an agent option in entries.
+        cfg.ignored = v2.into_iter().map(|(p, v)| (p, key_loc(v))).collect();
+    }
     let mut v2_agents = Vec::new();
     for (k, v) in o.iter() {
+        if let Some(as_of) = sw.unknown_keys_refused_as_of
+            && !known_top_level_key(k, as_of)
+        {
+            return Err(err(
+                v,
+                k,
+                format!(
+                    "unrecognized key `{k}`: releases up to 1.18.15 refuse a top-level key outside their schema"
+                ),
+            ));
+        }
         match k {
-            "permissions" => {
+            "skills" if !sw.v2_compat && matches!(v.value, Value::Array(_)) => {
                 return Err(err(
                     v,
                     k,
-                    "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
+                    format!(
+                        "expected an object, got {} (the V2 array form is read from 1.18.24)",
+                        v.value.preview()
+                    ),
                 ));
             }
             "permission" => cfg.permission = Some(decode_permission(v, k, layer)?),
@@ -768,7 +815,7 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                 };
                 let mut out = JsObject::new();
                 for (name, a) in agents.iter().filter(|(k, _)| *k != "__proto__") {
-                    out.set(name.to_string(), decode_agent(a, &join(k, name), kind)?);
+                    out.set(name.to_string(), decode_agent(a, &join(k, name), kind, sw)?);
                 }
                 if k == "agent" {
                     cfg.agent = out;
@@ -776,7 +823,7 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
                     cfg.mode = out;
                 }
             }
-            "agents" => {
+            "agents" if sw.v2_compat => {
                 // V2 `agents` is lowered to V1 `agent` (research note A §1.3); its
                 // `permission` is dropped, and an `agent.NAME` of the same file wins.
                 if let Value::Object(agents) = &v.value {
@@ -796,6 +843,30 @@ pub fn decode_file(root: &Node, layer: Layer) -> Result<FileConfig, ConfigError>
         }
     }
     Ok(cfg)
+}
+
+/// Every V2 `permissions` key of a JSON config's top-level object, with its JSON path, in
+/// the order OpenCode's `ConfigV2Compat.lower` lists them: the top-level key, then
+/// `agents.NAME.permissions`, `agent.NAME.permissions`, `mode.NAME.permissions` (an entry
+/// that is not an object is skipped; so is a `__proto__` name, which its record decoding
+/// drops). From 1.18.24 OpenCode refuses the file when this is not empty, before any other
+/// check of the file; markdown frontmatter never goes through it (verified on the binaries).
+pub fn v2_permissions(o: &JsObject<Node>) -> Vec<(String, &Node)> {
+    let mut out = Vec::new();
+    if let Some(v) = o.get("permissions") {
+        out.push(("permissions".to_string(), v));
+    }
+    for group in ["agents", "agent", "mode"] {
+        let Some(Value::Object(entries)) = o.get(group).map(|n| &n.value) else {
+            continue;
+        };
+        for (name, e) in entries.iter().filter(|(k, _)| *k != "__proto__") {
+            if let Some(v) = e.value.as_object().and_then(|a| a.get("permissions")) {
+                out.push((format!("{group}.{name}.permissions"), v));
+            }
+        }
+    }
+    out
 }
 
 /// A V2 `agents.NAME` entry as OpenCode lowers it: mode, hidden and `disabled` survive.
@@ -825,12 +896,13 @@ fn lower_v2_agent(a: &Node) -> Option<AgentEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Profile;
     use crate::source::SourceId;
     use crate::syntax::jsonc;
 
     fn decode(text: &str) -> Result<FileConfig, ConfigError> {
         let n = jsonc::parse(text, SourceId(0), &|o| o).unwrap();
-        decode_file(&n, Layer::Project)
+        decode_file(&n, Layer::Project, &Profile::default().switches)
     }
 
     fn keys(m: &PermissionMap) -> Vec<String> {
@@ -863,11 +935,35 @@ mod tests {
                 r#"{"agent":{"build":{"permissions":{}}}}"#,
                 "agent.build.permissions",
             ),
+            (
+                r#"{"agents":{"build":{"permissions":null}}}"#,
+                "agents.build.permissions",
+            ),
+            (
+                r#"{"permission":{"bash":"ALLOW"},"mode":{"m":{"permissions":1}}}"#,
+                "mode.m.permissions",
+            ),
             (r#"[]"#, ""),
         ] {
             let e = decode(t).unwrap_err();
             assert_eq!(e.path, path, "{t}");
         }
+    }
+
+    #[test]
+    fn markdown_permissions_write_no_rule() {
+        let n = jsonc::parse(
+            r#"{"permissions":{"bash":"deny"},"tools":{"bash":false}}"#,
+            SourceId(0),
+            &|o| o,
+        )
+        .unwrap();
+        let e = decode_agent(&n, "", EntryKind::Markdown, &Profile::default().switches).unwrap();
+        assert_eq!(keys(e.permission.as_ref().unwrap()), ["bash"]);
+        let PermEntry::Action(l) = e.permission.as_ref().unwrap().get("bash").unwrap() else {
+            panic!()
+        };
+        assert_eq!(l.layer, Layer::AgentLegacyTools);
     }
 
     #[test]

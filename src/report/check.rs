@@ -26,6 +26,7 @@ fn label(id: &str) -> &'static str {
         "env-injection" => "this substitution",
         "sample-mismatch" => "this sample",
         "broken-frontmatter" => "here",
+        "ignored-key" => "ignored",
         _ => "this rule",
     }
 }
@@ -308,8 +309,9 @@ impl serde::Serialize for JsonReport<'_> {
         use serde::ser::SerializeMap;
         let (p, samples) = (self.project, self.samples);
         let (e, w, i) = summary(self.findings);
-        let mut map = s.serialize_map(Some(4))?;
+        let mut map = s.serialize_map(Some(5))?;
         map.serialize_entry("version", &2)?;
+        map.serialize_entry("opencode", &super::rules::opencode_json(p))?;
         map.serialize_entry(
             "findings",
             &Lazy(std::cell::RefCell::new(Some(

@@ -35,12 +35,19 @@ pub fn agent_json(p: &Project, a: &Agent) -> serde_json::Value {
         "native": a.native,
         "rules": rules,
         "hidden_tools": hidden_tools(&a.rules, p.platform),
+        "opencode": opencode_json(p),
     })
+}
+
+/// The OpenCode release audited and the profile used for it (`--opencode-version`).
+pub fn opencode_json(p: &Project) -> serde_json::Value {
+    json!({"version": p.profile.requested.to_string(), "profile": p.profile.name()})
 }
 
 pub fn json_all(p: &Project) -> serde_json::Value {
     json!({
         "version": 1,
+        "opencode": opencode_json(p),
         "agents": p.agents.iter().map(|a| agent_json(p, a)).collect::<Vec<_>>(),
     })
 }

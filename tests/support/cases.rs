@@ -634,6 +634,11 @@ impl Gen {
         if !md && self.rng.percent(5) {
             kv.push(("x_option".into(), J::raw("1")));
         }
+        if md && self.rng.percent(8) {
+            // The V2 spelling in frontmatter: OpenCode keeps it as an option, no rules.
+            let p = self.perm_obj();
+            kv.push(("permissions".into(), p));
+        }
         if kv.is_empty() {
             let p = self.permission();
             kv.push(("permission".into(), p));
@@ -889,9 +894,11 @@ impl Gen {
                     set_top(&mut src.j, "permissions", v2);
                     "V2 key `permissions`".into()
                 } else {
+                    // `agents` (V2) and `mode` entries are refused like `agent` ones.
+                    let group = rng.pick(&["agent", "agent", "agents", "mode"]);
                     let agent = J::obj(vec![("build", J::obj(vec![("permissions", v2)]))]);
-                    set_top(&mut src.j, "agent", agent);
-                    "V2 key agent.build.permissions".into()
+                    set_top(&mut src.j, group, agent);
+                    format!("V2 key {group}.build.permissions")
                 }
             }
             6 => {

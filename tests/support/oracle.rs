@@ -32,7 +32,7 @@ pub fn locate() -> Located {
         ),
     };
     if bin.is_file() {
-        check_version(&bin);
+        check_version(&bin, VERSION);
         return Located::Found(bin);
     }
     let msg = format!(
@@ -54,10 +54,41 @@ pub fn locate() -> Located {
     }
 }
 
-/// The suite is only meaningful against 1.18.34; checked once per test process.
-fn check_version(bin: &Path) {
-    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
-    let res = CHECKED.get_or_init(|| {
+/// The oracle of another release (a profile's representative), installed by
+/// `scripts/install-oracle.sh VERSION` at `<repo>/.oracle/VERSION/`. Missing: as [`locate`].
+pub fn locate_version(version: &str) -> Located {
+    let bin = repo_root()
+        .join(".oracle")
+        .join(version)
+        .join("node_modules/opencode-linux-x64/bin/opencode");
+    if bin.is_file() {
+        check_version(&bin, version);
+        return Located::Found(bin);
+    }
+    let msg = format!(
+        "the OpenCode {version} oracle is missing: {} does not exist.\n\
+         Install it with `scripts/install-oracle.sh {version}`.",
+        bin.display()
+    );
+    let skip = std::env::var("PERMAUDIT_SKIP_ORACLE").is_ok_and(|v| v == "1");
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    if skip && !ci {
+        Located::Skip(msg)
+    } else {
+        panic!("{msg}\n(Set PERMAUDIT_SKIP_ORACLE=1 to skip these tests locally; never under CI.)")
+    }
+}
+
+/// The binary must report the release the test compares against; checked once per binary
+/// and test process.
+fn check_version(bin: &Path, want: &str) {
+    static CHECKED: OnceLock<std::sync::Mutex<BTreeMap<PathBuf, Result<(), String>>>> =
+        OnceLock::new();
+    let mut done = CHECKED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let res = done.entry(bin.to_path_buf()).or_insert_with(|| {
         let scratch = tempfile::Builder::new()
             .prefix("permaudit-oracle-version-")
             .tempdir()
@@ -73,16 +104,18 @@ fn check_version(bin: &Path) {
             .output()
             .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
         let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if v == VERSION {
+        if v == want {
             Ok(())
         } else {
             Err(format!(
-                "{} reports version {v:?}, the suite needs {VERSION}; run scripts/install-oracle.sh",
+                "{} reports version {v:?}, the suite needs {want}; run scripts/install-oracle.sh {want}",
                 bin.display()
             ))
         }
     });
     if let Err(e) = res {
+        let e = e.clone();
+        drop(done);
         panic!("{e}");
     }
 }
