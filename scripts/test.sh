@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
 export OPENCODE_BIN
+# Everything runs here: a missing oracle or Node.js fails instead of skipping (tests/support/tier.rs).
+export PERMAUDIT_REQUIRE_ORACLE=1
 # The library's no-panic lints (lib.rs: unwrap, expect, panic!… are errors outside tests).
 cargo clippy --release --locked --lib --bins -q
 cargo test --release --locked "$@"
