@@ -6,11 +6,7 @@
 # --locked of this checkout; CARGO_TARGET_DIR reuses target/, so it is quick after a
 # release build); the others use that binary (install: path). Needs cargo, node and git.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-action-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "test-action.sh: FAIL: $*" >&2; exit 1; }
-step() { echo "test-action.sh: $*" >&2; }
+source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 
 # action.yml passes exactly the INPUT_* variables action.sh reads, one per input.
 yml_env=$(grep -o 'INPUT_[A-Z_]*: \${{ inputs\.[a-z-]* }}' "$ROOT/action.yml" | sort)
@@ -20,9 +16,6 @@ while read -r var _ input _; do
     [ "$var" = "INPUT_$(tr 'a-z-' 'A-Z_' <<<"${input#inputs.}"):" ] || fail "$var is set from $input"
     grep -q "^  ${input#inputs.}:$" "$ROOT/action.yml" || fail "$input is not declared"
 done <<<"$yml_env"
-
-# Each run gets a HOME of its own (no global OpenCode config); Rust stays where it is.
-export RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup} CARGO_HOME=${CARGO_HOME:-$HOME/.cargo}
 
 # A workspace: a repository whose OpenCode config has the classic shadowed deny.
 workspace() {

@@ -6,11 +6,7 @@
 # the binary's exit codes and streams. Needs node, npm, git and target/release/permaudit
 # (cargo build --release --locked).
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-npm-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "test-npm.sh: FAIL: $*" >&2; exit 1; }
-step() { echo "test-npm.sh: $*" >&2; }
+source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 
 VERSION=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -n 1)
 [ -x "$ROOT/target/release/permaudit" ] || fail "build first: cargo build --release --locked"
