@@ -686,9 +686,13 @@ fn json_nesting_limit_at_and_past() {
         pos_at(&text, bracket),
         &format!("nesting deeper than {MAX_NESTING} levels: past permaudit's limit"),
     );
-    if let Some(Verdict::Agents(_)) = t.oracle() {
-    } else {
-        panic!("OpenCode should accept {} levels", MAX_NESTING + 1);
+    // (None: the oracle is skipped in the fast tier.)
+    if let Some(v) = t.oracle() {
+        assert!(
+            matches!(v, Verdict::Agents(_)),
+            "OpenCode should accept {} levels",
+            MAX_NESTING + 1
+        );
     }
 }
 
