@@ -1,5 +1,5 @@
 // The job summary and step outputs of the GitHub Action (scripts/action.sh) from
-// `permaudit check --format json` (version 1):
+// `permaudit check --format json` (versions 1 and 2: `agent` became `agents`):
 //   node action-summary.js REPORT WORKSPACE EXIT_CODE FAIL_ON GITHUB_OUTPUT|'' SUMMARY_FILE|''
 // Findings reported once per agent are one row with their agents; paths are relative to
 // the workspace; the table stops at 200 rows (a summary holds at most 1 MiB).
@@ -9,8 +9,8 @@ const path = require("path");
 
 const [reportFile, workspace, exitCode, failOn, outputFile, summaryFile] = process.argv.slice(2);
 const report = JSON.parse(fs.readFileSync(reportFile, "utf8"));
-if (report.version !== 1) {
-  throw new Error(`permaudit JSON report version ${report.version}; this summary reads version 1`);
+if (report.version !== 1 && report.version !== 2) {
+  throw new Error(`permaudit JSON report version ${report.version}; this summary reads versions 1 and 2`);
 }
 const { error, warning, info } = report.summary;
 
@@ -42,7 +42,9 @@ const rows = new Map();
 for (const f of report.findings) {
   const key = [f.id, where(f.source), f.message].join("\u0000");
   const row = rows.get(key) || { f, agents: [] };
-  if (f.agent && !row.agents.includes(f.agent)) row.agents.push(f.agent);
+  for (const a of f.agents || (f.agent ? [f.agent] : [])) {
+    if (!row.agents.includes(a)) row.agents.push(a);
+  }
   rows.set(key, row);
 }
 const icon = { error: "❌ error", warning: "⚠️ warning", info: "ℹ️ info" };
