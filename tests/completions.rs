@@ -28,6 +28,7 @@ const COMMANDS: &[&str] = &[
     "rules",
     "explain",
     "map",
+    "diff",
     "completions",
     "man",
 ];
