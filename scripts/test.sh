@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (README.md; .ci/run calls it): installs the OpenCode 1.18.34
-# oracle the conformance suite compares against, then runs every test.
+# oracle the conformance suite compares against, then runs every test: cargo's (none
+# skipped: PERMAUDIT_REQUIRE_ORACLE), then the distribution end to end on the release
+# binary cargo built (npm packages, the GitHub Action's script, the pre-commit hook).
+# `cargo test` alone is the fast tier (README "Run the tests").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
@@ -12,6 +15,11 @@ export PERMAUDIT_PROFILE_VERSIONS
 for v in ${PERMAUDIT_PROFILE_VERSIONS//,/ }; do
     bash scripts/install-oracle.sh "$v" >/dev/null
 done
+# Everything runs here: a missing oracle or Node.js fails instead of skipping (tests/support/tier.rs).
+export PERMAUDIT_REQUIRE_ORACLE=1
 # The library's no-panic lints (lib.rs: unwrap, expect, panic!… are errors outside tests).
 cargo clippy --release --locked --lib --bins -q
 cargo test --release --locked "$@"
+bash scripts/test-npm.sh
+bash scripts/test-action.sh
+bash scripts/test-pre-commit.sh

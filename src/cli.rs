@@ -145,6 +145,14 @@ pub enum Command {
         #[arg(long)]
         commands: bool,
     },
+    /// Print the completion script for a shell (e.g. `permaudit completions bash >
+    /// /etc/bash_completion.d/permaudit`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output (`permaudit man > permaudit.1`).
+    Man,
 }
 
 /// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
@@ -167,6 +175,14 @@ pub fn run(cli: Cli) -> i32 {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let out_style = style_for(cli.color, std::io::stdout().is_terminal());
     let err_style = style_for(cli.color, std::io::stderr().is_terminal());
+    // Generated from the argument definitions alone: no start directory, no config.
+    match cli.command {
+        Command::Completions { shell } => {
+            return generated(crate::generate::completions(shell, &mut out), &mut out);
+        }
+        Command::Man => return generated(crate::generate::man(&mut out), &mut out),
+        _ => {}
+    }
     let cwd = match &cli.dir {
         Some(d) => match std::path::absolute(d) {
             Ok(p) => p,
@@ -224,7 +240,9 @@ pub fn run(cli: Cli) -> i32 {
         eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
     }
     let code = match cli.command {
-        Command::Rule { .. } | Command::Diff(_) => EXIT_OK,
+        Command::Rule { .. } | Command::Diff(_) | Command::Completions { .. } | Command::Man => {
+            EXIT_OK
+        }
         Command::Check {
             format,
             fail_on,
@@ -313,6 +331,19 @@ pub fn run(cli: Cli) -> i32 {
     };
     let _ = out.flush();
     code
+}
+
+/// The exit code of a generated document (`completions`, `man`) written to `out`; a
+/// closed pipe (`permaudit man | head`) is not an error.
+fn generated(written: std::io::Result<()>, out: &mut dyn Write) -> i32 {
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            EXIT_REFUSED
+        }
+    }
 }
 
 /// `explain`: decide the arguments, then standard input as it streams in (one input per

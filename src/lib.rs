@@ -21,6 +21,7 @@ pub mod checks;
 pub mod cli;
 pub mod diff;
 pub mod discover;
+pub mod generate;
 pub mod glob;
 pub mod host;
 pub mod load;

@@ -2,8 +2,11 @@
 //! benchmark's Node.js implementation of OpenCode's `findLast` over `RegExp`s built exactly
 //! as spec §1 says) decides random rulesets and inputs, astral characters, lone `?`s,
 //! backslashes, ` *` tails and case-folding traps included, with flags `s` (linux builds)
-//! and `si` (Windows builds); permaudit must pick the same rule every time. Skipped when
-//! `node` is not installed.
+//! and `si` (Windows builds); permaudit must pick the same rule every time. Skipped with
+//! one printed line when `node` is not installed, except under CI (`support/tier.rs`).
+
+#[path = "support/tier.rs"]
+mod tier;
 
 use permaudit::glob::Platform;
 use permaudit::glob::compiled::{CompiledRuleset, Want};
@@ -46,7 +49,10 @@ fn node() -> bool {
 #[test]
 fn same_decisions_as_javascript_regexps() {
     if !node() {
-        eprintln!("node not found: skipped");
+        tier::skip_or_fail(
+            "compiled_node (compiled evaluator vs JavaScript RegExps)",
+            "`node` (Node.js) is not on PATH",
+        );
         return;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/opencode.mjs");

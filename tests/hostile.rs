@@ -155,7 +155,7 @@ impl Tree {
     }
 
     /// `opencode agent list --pure` on this tree (run it last: OpenCode writes `$schema`
-    /// into configs). `None` when the oracle is skipped (PERMAUDIT_SKIP_ORACLE=1).
+    /// into configs). `None` when the oracle is skipped (fast tier, `support::tier`).
     fn oracle(&self) -> Option<Verdict> {
         self.oracle_with(&[])
     }
@@ -163,10 +163,7 @@ impl Tree {
     fn oracle_with(&self, prefix: &[&str]) -> Option<Verdict> {
         let bin = match oracle::locate() {
             Located::Found(b) => b,
-            Located::Skip(msg) => {
-                eprintln!("SKIPPED oracle comparison: {msg}");
-                return None;
-            }
+            Located::Skip => return None,
         };
         let mut env = self.base_env();
         env.push(("OPENCODE_DISABLE_AUTOUPDATE".into(), "1".into()));
@@ -689,9 +686,13 @@ fn json_nesting_limit_at_and_past() {
         pos_at(&text, bracket),
         &format!("nesting deeper than {MAX_NESTING} levels: past permaudit's limit"),
     );
-    if let Some(Verdict::Agents(_)) = t.oracle() {
-    } else {
-        panic!("OpenCode should accept {} levels", MAX_NESTING + 1);
+    // (None: the oracle is skipped in the fast tier.)
+    if let Some(v) = t.oracle() {
+        assert!(
+            matches!(v, Verdict::Agents(_)),
+            "OpenCode should accept {} levels",
+            MAX_NESTING + 1
+        );
     }
 }
 

@@ -8,3 +8,4 @@ pub mod harness;
 pub mod json;
 pub mod oracle;
 pub mod rng;
+pub mod tier;

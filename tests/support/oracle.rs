@@ -7,14 +7,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use super::tier;
+
 pub const VERSION: &str = "1.18.34";
 /// Seconds before `timeout` kills one oracle call (a normal call takes ~3 s).
 pub const TIMEOUT_SECS: u32 = 60;
 
 pub enum Located {
     Found(PathBuf),
-    /// PERMAUDIT_SKIP_ORACLE=1 and no binary: the caller skips, loudly.
-    Skip(String),
+    /// No binary, outside CI: the caller skips its oracle comparisons (one line was printed).
+    Skip,
 }
 
 fn repo_root() -> PathBuf {
@@ -22,7 +24,8 @@ fn repo_root() -> PathBuf {
 }
 
 /// OPENCODE_BIN, else `<repo>/.oracle/node_modules/opencode-linux-x64/bin/opencode`.
-/// A missing binary fails the test unless PERMAUDIT_SKIP_ORACLE=1 (never honoured under CI).
+/// A missing binary skips the oracle comparisons of this test binary (one printed line), or
+/// fails the test under CI or PERMAUDIT_REQUIRE_ORACLE=1 ([`tier::required`]).
 pub fn locate() -> Located {
     let (bin, origin) = match std::env::var_os("OPENCODE_BIN") {
         Some(p) => (PathBuf::from(p), "OPENCODE_BIN"),
@@ -35,23 +38,15 @@ pub fn locate() -> Located {
         check_version(&bin, VERSION);
         return Located::Found(bin);
     }
-    let msg = format!(
-        "the OpenCode {VERSION} oracle is missing: {} ({origin}) does not exist.\n\
-         Install it with `scripts/install-oracle.sh` (npm install into <repo>/.oracle), \
-         or point OPENCODE_BIN at an opencode {VERSION} binary.",
-        bin.display()
+    tier::skip_or_fail(
+        &format!("{} oracle comparisons", env!("CARGO_CRATE_NAME")),
+        &format!(
+            "the OpenCode {VERSION} oracle is missing ({} at {origin}); install it with \
+             `bash scripts/install-oracle.sh` or point OPENCODE_BIN at an opencode {VERSION} binary",
+            bin.display()
+        ),
     );
-    let skip = std::env::var("PERMAUDIT_SKIP_ORACLE").is_ok_and(|v| v == "1");
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    if skip && !ci {
-        Located::Skip(msg)
-    } else if skip {
-        panic!(
-            "{msg}\nPERMAUDIT_SKIP_ORACLE=1 is ignored under CI: CI must run the conformance suite."
-        )
-    } else {
-        panic!("{msg}\n(Set PERMAUDIT_SKIP_ORACLE=1 to skip these tests locally.)")
-    }
+    Located::Skip
 }
 
 /// The oracle of another release (a profile's representative), installed by

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The entry of the `permaudit` pre-commit hook (.pre-commit-hooks.yaml): `permaudit check`
+# with the hook's args, in the repository being committed. pre-commit keeps one checkout of
+# the hook repository per rev; the first run installs permaudit from it with
+# `cargo install --locked` (the versions Cargo.lock names) into that checkout, later runs
+# start the installed binary directly. CARGO_TARGET_DIR, when set, is used for the build.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT_DIR="$HERE/.permaudit-hook"
+bin="$ROOT_DIR/bin/permaudit"
+if [ ! -x "$bin" ]; then
+    if ! command -v cargo >/dev/null; then
+        echo "permaudit hook: building permaudit needs Rust (cargo): https://rustup.rs." >&2
+        echo "Or use the hook id permaudit-system with a permaudit on PATH (npm install -g permaudit)." >&2
+        exit 2
+    fi
+    echo "permaudit hook: installing permaudit from $HERE (cargo install --locked; first run of this rev only)" >&2
+    cargo install --locked --quiet --path "$HERE" --root "$ROOT_DIR" >&2
+fi
+exec "$bin" check "$@"

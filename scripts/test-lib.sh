@@ -1,0 +1,11 @@
+# Sourced by the scripts/test-*.sh end-to-end tests: ROOT (the repository), a scratch TMP
+# removed on exit, `fail MESSAGE` and `step MESSAGE` (both on stderr, named after the test).
+NAME=$(basename "$0" .sh)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-$NAME.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "$NAME: FAIL: $*" >&2; exit 1; }
+step() { echo "$NAME: $*" >&2; }
+# Each test gives its processes a HOME of their own (no global OpenCode config); Rust and
+# its toolchains stay where they are.
+export RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup} CARGO_HOME=${CARGO_HOME:-$HOME/.cargo}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The pre-commit hooks as a user meets them (README "Use in pre-commit"; scripts/test.sh
+# runs this): pre-commit (from PyPI, into target/pre-commit-venv) runs `try-repo` of this
+# repository on a scratch git repository: the hook installs permaudit with
+# `cargo install --locked` (CARGO_TARGET_DIR=target/ reuses the release build's
+# dependencies; only permaudit itself compiles) and fails on a shadowed deny and a sample
+# OpenCode decides otherwise; it is skipped when no file OpenCode reads changed. try-repo
+# clones into a fresh store on every call, so the hook is built in exactly one of them. The `files` pattern is also checked path by path with Python's re, as pre-commit
+# matches it. Needs python3 (venv), git and cargo; try-repo uses the committed HEAD (with
+# uncommitted changes, a snapshot of them, rebuilt on each run).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
+PRE_COMMIT_VERSION=4.7.0
+
+VENV="$ROOT/target/pre-commit-venv"
+if [ ! -x "$VENV/bin/pre-commit" ] || [ "$("$VENV/bin/pre-commit" --version)" != "pre-commit $PRE_COMMIT_VERSION" ]; then
+    step "installing pre-commit $PRE_COMMIT_VERSION from PyPI into $VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "pre-commit==$PRE_COMMIT_VERSION"
+fi
+PC="$VENV/bin/pre-commit"
+
+step "the files pattern, path by path"
+"$VENV/bin/python" - "$ROOT/.pre-commit-hooks.yaml" <<'PY' || fail "files pattern"
+import re, sys, yaml
+hooks = yaml.safe_load(open(sys.argv[1]))
+patterns = {h["files"] for h in hooks}
+assert len(patterns) == 1, "every hook watches the same files"
+files = re.compile(patterns.pop())
+read = """opencode.json opencode.jsonc .opencode/opencode.json .opencode/opencode.jsonc
+.opencode/agent/review.md .opencode/agents/review.md .opencode/agent/team/deep/review.md
+.opencode/mode/fast.md .opencode/modes/fast.md .opencode/permaudit-samples.txt
+.opencode/skill/x/SKILL.md .opencode/skills/a/b/SKILL.md .opencode/skills/SKILL.md
+.claude/skills/x/SKILL.md .agents/skills/x/y/SKILL.md""".split()
+not_read = """config.json src/config.json .opencode/config.json packages/app/opencode.json
+.opencode/mode/nested/fast.md .opencode/agent/notes.txt .opencode/package.json
+.opencode/plugin/x.ts README.md docs/opencode.json.md .opencode/permaudit-samples.txt.bak
+x/.opencode/opencode.json .claude/settings.json .claude/agents/x.md
+opencode.json5 .opencode/skills/x/README.md""".split()
+bad = [p for p in read if not files.search(p)] + [p for p in not_read if files.search(p)]
+if bad:
+    sys.exit(f"pattern {files.pattern!r} gets these wrong: {bad}")
+PY
+
+# A scratch repository in which the user commits; HOME of its own (no global config).
+P="$TMP/project"
+mkdir -p "$P/src" "$TMP/home"
+git -C "$P" init -q
+git -C "$P" config user.email t@example.com
+git -C "$P" config user.name test
+printf '{"permission":{"edit":{\n  "*": "ask",\n  "tests/**": "deny",\n  "**": "allow"\n}}}\n' > "$P/opencode.json"
+echo '{}' > "$P/src/config.json"
+git -C "$P" add -A
+export HOME="$TMP/home" CARGO_TARGET_DIR="$ROOT/target"
+unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME OPENCODE_CONFIG OPENCODE_CONFIG_DIR OPENCODE_CONFIG_CONTENT OPENCODE_PERMISSION
+
+# try HOOK-ARGS...: `pre-commit try-repo ROOT permaudit ARGS` in the scratch repository;
+# sets $out and $code.
+try() {
+    set +e
+    out=$(cd "$P" && "$PC" try-repo "$ROOT" permaudit --color never "$@" 2>&1)
+    code=$?
+    set -e
+}
+
+step "try-repo when only a file OpenCode does not read changed: skipped (nothing built)"
+try --files src/config.json
+[ "$code" = 0 ] || fail "expected skip (exit 0), got $code: $out"
+grep -q '^permaudit\.*(no files to check)Skipped$' <<<"$out" || fail "not skipped: $out"
+
+step "try-repo on a shadowed deny and the samples file: the hook installs permaudit (cargo --locked) and fails"
+mkdir -p "$P/.opencode"
+printf 'build edit tests/x.ts => deny\n' > "$P/.opencode/permaudit-samples.txt"
+git -C "$P" add -A
+started=$SECONDS
+try --all-files
+[ "$code" = 1 ] || fail "expected the hook to fail (exit 1), got $code: $out"
+grep -q '^permaudit\.*Failed$' <<<"$out" || fail "no 'permaudit...Failed' line: $out"
+grep -q 'installing permaudit from .* (cargo install --locked' <<<"$out" || fail "the hook did not install permaudit: $out"
+grep -qx 'shadowed-deny' <<<"$out" || fail "the hook's output lacks the finding: $out"
+grep -qx 'sample-mismatch' <<<"$out" || fail "the hook did not read .opencode/permaudit-samples.txt: $out"
+step "  took $((SECONDS - started)) s"
+
+step "ok: the pre-commit hook skips unrelated files, installs permaudit locked and reports"
