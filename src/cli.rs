@@ -250,6 +250,11 @@ pub fn run(cli: Cli) -> i32 {
                 eprintln!("error: give at least one INPUT, or --stdin");
                 return EXIT_REFUSED;
             }
+            // A permission no tool checks: decided all the same (rules may name it), with a
+            // word on stderr, so the JSON on stdout stays as it is.
+            if let Some(why) = crate::checks::unchecked_permission::diagnose(&permission) {
+                eprintln!("note: {why}");
+            }
             explain(
                 &project,
                 a,

@@ -23,6 +23,7 @@ pub mod secret_readable;
 pub mod shadowed_ask;
 pub mod shadowed_deny;
 pub mod unchecked_permission;
+pub mod unknown_agent_key;
 pub mod unusable_allow;
 
 use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
@@ -104,6 +105,7 @@ pub const CHECKS: &[Check] = &[
     overridden_by_later_layer::CHECK,
     agent_overrides_shared::CHECK,
     unchecked_permission::CHECK,
+    unknown_agent_key::CHECK,
     never_matches::CHECK,
     broken_frontmatter::CHECK,
     legacy_tools::CHECK,
@@ -393,6 +395,7 @@ pub fn run(project: &Project) -> Vec<Finding> {
         }
     }
     unchecked_permission::run(&ctx, &mut out);
+    unknown_agent_key::run(&ctx, &mut out);
     never_matches::run(&ctx, &mut out);
     broken_frontmatter::run(&ctx, &mut out);
     js_key_order::run(&ctx, &mut out);

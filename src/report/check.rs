@@ -26,6 +26,7 @@ fn label(id: &str) -> &'static str {
         "env-injection" => "this substitution",
         "sample-mismatch" => "this sample",
         "broken-frontmatter" => "here",
+        "unknown-agent-key" => "this key",
         _ => "this rule",
     }
 }
