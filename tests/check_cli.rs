@@ -489,7 +489,9 @@ fn one_finding_per_place_in_every_format() {
             "project/.opencode/agent/review.md",
             "---\ndescription: r\npermission:\n  edit: deny\n---\nReview.\n",
         );
-    let v = t.run(&["check", "--format", "json", "--fail-on", "never"]).json();
+    let v = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
     let findings = v["findings"].as_array().unwrap();
     let dead: Vec<&Value> = findings
         .iter()
@@ -505,13 +507,18 @@ fn one_finding_per_place_in_every_format() {
     // build denies bash itself: its own block overrides the shared rules, so the finding
     // does not hold for it and does not name it.
     assert!(!agents.contains(&"build"), "{agents:?}");
-    assert!(agents.contains(&"general") && agents.contains(&"review"), "{agents:?}");
+    assert!(
+        agents.contains(&"general") && agents.contains(&"review"),
+        "{agents:?}"
+    );
     let total = ["error", "warning", "info"]
         .iter()
         .map(|l| v["summary"][*l].as_u64().unwrap())
         .sum::<u64>();
     assert_eq!(total as usize, findings.len());
-    let sarif = t.run(&["check", "--format", "sarif", "--fail-on", "never"]).json();
+    let sarif = t
+        .run(&["check", "--format", "sarif", "--fail-on", "never"])
+        .json();
     assert_eq!(
         sarif["runs"][0]["results"].as_array().unwrap().len(),
         findings.len()

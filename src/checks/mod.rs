@@ -10,6 +10,7 @@ pub mod always_overrides_deny;
 pub mod broken_frontmatter;
 pub mod correlated_rules;
 pub mod dead_rule;
+pub mod deny_bypass;
 pub mod env_injection;
 pub mod examples;
 pub mod inconclusive;
@@ -18,8 +19,10 @@ pub mod legacy_tools;
 pub mod never_matches;
 pub mod overlap;
 pub mod overridden_by_later_layer;
+pub mod read_only_agent_writes;
 pub mod sample_mismatch;
 pub mod secret_readable;
+pub mod self_modification;
 pub mod shadowed_ask;
 pub mod shadowed_deny;
 pub mod unchecked_permission;
@@ -97,6 +100,9 @@ pub struct Check {
 
 /// Every check, in the order findings are reported.
 pub const CHECKS: &[Check] = &[
+    read_only_agent_writes::CHECK,
+    self_modification::CHECK,
+    deny_bypass::CHECK,
     shadowed_deny::CHECK,
     shadowed_ask::CHECK,
     correlated_rules::CHECK,
@@ -376,6 +382,9 @@ pub fn run(project: &Project) -> Vec<Finding> {
     let mut ctx = Ctx::new(project);
     let mut out = Vec::new();
     let reach = reachability(&ctx);
+    read_only_agent_writes::run(&ctx, &mut out);
+    self_modification::run(&ctx, &mut out);
+    deny_bypass::run(&ctx, &reach, &mut out);
     match SharedView::new(project) {
         None => order_checks(&ctx, &reach, &mut out),
         Some(view) => {

@@ -84,7 +84,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         out.push(Finding {
             id: CHECK.id,
             level: CHECK.level,
-            agent: k.agent.clone(),
+            agents: k.agent.iter().cloned().collect(),
             rule: None,
             loc: Some(k.loc),
             message,
