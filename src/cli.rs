@@ -293,6 +293,11 @@ pub fn run(cli: Cli) -> i32 {
                 eprintln!("error: give at least one INPUT, or --stdin");
                 return EXIT_REFUSED;
             }
+            // A permission no tool checks: decided all the same (rules may name it), with a
+            // word on stderr, so the JSON on stdout stays as it is.
+            if let Some(why) = crate::checks::unchecked_permission::diagnose(&permission) {
+                eprintln!("note: {why}");
+            }
             explain(
                 &project,
                 a,
@@ -368,23 +373,73 @@ fn explain(
     let mut render = report::explain::Renderer::new(project, a, permission, json, style);
     let mut matching = Vec::new();
     // `bash`: split each command as OpenCode does and decide every part (and the
-    // `external_directory` ask its path arguments raise).
-    let bash = (permission == "bash").then(|| (compile("external_directory"), Splitter::new()));
+    // `external_directory` ask its path arguments raise); `read`/`edit`: a path outside
+    // the project asks `external_directory` first. A tool hidden from the agent is denied
+    // whatever the input.
+    let file_tool = crate::shell::file::FILE_PERMISSIONS.contains(&permission);
+    let mut ext = (permission == "bash" || file_tool).then(|| compile("external_directory"));
+    let mut splitter = (permission == "bash").then(Splitter::new);
+    let hiding = (!crate::model::agents::NOT_TOOLS.contains(&permission))
+        .then(|| crate::model::agents::hiding_rule(&a.rules, permission, project.platform))
+        .flatten();
     let places = ShellPlaces::of(project);
     let env = places.env();
-    let mut bash = bash;
     let mut decide = |input: &str, out: &mut dyn Write| -> std::io::Result<()> {
-        if let Some((ext, splitter)) = bash.as_mut() {
+        if let Some(rule) = hiding {
+            let decided = crate::shell::decide::hidden(rule);
+            let text = if permission == "bash" {
+                let req = crate::shell::Request::default();
+                if json {
+                    return render.write_bash(out, input, &req, &decided);
+                }
+                report::explain::bash_human(project, a, input, &req, &decided, style)
+            } else if json {
+                let v = report::explain::tool_json(project, a, permission, input, None, &decided);
+                format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
+            } else {
+                report::explain::tool_human(project, a, permission, input, None, &decided, style)
+            };
+            return out.write_all(text.as_bytes());
+        }
+        let mut eval_with = |perm: &str, pattern: &str| {
+            let e = match ext.as_mut() {
+                Some(x) if perm == "external_directory" && permission != perm => x,
+                _ => &mut eval,
+            };
+            e.matching(pattern, &mut matching);
+            decision_of(a, &matching)
+        };
+        if let Some(splitter) = splitter.as_mut() {
             let req = splitter.request(input, &env);
-            let decided = crate::shell::decide::decide(&req, |perm, pattern| {
-                let e = if perm == "bash" { &mut eval } else { &mut *ext };
-                e.matching(pattern, &mut matching);
-                decision_of(a, &matching)
-            });
+            let decided = crate::shell::decide::decide(&req, &mut eval_with);
             if json {
                 return render.write_bash(out, input, &req, &decided);
             }
             let text = report::explain::bash_human(project, a, input, &req, &decided, style);
+            return out.write_all(text.as_bytes());
+        }
+        if file_tool && let Some(req) = crate::shell::file::request(permission, input, &env) {
+            let decided = crate::shell::decide::decide_asks(
+                req.external.as_slice(),
+                permission,
+                std::slice::from_ref(&req.pattern),
+                &mut eval_with,
+            );
+            let text = if json {
+                let v =
+                    report::explain::tool_json(project, a, permission, input, Some(&req), &decided);
+                format!("{}\n", serde_json::to_string(&v).unwrap_or_default())
+            } else {
+                report::explain::tool_human(
+                    project,
+                    a,
+                    permission,
+                    input,
+                    Some(&req),
+                    &decided,
+                    style,
+                )
+            };
             return out.write_all(text.as_bytes());
         }
         eval.matching(input, &mut matching);
@@ -558,7 +613,12 @@ fn map_commands(
             compiled(project, a, "bash"),
             compiled(project, a, "external_directory"),
         );
+        let hiding = crate::model::agents::hiding_rule(&a.rules, "bash", project.platform);
         for row in &mut rows {
+            if let Some(rule) = hiding {
+                row.decided.push(crate::shell::decide::hidden(rule));
+                continue;
+            }
             let d = decide(row.request, |perm, pattern| {
                 let e = if perm == "bash" { &mut bash } else { &mut ext };
                 e.matching(pattern, &mut matching);

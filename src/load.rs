@@ -78,6 +78,35 @@ pub struct Audit {
     pub reordered: Vec<jsonc::WrittenObject>,
     /// Every legacy `tools` entry, in load order.
     pub tools: Vec<ToolRecord>,
+    /// Keys OpenCode ignores: top-level keys outside its schema (dropped) and agent keys
+    /// outside the agent schema (moved into the agent's `options`), in load order.
+    pub ignored_keys: Vec<IgnoredKey>,
+}
+
+/// A key OpenCode reads past without a word.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IgnoredKey {
+    /// The key as written.
+    pub loc: Loc,
+    pub key: String,
+    /// The agent whose entry holds it; `None` at the top level.
+    pub agent: Option<String>,
+}
+
+/// Record the keys of an agent entry that OpenCode's agent schema does not read.
+fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node) {
+    let Some(o) = entry.value.as_object() else {
+        return;
+    };
+    a.ignored_keys.extend(
+        o.iter()
+            .filter(|(k, _)| !config::AGENT_KEYS.contains(k))
+            .map(|(k, v)| IgnoredKey {
+                loc: config::key_loc(v),
+                key: k.to_string(),
+                agent: Some(agent.to_string()),
+            }),
+    );
 }
 
 /// Everything loaded.
@@ -255,6 +284,15 @@ impl Loader<'_> {
         if let Some(p) = top.get("permission") {
             permission(p, a);
         }
+        a.ignored_keys.extend(
+            top.iter()
+                .filter(|(k, _)| !config::TOP_LEVEL_KEYS.contains(k))
+                .map(|(k, v)| IgnoredKey {
+                    loc: config::key_loc(v),
+                    key: k.to_string(),
+                    agent: None,
+                }),
+        );
         if let Some(t) = top.get("tools") {
             a.tools_objects.push(t.loc);
             record_tools(a, None, t);
@@ -269,6 +307,7 @@ impl Loader<'_> {
                 let Some(e) = entry.value.as_object() else {
                     continue;
                 };
+                record_ignored_agent_keys(a, name, entry);
                 if let Some(p) = e.get("permission") {
                     permission(p, a);
                 }
@@ -380,6 +419,7 @@ impl Loader<'_> {
         };
         match config::decode_agent(&data, "", entry_kind, &self.sw) {
             Ok(entry) => {
+                record_ignored_agent_keys(&mut self.audit, &name, &data);
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);
                 }

@@ -75,6 +75,17 @@ fn outcome(
     command: &str,
     stored: Option<&Wildcard>,
 ) -> Effect {
+    decide_command(ctx, agent, splitter, command, stored).effect
+}
+
+/// [`outcome`] with every ask's decision (`crate::shell::decide::Decided`).
+pub(super) fn decide_command(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    splitter: &mut Splitter,
+    command: &str,
+    stored: Option<&Wildcard>,
+) -> crate::shell::decide::Decided {
     let paths = ctx.project.loaded.paths();
     let (cwd, wt, home) = (
         paths.cwd.to_string_lossy(),
@@ -105,7 +116,6 @@ fn outcome(
             overridden: Vec::new(),
         }
     })
-    .effect
 }
 
 /// The one asked part of `command` when the command is exactly that part.

@@ -10,6 +10,7 @@ pub mod always_overrides_deny;
 pub mod broken_frontmatter;
 pub mod correlated_rules;
 pub mod dead_rule;
+pub mod deny_bypass;
 pub mod env_injection;
 pub mod examples;
 pub mod ignored_key;
@@ -19,11 +20,14 @@ pub mod legacy_tools;
 pub mod never_matches;
 pub mod overlap;
 pub mod overridden_by_later_layer;
+pub mod read_only_agent_writes;
 pub mod sample_mismatch;
 pub mod secret_readable;
+pub mod self_modification;
 pub mod shadowed_ask;
 pub mod shadowed_deny;
 pub mod unchecked_permission;
+pub mod unknown_agent_key;
 pub mod unusable_allow;
 
 use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
@@ -97,6 +101,9 @@ pub struct Check {
 
 /// Every check, in the order findings are reported.
 pub const CHECKS: &[Check] = &[
+    read_only_agent_writes::CHECK,
+    self_modification::CHECK,
+    deny_bypass::CHECK,
     shadowed_deny::CHECK,
     shadowed_ask::CHECK,
     correlated_rules::CHECK,
@@ -105,6 +112,7 @@ pub const CHECKS: &[Check] = &[
     overridden_by_later_layer::CHECK,
     agent_overrides_shared::CHECK,
     unchecked_permission::CHECK,
+    unknown_agent_key::CHECK,
     never_matches::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
@@ -396,6 +404,9 @@ pub fn run(project: &Project) -> Vec<Finding> {
     let mut ctx = Ctx::new(project);
     let mut out = Vec::new();
     let reach = reachability(&ctx);
+    read_only_agent_writes::run(&ctx, &mut out);
+    self_modification::run(&ctx, &mut out);
+    deny_bypass::run(&ctx, &reach, &mut out);
     match SharedView::new(project) {
         None => order_checks(&ctx, &reach, &mut out),
         Some(view) => {
@@ -415,6 +426,7 @@ pub fn run(project: &Project) -> Vec<Finding> {
         }
     }
     unchecked_permission::run(&ctx, &mut out);
+    unknown_agent_key::run(&ctx, &mut out);
     never_matches::run(&ctx, &mut out);
     broken_frontmatter::run(&ctx, &mut out);
     ignored_key::run(&ctx, &mut out);

@@ -72,6 +72,17 @@ fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The candidate `word` is most likely a typo of: at most two edits away, and fewer than
+/// half the candidate's length (ties: the smallest name).
+pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (levenshtein(word, c), *c))
+        .min()
+        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
+        .map(|(_, c)| c)
+}
+
 /// Why `key` is never checked, or `None` when it is fine.
 pub fn diagnose(key: &str) -> Option<String> {
     if let Some(open) = key.find('(')
@@ -111,13 +122,8 @@ pub fn diagnose(key: &str) -> Option<String> {
     if key.contains('_') || key.contains('-') || key.contains('.') {
         return None; // an MCP or plugin tool key
     }
-    let best = CHECKED
-        .iter()
-        .map(|c| (levenshtein(&lower, c), *c))
-        .min()
-        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1);
-    Some(match best {
-        Some((_, c)) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
+    Some(match closest(&lower, CHECKED) {
+        Some(c) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
         None => format!(
             "`{key}` is not a permission OpenCode checks (unless a plugin tool has exactly this id); MCP tools are named `SERVER_TOOL`: for a server named `{key}`, write `{key}_*`"
         ),

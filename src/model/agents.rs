@@ -381,13 +381,20 @@ pub fn tool_permission(tool: &str) -> &str {
 /// `Permission.disabled`: a tool is hidden from the model when the last rule whose
 /// permission matches it, pattern ignored, is exactly `* deny`.
 pub fn is_hidden(rules: &[Rule], tool: &str, platform: Platform) -> bool {
+    hiding_rule(rules, tool, platform).is_some()
+}
+
+/// The rule that hides `tool` from the model (see [`is_hidden`]), if any.
+pub fn hiding_rule(rules: &[Rule], tool: &str, platform: Platform) -> Option<usize> {
     let perm = tool_permission(tool);
     rules
         .iter()
-        .rev()
-        .find(|r| Wildcard::compile(&r.permission).is_match(perm, platform))
-        .is_some_and(|r| r.pattern == "*" && r.action == Action::Deny)
+        .rposition(|r| Wildcard::compile(&r.permission).is_match(perm, platform))
+        .filter(|&i| rules[i].pattern == "*" && rules[i].action == Action::Deny)
 }
+
+/// Permissions that are not tools (never hidden): asked by other tools or by the loop.
+pub const NOT_TOOLS: &[&str] = &["external_directory", "doom_loop"];
 
 /// The default tools hidden from an agent.
 pub fn hidden_tools(rules: &[Rule], platform: Platform) -> Vec<&'static str> {

@@ -258,7 +258,74 @@ fn err(node: &Node, path: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
-fn key_loc(node: &Node) -> Loc {
+/// The keys of an agent entry (`agent.NAME`, `mode.NAME`, markdown frontmatter) that
+/// OpenCode 1.18.34's `AgentConfig` schema reads (read from the bundle), and `name`, which
+/// the agent loader reads; any other key is moved into the agent's `options` (sent to the
+/// model provider) without a word (verified with `debug config`).
+pub const AGENT_KEYS: &[&str] = &[
+    "model",
+    "variant",
+    "temperature",
+    "top_p",
+    "prompt",
+    "tools",
+    "disable",
+    "description",
+    "mode",
+    "hidden",
+    "options",
+    "color",
+    "steps",
+    "maxSteps",
+    "permission",
+    "name",
+];
+
+/// The top-level keys of OpenCode 1.18.34's `Config` schema (read from the bundle), and the
+/// V2 keys permaudit handles (`agents`, `permissions`); any other top-level key is dropped
+/// without a word (verified with `debug config`).
+pub const TOP_LEVEL_KEYS: &[&str] = &[
+    "$schema",
+    "shell",
+    "logLevel",
+    "server",
+    "command",
+    "skills",
+    "references",
+    "reference",
+    "watcher",
+    "snapshot",
+    "plugin",
+    "share",
+    "autoshare",
+    "autoupdate",
+    "disabled_providers",
+    "enabled_providers",
+    "model",
+    "small_model",
+    "default_agent",
+    "subagent_depth",
+    "username",
+    "mode",
+    "agent",
+    "provider",
+    "mcp",
+    "formatter",
+    "lsp",
+    "instructions",
+    "layout",
+    "permission",
+    "tools",
+    "attachment",
+    "enterprise",
+    "tool_output",
+    "compaction",
+    "experimental",
+    "agents",
+    "permissions",
+];
+
+pub fn key_loc(node: &Node) -> Loc {
     node.key.unwrap_or(node.loc)
 }
 

@@ -27,6 +27,7 @@ fn label(id: &str) -> &'static str {
         "sample-mismatch" => "this sample",
         "broken-frontmatter" => "here",
         "ignored-key" => "ignored",
+        "unknown-agent-key" => "this key",
         _ => "this rule",
     }
 }

@@ -71,6 +71,10 @@ fn why(p: &Project, a: &Agent, req: &Request, d: &Decided) -> String {
             ),
             &d.bash[i],
         ),
+        Decider::Hidden => match &d.hidden {
+            Some(h) => ("the bash tool is hidden from this agent".to_string(), h),
+            None => return "the bash tool is hidden from this agent".into(),
+        },
     };
     let rule = match dec.rule {
         None => "no rule matched (default ask)".to_string(),

@@ -262,6 +262,7 @@ impl Renderer<'_> {
                 b",\"decided_by\":\"external_directory\",\"parts\":[".as_slice()
             }
             Some(Decider::Bash(_)) => b",\"decided_by\":\"bash\",\"parts\":[",
+            Some(Decider::Hidden) => b",\"decided_by\":\"hidden\",\"parts\":[",
             None => b",\"decided_by\":null,\"parts\":[",
         })?;
         for (k, part) in req.parts.iter().enumerate() {
@@ -331,6 +332,60 @@ fn decision_fields(
     m
 }
 
+/// The version 1 fields of a call decided by several asks: those of the deciding ask
+/// (`rule` null when nothing was asked).
+fn decided_head(
+    p: &Project,
+    a: &Agent,
+    permission: &str,
+    input: &str,
+    d: &crate::shell::decide::Decided,
+) -> serde_json::Map<String, serde_json::Value> {
+    let none = Decision {
+        rule: None,
+        effect: d.effect,
+        overridden: Vec::new(),
+    };
+    let mut m = serde_json::Map::new();
+    m.insert("version".into(), json!(1));
+    m.insert("agent".into(), json!(a.name));
+    m.insert("permission".into(), json!(permission));
+    m.insert("input".into(), json!(input));
+    m.extend(decision_fields(p, a, d.decision().unwrap_or(&none)));
+    m
+}
+
+/// One `external_directory` ask: `{"pattern",` (`"arguments",`) its decision`}`.
+fn external_json(
+    p: &Project,
+    a: &Agent,
+    pattern: &str,
+    arguments: Option<Vec<&str>>,
+    dec: &Decision,
+) -> serde_json::Value {
+    let mut o = serde_json::Map::new();
+    o.insert("pattern".into(), json!(pattern));
+    if let Some(args) = arguments {
+        o.insert("arguments".into(), json!(args));
+    }
+    o.extend(decision_fields(p, a, dec));
+    serde_json::Value::Object(o)
+}
+
+/// `  ACTION  rule N: …` (or the default ask), the end of one ask's line.
+fn ask_line(p: &Project, a: &Agent, style: Style, out: &mut String, dec: &Decision) {
+    let act = dec.effect.to_string();
+    out.push_str(&format!(
+        "  {}{}",
+        style.paint_action(&act),
+        " ".repeat(5 - act.len())
+    ));
+    match dec.rule {
+        None => out.push_str("  no rule matched: ask (OpenCode's default)\n"),
+        Some(i) => out.push_str(&format!("  {}\n", describe(p, a, i))),
+    }
+}
+
 /// `explain bash` for one command, JSON: the version 1 fields for the whole command (its
 /// outcome and the deciding pattern's rule, `null` when nothing is asked) plus
 /// `decided_by` (`"external_directory"`, `"bash"` or null), `parts` (every command node:
@@ -345,22 +400,13 @@ pub fn bash_json(
     d: &crate::shell::decide::Decided,
 ) -> serde_json::Value {
     use crate::shell::decide::Decider;
-    let none = Decision {
-        rule: None,
-        effect: d.effect,
-        overridden: Vec::new(),
-    };
-    let mut m = serde_json::Map::new();
-    m.insert("version".into(), json!(1));
-    m.insert("agent".into(), json!(a.name));
-    m.insert("permission".into(), json!("bash"));
-    m.insert("input".into(), json!(input));
-    m.extend(decision_fields(p, a, d.decision().unwrap_or(&none)));
+    let mut m = decided_head(p, a, "bash", input, d);
     m.insert(
         "decided_by".into(),
         json!(d.decider.map(|x| match x {
             Decider::External(_) => "external_directory",
             Decider::Bash(_) => "bash",
+            Decider::Hidden => "hidden",
         })),
     );
     let parts: Vec<serde_json::Value> = req
@@ -391,14 +437,7 @@ pub fn bash_json(
         .external_patterns
         .iter()
         .zip(&d.external)
-        .map(|(pat, dec)| {
-            let mut o = serde_json::Map::new();
-            o.insert("pattern".into(), json!(pat));
-            let args = req.arguments_for(pat);
-            o.insert("arguments".into(), json!(args));
-            o.extend(decision_fields(p, a, dec));
-            serde_json::Value::Object(o)
-        })
+        .map(|(pat, dec)| external_json(p, a, pat, Some(req.arguments_for(pat)), dec))
         .collect();
     m.insert("external_directory".into(), json!(ext));
     serde_json::Value::Object(m)
@@ -415,18 +454,11 @@ pub fn bash_human(
     style: Style,
 ) -> String {
     let mut out = headline(style, d.effect, &a.name, "bash", input);
-    let line = |out: &mut String, dec: &Decision| {
-        let act = dec.effect.to_string();
-        out.push_str(&format!(
-            "  {}{}",
-            style.paint_action(&act),
-            " ".repeat(5 - act.len())
-        ));
-        match dec.rule {
-            None => out.push_str("  no rule matched: ask (OpenCode's default)\n"),
-            Some(i) => out.push_str(&format!("  {}\n", describe(p, a, i))),
-        }
-    };
+    if let Some(text) = hidden_line(p, a, d) {
+        out.push_str(&text);
+        return out;
+    }
+    let line = |out: &mut String, dec: &Decision| ask_line(p, a, style, out, dec);
     for (pat, dec) in req.external_patterns.iter().zip(&d.external) {
         out.push_str(&format!(
             "       external_directory {}",
@@ -456,6 +488,93 @@ pub fn bash_human(
     }
     if req.parts.is_empty() {
         out.push_str(&style.dim("       no command: nothing is asked\n"));
+    }
+    out
+}
+
+/// `       the tool is hidden from this agent: rule N …` when `d` is a hidden tool's.
+fn hidden_line(p: &Project, a: &Agent, d: &crate::shell::decide::Decided) -> Option<String> {
+    let rule = d.hidden.as_ref()?.rule?;
+    Some(format!(
+        "       the tool is hidden from this agent (the model is never offered it): {}\n",
+        describe(p, a, rule)
+    ))
+}
+
+/// `explain` of a tool call that is more than one decision (a file tool's path outside
+/// the project, or a hidden tool), JSON: the version 1 fields of the deciding ask plus
+/// `decided_by` (`"external_directory"`, the permission, or `"hidden"`), `pattern` (what
+/// the tool's own permission is asked for; null when hidden) and `external_directory`
+/// (the outside directory's `{"pattern",` decision`}`, or none).
+pub fn tool_json(
+    p: &Project,
+    a: &Agent,
+    permission: &str,
+    input: &str,
+    req: Option<&crate::shell::file::FileRequest>,
+    d: &crate::shell::decide::Decided,
+) -> serde_json::Value {
+    use crate::shell::decide::Decider;
+    let mut m = decided_head(p, a, permission, input, d);
+    m.insert(
+        "decided_by".into(),
+        json!(d.decider.map(|x| match x {
+            Decider::External(_) => "external_directory",
+            Decider::Bash(_) => permission,
+            Decider::Hidden => "hidden",
+        })),
+    );
+    let hidden = d.decider == Some(Decider::Hidden);
+    m.insert(
+        "pattern".into(),
+        json!(req.filter(|_| !hidden).map(|r| r.pattern.as_str())),
+    );
+    let ext: Vec<serde_json::Value> = req
+        .and_then(|r| r.external.as_ref())
+        .into_iter()
+        .zip(&d.external)
+        .map(|(pat, dec)| external_json(p, a, pat, None, dec))
+        .collect();
+    m.insert("external_directory".into(), json!(ext));
+    serde_json::Value::Object(m)
+}
+
+/// The human form of [`tool_json`]: the outcome, then the hidden tool, or each ask with
+/// its decision.
+pub fn tool_human(
+    p: &Project,
+    a: &Agent,
+    permission: &str,
+    input: &str,
+    req: Option<&crate::shell::file::FileRequest>,
+    d: &crate::shell::decide::Decided,
+    style: Style,
+) -> String {
+    let mut out = headline(style, d.effect, &a.name, permission, input);
+    if let Some(text) = hidden_line(p, a, d) {
+        out.push_str(&text);
+        return out;
+    }
+    let Some(req) = req else {
+        return out;
+    };
+    let line = |out: &mut String, what: String, dec: &Decision| {
+        out.push_str(&format!("       {what}"));
+        ask_line(p, a, style, out, dec);
+    };
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    if let (Some(pat), Some(dec)) = (&req.external, d.external.first()) {
+        line(&mut out, format!("external_directory {}", q(pat)), dec);
+        if dec.effect == crate::model::Effect::Deny {
+            out.push_str(&style.dim(&format!(
+                "       {permission} {}  not asked (the directory ask denies first)\n",
+                q(&req.pattern)
+            )));
+            return out;
+        }
+    }
+    if let Some(dec) = d.bash.first() {
+        line(&mut out, format!("{permission} {}", q(&req.pattern)), dec);
     }
     out
 }

@@ -17,8 +17,12 @@ use crate::model::agents::Decision;
 pub enum Decider {
     /// The `external_directory` pattern at this index of `Request::external_patterns`.
     External(usize),
-    /// The `bash` pattern at this index of `Request::patterns`.
+    /// The `bash` pattern (or the file tool's own pattern) at this index of
+    /// `Request::patterns`.
     Bash(usize),
+    /// The tool is hidden from the agent (`Permission.disabled`): the last rule for its
+    /// permission is `* deny`, so the model is never offered it, whatever the input.
+    Hidden,
 }
 
 /// The decisions of every asked pattern and the outcome.
@@ -26,8 +30,10 @@ pub enum Decider {
 pub struct Decided {
     /// One per `Request::external_patterns`.
     pub external: Vec<Decision>,
-    /// One per `Request::patterns`.
+    /// One per `Request::patterns` (for a file tool: its one pattern).
     pub bash: Vec<Decision>,
+    /// With [`Decider::Hidden`]: the `* deny` rule that hides the tool.
+    pub hidden: Option<Decision>,
     pub effect: Effect,
     /// `None` when nothing is asked (allowed without a question).
     pub decider: Option<Decider>,
@@ -39,19 +45,30 @@ impl Decided {
         match self.decider? {
             Decider::External(i) => self.external.get(i),
             Decider::Bash(i) => self.bash.get(i),
+            Decider::Hidden => self.hidden.as_ref(),
         }
     }
 }
 
 /// Decide `req` with `eval(permission, pattern)` (e.g. [`crate::model::agents::evaluate`]
 /// over the agent's rules, or the compiled evaluator).
-pub fn decide(req: &Request, mut eval: impl FnMut(&str, &str) -> Decision) -> Decided {
-    let external: Vec<Decision> = req
-        .external_patterns
+pub fn decide(req: &Request, eval: impl FnMut(&str, &str) -> Decision) -> Decided {
+    decide_asks(&req.external_patterns, "bash", &req.patterns, eval)
+}
+
+/// Decide one tool call: the `external_directory` ask of `external` patterns first, then
+/// the `permission` ask of `patterns` (the bash tool's, or a file tool's one path).
+pub fn decide_asks(
+    external: &[String],
+    permission: &str,
+    patterns: &[String],
+    mut eval: impl FnMut(&str, &str) -> Decision,
+) -> Decided {
+    let external: Vec<Decision> = external
         .iter()
         .map(|p| eval("external_directory", p))
         .collect();
-    let bash: Vec<Decision> = req.patterns.iter().map(|p| eval("bash", p)).collect();
+    let bash: Vec<Decision> = patterns.iter().map(|p| eval(permission, p)).collect();
     let first = |e: Effect| {
         external
             .iter()
@@ -76,7 +93,23 @@ pub fn decide(req: &Request, mut eval: impl FnMut(&str, &str) -> Decision) -> De
     Decided {
         external,
         bash,
+        hidden: None,
         effect,
         decider,
+    }
+}
+
+/// The outcome of a call to a tool hidden from the agent by rule `rule` (`* deny`).
+pub fn hidden(rule: usize) -> Decided {
+    Decided {
+        external: Vec::new(),
+        bash: Vec::new(),
+        hidden: Some(Decision {
+            rule: Some(rule),
+            effect: Effect::Deny,
+            overridden: Vec::new(),
+        }),
+        effect: Effect::Deny,
+        decider: Some(Decider::Hidden),
     }
 }

@@ -7,6 +7,7 @@
 pub mod arity;
 pub mod corpus;
 pub mod decide;
+pub mod file;
 pub mod split;
 
 pub use split::{Env, External, Part, Request, Splitter};

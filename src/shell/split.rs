@@ -414,7 +414,7 @@ fn join(a: &str, b: &str) -> String {
 }
 
 /// Node's `path.posix.resolve(base, p)` (absolute, normalised, no trailing slash).
-fn resolve(base: &str, p: &str) -> String {
+pub(crate) fn resolve(base: &str, p: &str) -> String {
     let whole = if p.starts_with('/') {
         p.to_string()
     } else {
@@ -429,7 +429,7 @@ fn resolve(base: &str, p: &str) -> String {
 }
 
 /// Node's `path.posix.dirname` of a resolved path.
-fn dirname(p: &str) -> String {
+pub(crate) fn dirname(p: &str) -> String {
     match p.rfind('/') {
         Some(0) | None => "/".into(),
         Some(i) => p[..i].to_string(),

@@ -197,12 +197,19 @@ pub fn materialize(case: &Case, root: &Path, git: bool) {
 /// `rg` first), XDG_* therefore unset, HOME inside the case, the managed config dir pinned
 /// inside the case so a host's /etc/opencode cannot leak in, plus the case's own variables.
 pub fn full_env(case: &Case, root: &Path, fakebin: &Path) -> Vec<(String, String)> {
+    let mut env = isolated_env(root, fakebin);
+    env.extend(case.env_resolved(root));
+    env
+}
+
+/// [`full_env`] without a case's own variables.
+pub fn isolated_env(root: &Path, fakebin: &Path) -> Vec<(String, String)> {
     let path = format!(
         "{}:{}",
         fakebin.display(),
         std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
     );
-    let mut env = vec![
+    vec![
         ("PATH".to_string(), path),
         ("HOME".to_string(), root.join("home").display().to_string()),
         ("OPENCODE_DISABLE_AUTOUPDATE".to_string(), "1".to_string()),
@@ -211,9 +218,7 @@ pub fn full_env(case: &Case, root: &Path, fakebin: &Path) -> Vec<(String, String
             "OPENCODE_TEST_MANAGED_CONFIG_DIR".to_string(),
             root.join("managed").display().to_string(),
         ),
-    ];
-    env.extend(case.env_resolved(root));
-    env
+    ]
 }
 
 pub fn permaudit_bin() -> PathBuf {

@@ -1,0 +1,133 @@
+//! `deny-bypass` (warning)
+//!
+//! ## What it finds
+//! A `read` or `edit` deny on a path that the same agent can walk around with bash,
+//! without being asked: `cat FILE`, `grep -r x FILE`, `head FILE` read it, `sed -i … FILE`,
+//! `cp x FILE`, `tee FILE` write it. Each command is decided exactly as `explain bash`
+//! decides it (OpenCode's bash tool splits it and asks about every part); the first one
+//! that runs without a question is named with the rule that lets it.
+//!
+//! Only denies you wrote are looked at, and only agents the model can act as (hidden
+//! agents are left out); one finding per agent and permission, at its first deny that
+//! bash walks around (the same commands pass the others). An agent that asks before
+//! every such command is not reported.
+//!
+//! ## Why it matters
+//! OpenCode checks the `read` permission in the read tool only. A model refused
+//! `read .env` often tries `cat .env` next; with bash allowed (the default for `build`),
+//! it runs.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"read": {"*": "allow", "*.env": "deny"}}}
+//! ```
+//! `cat .env` still runs without asking.
+//!
+//! ## How to fix
+//! Deny or ask for the commands too (`"bash": {"*": "ask", "git *": "allow"}`), or keep
+//! secrets outside the project. Listing every reader (`cat *.env*`, `grep *`) is not
+//! enough: interpreters read files too.
+
+use super::always_overrides_deny::decide_command;
+use super::read_only_agent_writes::samples;
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use crate::model::{Action, Effect};
+use crate::shell::Splitter;
+
+pub const CHECK: Check = Check {
+    id: "deny-bypass",
+    level: Level::Warning,
+    summary: "a read/edit deny that a bash command (cat, grep, sed -i, cp …) walks around without asking",
+    docs: include_str!("deny_bypass.rs"),
+};
+
+/// Commands that read (`read`) or write (`edit`) `FILE`.
+fn commands(permission: &str) -> &'static [&'static str] {
+    match permission {
+        "read" => &["cat FILE", "grep -r x FILE", "head FILE"],
+        _ => &["sed -i s/x/y/ FILE", "cp x FILE", "tee FILE"],
+    }
+}
+
+/// A path shell quoting leaves alone.
+fn plain(path: &str) -> bool {
+    !path.is_empty()
+        && !path.ends_with('/')
+        && !path.starts_with('/')
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/+@%,".contains(c))
+}
+
+pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let mut splitter = Splitter::new();
+    for (a, agent) in ctx.project.agents.iter().enumerate() {
+        if agent.hidden {
+            continue;
+        }
+        let mut reported = std::collections::HashSet::new();
+        for (i, r) in agent.rules.iter().enumerate() {
+            let Some(loc) = r.loc else { continue };
+            let permission = r.permission.as_str();
+            if r.action != Action::Deny || !matches!(permission, "read" | "edit") {
+                continue;
+            }
+            if !matches!(reach[a].get(i), Some(Some(Reach::Decides(_)))) {
+                continue;
+            }
+            // A path this deny still denies.
+            let mut candidates = samples(&r.pattern);
+            candidates.rotate_right(1); // the glob without its wildcards first (`.env`)
+            let Some(path) = candidates.into_iter().find(|p| {
+                plain(p)
+                    && ctx
+                        .witness(agent, &crate::glob::analysis::Input::new(permission, p))
+                        .is_some_and(|w| w.rule == Some(i))
+            }) else {
+                continue;
+            };
+            let found = commands(permission).iter().find_map(|c| {
+                let command = c.replace("FILE", &path);
+                let d = decide_command(ctx, agent, &mut splitter, &command, None);
+                (d.effect == Effect::Allow).then_some((command, d))
+            });
+            let Some((command, d)) = found else { continue };
+            if !reported.insert(permission) {
+                continue; // one finding per agent and permission: its first such deny
+            }
+            let decider = d.bash.last().and_then(|x| x.rule);
+            out.push(Finding {
+                id: CHECK.id,
+                level: CHECK.level,
+                agents: vec![agent.name.clone()],
+                rule: Some(i),
+                loc: Some(loc),
+                message: format!(
+                    "this deny ({}) does not stop bash: `{command}` runs without asking (decided by {})",
+                    describe(r),
+                    decider
+                        .map(|k| ctx.place(&agent.rules[k]))
+                        .unwrap_or_else(|| "no rule".into())
+                ),
+                related: Vec::new(),
+                witnesses: vec![
+                    Witness {
+                        permission: permission.to_string(),
+                        input: path,
+                        action: Effect::Deny,
+                        rule: Some(i),
+                    },
+                    Witness {
+                        permission: "bash".into(),
+                        input: command,
+                        action: Effect::Allow,
+                        rule: decider,
+                    },
+                ],
+                help: Some(
+                    "OpenCode checks `read`/`edit` in its file tools only: ask or deny the commands as well (`\"bash\": {\"*\": \"ask\", …}`)".into(),
+                ),
+            });
+        }
+    }
+}

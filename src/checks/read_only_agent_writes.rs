@@ -1,0 +1,133 @@
+//! `read-only-agent-writes` (error)
+//!
+//! ## What it finds
+//! A built-in read-only agent, `plan` or `explore`, that may edit files without asking
+//! because of a rule shared by every agent (top-level `permission`, any config file, or
+//! `OPENCODE_PERMISSION`): OpenCode puts the user's rules *after* the agent's built-in
+//! `edit * deny` (plan) or `* deny` (explore), so a shared `"edit": "allow"` (or
+//! `"*": "allow"`) wins for them too. The finding names the rule and an input it allows,
+//! re-decided over the agent's whole ruleset; the agent's built-in rules alone deny it.
+//!
+//! Rules written for the agent itself (`agent.plan.permission`, an agent file) are taken
+//! as meant and not reported. Bash is not reported: in 1.18.34 `plan` and `explore`
+//! already run any command without asking by their built-in rules (the defaults'
+//! `* allow`, explore's `bash allow`), so a shared rule adds nothing there.
+//!
+//! ## Why it matters
+//! `plan` is chosen to look before touching anything; `explore` is started by other agents
+//! to read the code base. A shared allow quietly makes both write.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"edit": "allow"}}
+//! ```
+//! `plan` (and `explore`) may now edit `src/main.ts` without asking.
+//!
+//! ## How to fix
+//! Keep the read-only agents read-only in their own block, which comes after the shared
+//! rules: `{"agent": {"plan": {"permission": {"edit": "deny"}}, "explore": {"permission":
+//! {"edit": "deny"}}}}`, or write the allow for the agents that should edit
+//! (`agent.build.permission`).
+
+use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::glob::wildcard::{Token, Wildcard};
+use crate::model::agents::evaluate;
+use crate::model::{Effect, Layer};
+
+pub const CHECK: Check = Check {
+    id: "read-only-agent-writes",
+    level: Level::Error,
+    summary: "built-in plan/explore may edit without asking because of a shared rule",
+    docs: include_str!("read_only_agent_writes.rs"),
+};
+
+/// The built-in agents meant to be read-only.
+const READ_ONLY: &[&str] = &["plan", "explore"];
+
+/// Layers whose rules every agent gets (not written for one agent).
+pub fn shared(layer: Layer) -> bool {
+    !matches!(
+        layer,
+        Layer::Defaults
+            | Layer::AgentBuiltin
+            | Layer::AgentConfig
+            | Layer::AgentLegacyTools
+            | Layer::MarkdownAgent
+            | Layer::Mode
+            | Layer::ToolOutput
+    )
+}
+
+/// Inputs a glob matches, simplest first: wildcards left out, or each read as `x`.
+pub fn samples(glob: &str) -> Vec<String> {
+    let w = Wildcard::compile(glob);
+    let fill = |star: &str| -> String {
+        let units: Vec<u16> = w
+            .tokens
+            .iter()
+            .flat_map(|t| match t {
+                Token::Lit(u) => vec![*u],
+                Token::One => vec![u16::from(b'x')],
+                Token::Star => star.encode_utf16().collect(),
+            })
+            .collect();
+        String::from_utf16_lossy(&units)
+    };
+    let mut out = vec![fill("x"), fill("src/x.ts"), fill("")];
+    out.dedup();
+    out
+}
+
+pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let platform = ctx.project.platform;
+    for agent in &ctx.project.agents {
+        if !agent.native || !READ_ONLY.contains(&agent.name.as_str()) {
+            continue;
+        }
+        let builtin: Vec<_> = agent
+            .rules
+            .iter()
+            .filter(|r| r.loc.is_none())
+            .cloned()
+            .collect();
+        for (i, r) in agent.rules.iter().enumerate() {
+            let Some(loc) = r.loc else { continue };
+            if !shared(r.layer) || r.action.effective() != Effect::Allow {
+                continue;
+            }
+            if !Wildcard::compile(&r.permission).is_match("edit", platform) {
+                continue;
+            }
+            let found = samples(&r.pattern).into_iter().find_map(|input| {
+                let d = evaluate(&agent.rules, "edit", &input, platform);
+                let alone = evaluate(&builtin, "edit", &input, platform);
+                (d.rule == Some(i) && d.effect == Effect::Allow && alone.effect != Effect::Allow)
+                    .then_some((input, d))
+            });
+            let Some((input, d)) = found else { continue };
+            out.push(Finding {
+                id: CHECK.id,
+                level: CHECK.level,
+                agents: vec![agent.name.clone()],
+                rule: Some(i),
+                loc: Some(loc),
+                message: format!(
+                    "a read-only built-in agent may edit {} without asking: this shared rule ({}) comes after its built-in edit deny",
+                    serde_json::to_string(&input).unwrap_or_default(),
+                    describe(r)
+                ),
+                related: Vec::new(),
+                witnesses: vec![Witness {
+                    permission: "edit".into(),
+                    input,
+                    action: d.effect,
+                    rule: d.rule,
+                }],
+                help: Some(format!(
+                    "keep it read-only in its own block, which comes last: {{\"agent\": {{\"{}\": {{\"permission\": {{\"edit\": \"deny\"}}}}}}}}",
+                    agent.name
+                )),
+            });
+        }
+    }
+}

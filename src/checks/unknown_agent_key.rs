@@ -1,0 +1,127 @@
+//! `unknown-agent-key` (warning)
+//!
+//! ## What it finds
+//! A key OpenCode 1.18.34 reads past without a word, where a real key was meant: in an
+//! agent entry (`agent.NAME` or `mode.NAME` in a config file, or an agent file's
+//! frontmatter) a near miss of an agent key (`permision`, `tool`, `Permission`) or a
+//! permission written directly on the agent (`edit: deny` instead of
+//! `permission: {edit: deny}`); at the top level of a config, a near miss of a top-level
+//! key (`permisions`, `agnet`) or a permission written outside `permission`.
+//!
+//! Other unknown agent keys are not reported: OpenCode passes them to the model provider
+//! as options (`reasoningEffort: high` is meant that way). Other unknown top-level keys
+//! (`theme`, `keybinds`, moved to `tui.json`) are not reported either.
+//!
+//! ## Why it matters
+//! OpenCode moves an unknown agent key into the agent's `options` and drops an unknown
+//! top-level key, and says nothing (verified with `opencode debug config` on 1.18.34): a
+//! `"permision": {"edit": "deny"}` block loses every rule in it, and the agent edits
+//! freely.
+//!
+//! ## Example
+//! ```json
+//! {"agent": {"review": {"permision": {"edit": "deny"}}}}
+//! ```
+//!
+//! ## How to fix
+//! Use the key OpenCode reads: `permission` (singular), `tools` (plural), and put
+//! permissions under `permission`: `{"agent": {"review": {"permission": {"edit": "deny"}}}}`.
+
+use super::unchecked_permission::{CHECKED, closest};
+use super::{Check, Ctx, Finding, Level};
+use crate::model::config::{AGENT_KEYS, TOP_LEVEL_KEYS};
+
+pub const CHECK: Check = Check {
+    id: "unknown-agent-key",
+    level: Level::Warning,
+    summary: "an agent or top-level key OpenCode ignores (`permision`, `tool`, `edit: deny` outside `permission`)",
+    docs: include_str!("unknown_agent_key.rs"),
+};
+
+/// What is wrong with an ignored key, or `None` when it is most likely meant (provider
+/// options, keys of other tools).
+pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
+    let (known, place, fate): (&[&str], &str, &str) = if in_agent {
+        (
+            AGENT_KEYS,
+            "an agent",
+            "OpenCode passes it to the model provider as an option",
+        )
+    } else {
+        (TOP_LEVEL_KEYS, "a config", "OpenCode drops it")
+    };
+    // `permissions` is V2 (refused in V1 files; handled where it is decoded).
+    if key == "permissions" {
+        return None;
+    }
+    if CHECKED.contains(&key) {
+        return Some(format!(
+            "`{key}` is not a key of {place}: {fate}, so this permission has no effect; put it under `permission`: {{\"permission\": {{\"{key}\": ...}}}}"
+        ));
+    }
+    let lower = key.to_lowercase();
+    // Never suggest V2 `permissions`, which a V1 file may not use.
+    let known: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| *k != "permissions")
+        .collect();
+    let meant = known
+        .iter()
+        .find(|k| k.to_lowercase() == lower)
+        .copied()
+        .or_else(|| closest(&lower, &known))?;
+    Some(format!(
+        "`{key}` is not a key of {place}: {fate}, and what it holds has no effect; did you mean `{meant}`?"
+    ))
+}
+
+pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    for k in &ctx.project.loaded.audit.ignored_keys {
+        let Some(message) = diagnose(&k.key, k.agent.is_some()) else {
+            continue;
+        };
+        out.push(Finding {
+            id: CHECK.id,
+            level: CHECK.level,
+            agents: k.agent.iter().cloned().collect(),
+            rule: None,
+            loc: Some(k.loc),
+            message,
+            related: Vec::new(),
+            witnesses: Vec::new(),
+            help: None,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diagnose;
+
+    #[test]
+    fn near_misses_and_permissions_are_reported_provider_options_are_not() {
+        for (key, agent, needle) in [
+            ("permision", true, "did you mean `permission`"),
+            ("tool", true, "did you mean `tools`"),
+            ("Permission", true, "did you mean `permission`"),
+            ("descripton", true, "did you mean `description`"),
+            ("edit", true, "put it under `permission`"),
+            ("permisions", false, "did you mean `permission`"),
+            ("agnet", false, "did you mean `agent`"),
+            ("bash", false, "put it under `permission`"),
+        ] {
+            let d = diagnose(key, agent).unwrap_or_default();
+            assert!(d.contains(needle), "{key}: {d}");
+        }
+        for (key, agent) in [
+            ("reasoningEffort", true),
+            ("textVerbosity", true),
+            ("permissions", true),
+            ("theme", false),
+            ("keybinds", false),
+        ] {
+            assert_eq!(diagnose(key, agent), None, "{key}");
+        }
+    }
+}
