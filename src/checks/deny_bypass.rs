@@ -1,4 +1,4 @@
-//! `deny-bypass` (warning)
+//! `deny-bypass` (warning on secret-shaped paths; info otherwise)
 //!
 //! ## What it finds
 //! A `read` or `edit` deny on a path that the same agent can walk around with bash,
@@ -96,9 +96,17 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 continue; // one finding per agent and permission: its first such deny
             }
             let decider = d.bash.last().and_then(|x| x.rule);
+            // Judged on the real-config corpus: a walked-around deny on a secret (`.env`,
+            // keys, credentials) is what authors act on; on other paths (a read-only
+            // subagent's `edit * deny` beside a free bash) it is a note.
+            let level = if crate::map::is_secret_shaped(&path) {
+                Level::Warning
+            } else {
+                Level::Info
+            };
             out.push(Finding {
                 id: CHECK.id,
-                level: CHECK.level,
+                level,
                 agents: vec![agent.name.clone()],
                 rule: Some(i),
                 loc: Some(loc),

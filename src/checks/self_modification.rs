@@ -1,4 +1,4 @@
-//! `self-modification` (warning)
+//! `self-modification` (info)
 //!
 //! ## What it finds
 //! An agent with rules that restrict it (a deny or ask you wrote) that may, without
@@ -36,7 +36,7 @@ use crate::model::{Action, Effect};
 
 pub const CHECK: Check = Check {
     id: "self-modification",
-    level: Level::Warning,
+    level: Level::Info,
     summary: "an agent with restrictions may edit, without asking, the config files its rules come from",
     docs: include_str!("self_modification.rs"),
 };
