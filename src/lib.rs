@@ -27,6 +27,8 @@ pub mod map;
 pub mod model;
 pub mod project;
 pub mod report;
+pub mod settings;
 pub mod shell;
 pub mod source;
+pub mod suppress;
 pub mod syntax;

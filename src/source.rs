@@ -50,6 +50,8 @@ pub struct SourceFile {
     pub origin: Origin,
     /// The text as read (invalid UTF-8 replaced by U+FFFD, as Bun's decoder does).
     pub text: String,
+    /// The name output shows instead of the path ([`SourceMap::relative_to`]).
+    display: Option<String>,
     line_starts: Vec<usize>,
     /// UTF-8 continuation bytes before each multiple of [`CHUNK`]: columns in constant
     /// time on long lines (a minified config is one line; each of its rules needs a column).
@@ -83,6 +85,7 @@ impl SourceFile {
         SourceFile {
             origin,
             text,
+            display: None,
             line_starts,
             continuations,
         }
@@ -100,6 +103,9 @@ impl SourceFile {
 
     /// A name for humans and machine output: the path, or `env:NAME`.
     pub fn name(&self) -> String {
+        if let Some(d) = &self.display {
+            return d.clone();
+        }
         match &self.origin {
             Origin::File(p) => p.display().to_string(),
             Origin::EnvVar(v) => format!("env:{v}"),
@@ -161,6 +167,20 @@ impl SourceMap {
             .iter()
             .enumerate()
             .map(|(i, f)| (SourceId(i as u32), f))
+    }
+
+    /// Name every file under `root` by its path relative to `root` (`opencode.json`,
+    /// `.opencode/agent/x.md`) in all output from now on; files elsewhere keep their
+    /// absolute path. Only names change: [`SourceFile::path`] still gives the real path.
+    pub fn relative_to(&mut self, root: &std::path::Path) {
+        for f in &mut self.files {
+            if let Origin::File(p) = &f.origin
+                && let Ok(rel) = p.strip_prefix(root)
+                && !rel.as_os_str().is_empty()
+            {
+                f.display = Some(rel.display().to_string());
+            }
+        }
     }
 
     /// `(name, line, column)` of a location.

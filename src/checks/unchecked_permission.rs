@@ -55,23 +55,6 @@ pub const CHECKED: &[&str] = &[
     "plan_exit",
 ];
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// Why `key` is never checked, or `None` when it is fine.
 pub fn diagnose(key: &str) -> Option<String> {
     if let Some(open) = key.find('(')
@@ -111,13 +94,8 @@ pub fn diagnose(key: &str) -> Option<String> {
     if key.contains('_') || key.contains('-') || key.contains('.') {
         return None; // an MCP or plugin tool key
     }
-    let best = CHECKED
-        .iter()
-        .map(|c| (levenshtein(&lower, c), *c))
-        .min()
-        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1);
-    Some(match best {
-        Some((_, c)) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
+    Some(match super::did_you_mean(&lower, CHECKED.iter().copied()) {
+        Some(c) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
         None => format!(
             "`{key}` is not a permission OpenCode checks (unless a plugin tool has exactly this id); MCP tools are named `SERVER_TOOL`: for a server named `{key}`, write `{key}_*`"
         ),
@@ -140,12 +118,7 @@ fn meant(key: &str) -> Option<String> {
     if CHECKED.contains(&lower.as_str()) {
         return Some(lower);
     }
-    CHECKED
-        .iter()
-        .map(|c| (levenshtein(&lower, c), *c))
-        .min()
-        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
-        .map(|(_, c)| c.to_string())
+    super::did_you_mean(&lower, CHECKED.iter().copied()).map(str::to_string)
 }
 
 /// What the author loses. An allow that is never checked loses nothing the author wanted
