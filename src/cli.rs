@@ -246,7 +246,12 @@ pub fn run(cli: Cli) -> i32 {
         PlatformArg::Windows => Platform::Windows,
     };
     let mut project = match Project::load(host, &cwd, platform) {
-        Ok(p) => p,
+        Ok(mut p) => {
+            if let Some(s) = setup.as_ref().filter(|s| !s.absolute) {
+                p.loaded.sources.relative_to(&s.root);
+            }
+            p
+        }
         Err(mut f) => {
             if let Some(s) = setup.as_ref().filter(|s| !s.absolute) {
                 f.sources.relative_to(&s.root);
@@ -806,9 +811,6 @@ fn check(
         Ok(b) => b,
         Err(code) => return code,
     };
-    if !setup.absolute {
-        project.loaded.sources.relative_to(&setup.root);
-    }
     let project = &*project;
     let mut findings = crate::checks::run(project);
     findings.extend(crate::checks::consolidate(
@@ -1020,9 +1022,6 @@ impl CheckSetup {
         };
         let sources = &mut project.loaded.sources;
         let id = sources.add(SourceFile::new(Origin::File(path), text));
-        if !self.absolute {
-            sources.relative_to(&self.root);
-        }
         crate::suppress::parse_baseline(&sources.get(id).text, id)
             .map(Some)
             .map_err(|e| {

@@ -238,11 +238,34 @@ pub fn parse(text: &str, source: SourceId) -> Result<Settings, SettingsError> {
             };
             return Err(err(at, format!("unknown key `{k}`{hint}")));
         }
-        // Each key alone, so that a type error points at its own value.
-        let mut one = serde_json::Map::new();
-        one.insert(k.to_string(), crate::load::to_json(&v.value));
-        if let Err(e) = serde_json::from_value::<Settings>(serde_json::Value::Object(one)) {
-            return Err(err(v.loc, format!("`{k}`: {e}")));
+        // Each key alone, so that a type error points at its own value (or the entry of
+        // a list or map that is wrong).
+        let alone = |value: serde_json::Value| {
+            let mut one = serde_json::Map::new();
+            one.insert(k.to_string(), value);
+            serde_json::from_value::<Settings>(serde_json::Value::Object(one)).err()
+        };
+        if let Some(e) = alone(crate::load::to_json(&v.value)) {
+            let entries: Vec<(serde_json::Value, Loc)> = match &v.value {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|i| (vec![crate::load::to_json(&i.value)].into(), i.loc))
+                    .collect(),
+                Value::Object(o) => o
+                    .iter()
+                    .map(|(ck, cv)| {
+                        let mut m = serde_json::Map::new();
+                        m.insert(ck.to_string(), crate::load::to_json(&cv.value));
+                        (serde_json::Value::Object(m), cv.loc)
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let (e, at) = entries
+                .into_iter()
+                .find_map(|(x, at)| alone(x).map(|e| (e, at)))
+                .unwrap_or((e, v.loc));
+            return Err(err(at, format!("`{k}`: {e}")));
         }
         check_kinds(k, v)?;
     }

@@ -91,6 +91,16 @@ impl SourceFile {
         }
     }
 
+    /// Named relative to `root` if it is under it (see [`SourceMap::relative_to`]).
+    fn relative_to(&mut self, root: &std::path::Path) {
+        if let Origin::File(p) = &self.origin
+            && let Ok(rel) = p.strip_prefix(root)
+            && !rel.as_os_str().is_empty()
+        {
+            self.display = Some(rel.display().to_string());
+        }
+    }
+
     /// UTF-8 continuation bytes in `text[..offset]`.
     fn continuations_before(&self, offset: usize) -> usize {
         let k = offset / CHUNK;
@@ -146,6 +156,8 @@ impl SourceFile {
 #[derive(Debug, Default, Clone)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
+    /// Set by [`SourceMap::relative_to`]: files added later are named relative to it too.
+    root: Option<std::path::PathBuf>,
 }
 
 impl SourceMap {
@@ -153,7 +165,10 @@ impl SourceMap {
         SourceMap::default()
     }
 
-    pub fn add(&mut self, file: SourceFile) -> SourceId {
+    pub fn add(&mut self, mut file: SourceFile) -> SourceId {
+        if let Some(root) = &self.root {
+            file.relative_to(root);
+        }
         self.files.push(file);
         SourceId((self.files.len() - 1) as u32)
     }
@@ -169,18 +184,14 @@ impl SourceMap {
             .map(|(i, f)| (SourceId(i as u32), f))
     }
 
-    /// Name every file under `root` by its path relative to `root` (`opencode.json`,
-    /// `.opencode/agent/x.md`) in all output from now on; files elsewhere keep their
-    /// absolute path. Only names change: [`SourceFile::path`] still gives the real path.
+    /// Name every file under `root`, and every one added later, by its path relative to
+    /// `root` (`opencode.json`, `.opencode/agent/x.md`) in all output from now on; files
+    /// elsewhere keep their absolute path. Only names change: [`SourceFile::path`] still gives the real path.
     pub fn relative_to(&mut self, root: &std::path::Path) {
         for f in &mut self.files {
-            if let Origin::File(p) = &f.origin
-                && let Ok(rel) = p.strip_prefix(root)
-                && !rel.as_os_str().is_empty()
-            {
-                f.display = Some(rel.display().to_string());
-            }
+            f.relative_to(root);
         }
+        self.root = Some(root.to_path_buf());
     }
 
     /// `(name, line, column)` of a location.
