@@ -1404,6 +1404,15 @@ fn all_commands(t: &Tree) {
         (&["check", "--format", "sarif"], b""),
         (&["check", "--format", "github"], b""),
         (&["check", "--samples", "samples.txt"], b""),
+        (&["check", "--format", "concise"], b""),
+        (&["check", "-q"], b""),
+        (&["check", "--statistics"], b""),
+        (&["check", "--no-ignore"], b""),
+        (&["check", "--project-only"], b""),
+        (&["check", "--absolute-paths"], b""),
+        (&["check", "--baseline", "base.json"], b""),
+        (&["check", "--config", "ci.jsonc", "--format", "sarif"], b""),
+        (&["schema"], b""),
         (&["rules"], b""),
         (&["rules", "--format", "json", "--agent", "plan"], b""),
         (&["explain", "edit", "src/a.ts", "tests/x"], b""),
@@ -1450,12 +1459,45 @@ fn no_command_writes_anything() {
     );
     t.write("proj/samples.txt", "* bash ls\n");
     t.write("home/.claude/skills/s/SKILL.md", "x");
+    // permaudit's own settings, a baseline (one stale entry) and an ignore comment.
+    t.write(
+        "proj/.opencode/permaudit.jsonc",
+        "{\"baseline\": \"../base.json\", \"level\": {\"dead-rule\": \"error\"}}",
+    );
+    t.write(
+        "proj/ci.jsonc",
+        "{\"select\": [\"shadowed-deny\"], \"project-only\": true}",
+    );
+    t.write(
+        "proj/base.json",
+        "{\"version\": 1, \"entries\": [{\"id\": \"dead-rule\", \"agents\": [\"build\"], \"permission\": \"x\", \"pattern\": \"y\"}]}",
+    );
+    t.write(
+        "proj/.opencode/opencode.jsonc",
+        "{\"permission\": {\"read\": {\n  // permaudit-ignore[dead-rule]\n  \"a\": \"ask\", \"a\": \"deny\"}}}",
+    );
     t.git_add(&["src/a.ts", "tests/x", ".env"]);
     t.write("proj/untracked.txt", "x");
     let t = t.var("ACT", "ask");
     let before = snapshot(t.root());
     all_commands(&t);
     assert_eq!(snapshot(t.root()), before, "a command changed the tree");
+    // Broken settings and baseline: refused, nothing written.
+    for (file, text) in [
+        ("proj/.opencode/permaudit.jsonc", "{\"selct\": []}"),
+        ("proj/base.json", "{\"version\": 1, \"entries\": 3}"),
+    ] {
+        let old = std::fs::read(t.path(file)).unwrap();
+        t.write(file, text);
+        let before = snapshot(t.root());
+        all_commands(&t);
+        assert_eq!(
+            snapshot(t.root()),
+            before,
+            "a command changed the tree ({text})"
+        );
+        t.write(file, old);
+    }
     // Broken configs too: a syntax error, a bad `{file:}`, a schema refusal.
     for text in [
         "{\"permission\":",
@@ -1465,12 +1507,54 @@ fn no_command_writes_anything() {
         t.write("proj/opencode.json", text);
         let before = snapshot(t.root());
         all_commands(&t);
+        // Not even `--write-baseline`: a refused config has no findings to accept.
+        let out = t.run(&["check", "--write-baseline", "new-baseline.json"]);
+        assert_eq!(out.code, Some(2), "{text}: {}", out.stderr);
         assert_eq!(
             snapshot(t.root()),
             before,
             "a command changed the tree ({text})"
         );
     }
+}
+
+#[test]
+fn write_baseline_writes_only_the_path_given() {
+    let t = Tree::new();
+    t.write(
+        "proj/opencode.json",
+        "{\"permission\":{\"edit\":{\"tests/**\":\"deny\",\"**\":\"allow\"}}}",
+    );
+    t.write("proj/sub/.keep", "");
+    let before = snapshot(t.root());
+    let out = t.run(&["check", "--write-baseline", "sub/accepted.json"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let after = snapshot(t.root());
+    let target = t.path("proj/sub/accepted.json");
+    let changed: Vec<&PathBuf> = after
+        .keys()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .chain(before.keys().filter(|k| !after.contains_key(*k)))
+        .collect();
+    // The new file, and the mtime of the directory that holds it; nothing else.
+    assert_eq!(changed, [&t.path("proj/sub"), &target], "{changed:#?}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
+    assert!(!v["entries"].as_array().unwrap().is_empty(), "{v:#}");
+    // Over an existing file: replaced whole, nothing else touched, no temporary file left.
+    t.write("proj/sub/accepted.json", "old");
+    let before = snapshot(t.root());
+    assert_eq!(
+        t.run(&["check", "--write-baseline", "sub/accepted.json"])
+            .code,
+        Some(0)
+    );
+    let after = snapshot(t.root());
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(after[&target].3, std::fs::read(&target).unwrap());
+    assert_ne!(after[&target].3, b"old");
 }
 
 // ---------------------------------------------------------------------------------------
