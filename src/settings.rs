@@ -330,7 +330,7 @@ mod tests {
             ),
             (
                 r#"{"level": {"dead-rule": "fatal"}}"#,
-                "11..32: `level`: unknown variant `fatal`",
+                "24..31: `level`: unknown variant `fatal`",
             ),
             (
                 r#"{"level": {"dead-rul": "error"}}"#,

@@ -568,7 +568,7 @@ mod tests {
                     false
                 ),
                 (4, ids(&["dead-rule"]), None, false),
-                (7, vec![], None, true),
+                (8, vec![], None, true),
             ]
         );
     }
