@@ -50,7 +50,14 @@ struct Comment {
     trailing: bool,
 }
 
-/// `//` line comments of a JSONC text (not inside strings or block comments).
+/// Whether a comment's text starts with the marker (only those are kept: a config may
+/// hold a million other comments).
+fn marked(body: &str) -> bool {
+    body.trim_start().starts_with(MARKER)
+}
+
+/// `//` line comments of a JSONC text (not inside strings or block comments) that start
+/// with the marker.
 fn jsonc_comments(text: &str) -> Vec<Comment> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -69,15 +76,17 @@ fn jsonc_comments(text: &str) -> Vec<Comment> {
                     .iter()
                     .position(|&c| c == b'\n')
                     .map_or(b.len(), |p| i + p);
-                let line_start = b[..i]
-                    .iter()
-                    .rposition(|&c| c == b'\n')
-                    .map_or(0, |p| p + 1);
-                out.push(Comment {
-                    start: i,
-                    body: i + 2..end,
-                    trailing: !text[line_start..i].trim().is_empty(),
-                });
+                if marked(&text[i + 2..end]) {
+                    let line_start = b[..i]
+                        .iter()
+                        .rposition(|&c| c == b'\n')
+                        .map_or(0, |p| p + 1);
+                    out.push(Comment {
+                        start: i,
+                        body: i + 2..end,
+                        trailing: !text[line_start..i].trim().is_empty(),
+                    });
+                }
                 i = end;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -112,6 +121,9 @@ fn frontmatter_comments(text: &str) -> Vec<Comment> {
                 '\'' if !double => single = !single,
                 '"' if !single => double = !double,
                 '#' if !single && !double && prev.is_whitespace() => {
+                    if !marked(&line[k + 1..]) {
+                        break;
+                    }
                     out.push(Comment {
                         start: start + k,
                         body: start + k + 1..start + line.len(),
@@ -135,19 +147,23 @@ pub fn scan(text: &str, source: SourceId, markdown: bool) -> Vec<Ignore> {
     } else {
         jsonc_comments(text)
     };
-    let line_of = |offset: usize| {
-        text.as_bytes()[..offset]
-            .iter()
-            .filter(|&&c| c == b'\n')
-            .count()
-    };
-    let comment_lines: BTreeSet<usize> = comments
-        .iter()
-        .filter(|c| !c.trailing)
-        .map(|c| line_of(c.start))
+    if comments.is_empty() {
+        return Vec::new();
+    }
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
+    let line_of = |offset: usize| starts.partition_point(|&s| s <= offset) - 1;
+    let lead = if markdown { "#" } else { "//" };
+    let comment_only = |l: usize| {
+        let end = starts.get(l + 1).copied().unwrap_or(text.len());
+        text[starts[l]..end].trim_start().starts_with(lead)
+    };
+    // The line an own-line comment covers: the next that is not a comment. Found from the
+    // last comment up, each reusing the answer of the one below it.
+    let mut covers: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     let mut out = Vec::new();
-    for c in &comments {
+    for c in comments.iter().rev() {
         let body = text[c.body.clone()].trim();
         let Some(rest) = body.strip_prefix(MARKER) else {
             continue;
@@ -156,9 +172,20 @@ pub fn scan(text: &str, source: SourceId, markdown: bool) -> Vec<Ignore> {
         let line = if c.trailing {
             own
         } else {
-            (own + 1..)
-                .find(|l| !comment_lines.contains(l))
-                .unwrap_or(own + 1)
+            let mut l = own + 1;
+            loop {
+                if let Some(&t) = covers.get(&l) {
+                    l = t;
+                    break;
+                }
+                if l < starts.len() && comment_only(l) {
+                    l += 1;
+                } else {
+                    break;
+                }
+            }
+            covers.insert(own, l);
+            l
         };
         let bracket = rest.strip_prefix('[').and_then(|r| r.split_once(']'));
         let (ids, after) = match bracket {
@@ -189,6 +216,7 @@ pub fn scan(text: &str, source: SourceId, markdown: bool) -> Vec<Ignore> {
             reason,
         });
     }
+    out.reverse();
     out
 }
 
@@ -420,16 +448,18 @@ pub fn apply(project: &Project, findings: Vec<Finding>, inputs: &Inputs<'_>) -> 
     let mut used: BTreeSet<(usize, usize)> = BTreeSet::new();
     // Counted as reported: a finding about a shared rule once, not once per agent.
     let mut hidden_places: BTreeSet<(&str, Option<Loc>, String)> = BTreeSet::new();
+    let mut at: std::collections::HashMap<(SourceId, usize), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (n, ig) in ignores.iter().enumerate() {
+        at.entry((ig.loc.source, ig.line)).or_default().push(n);
+    }
     if !ignores.is_empty() {
         kept.retain(|f| {
             let Some(l) = f.loc else { return true };
             let line = sources.get(l.source).line_col(l.span.start).0 - 1;
             let mut hidden = false;
-            for (n, ig) in ignores.iter().enumerate() {
-                if ig.loc.source != l.source || ig.line != line {
-                    continue;
-                }
-                if let Some(k) = ig.ids.iter().position(|id| id == f.id) {
+            for &n in at.get(&(l.source, line)).into_iter().flatten() {
+                if let Some(k) = ignores[n].ids.iter().position(|id| id == f.id) {
                     used.insert((n, k));
                     hidden = true;
                 }

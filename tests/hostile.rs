@@ -1521,6 +1521,28 @@ fn no_command_writes_anything() {
     }
 }
 
+/// 100,000 stacked ignore comments above one rule, and a config padded with a million
+/// ordinary comments (`a_100_mb_config_is_read`): scanned in one pass, each stacked comment
+/// covering the rule below the stack.
+#[test]
+fn many_ignore_comments_are_read_in_one_pass() {
+    let t = Tree::new();
+    let mut text = String::from("{\"permission\":{\"edit\":{\n");
+    for _ in 0..100_000 {
+        text.push_str("// permaudit-ignore[shadowed-deny]: accepted\n");
+    }
+    text.push_str("\"tests/**\":\"deny\",\"**\":\"allow\"}}}\n");
+    t.write("proj/opencode.json", &text);
+    let out = t.run(&["check", "--statistics", "--fail-on", "error"]);
+    assert_eq!(out.code, Some(0), "the deny is accepted: {}", out.stdout);
+    assert!(
+        out.stdout.contains("hidden by permaudit-ignore comments")
+            && !out.stdout.contains("unused-ignore"),
+        "every stacked comment names what is on the rule's line: {}",
+        out.stdout
+    );
+}
+
 #[test]
 fn write_baseline_writes_only_the_path_given() {
     let t = Tree::new();
