@@ -15,7 +15,7 @@ use crate::project::Project;
 use crate::settings::{Settings, SettingsError, unknown_kind};
 use crate::source::{Loc, SourceId, SourceMap, Span};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The agents a finding is about: the one place that reads them.
@@ -297,21 +297,16 @@ pub fn file_name(sources: &SourceMap, id: SourceId, root: &Path) -> String {
     }
 }
 
-/// The agent set of each finding: every agent of the findings at the same place with the
-/// same kind and message (checks report a shared rule once per agent).
+/// The agent set of each finding, sorted (checks report each place once, with every
+/// agent it holds for).
 fn agent_sets(findings: &[Finding]) -> Vec<Vec<String>> {
-    let mut sets: BTreeMap<(&str, Option<Loc>, &str), BTreeSet<String>> = BTreeMap::new();
-    for f in findings {
-        sets.entry((f.id, f.loc, f.message.as_str()))
-            .or_default()
-            .extend(agents_of(f));
-    }
     findings
         .iter()
         .map(|f| {
-            sets.get(&(f.id, f.loc, f.message.as_str()))
-                .map(|s| s.iter().cloned().collect())
-                .unwrap_or_default()
+            let mut a = agents_of(f);
+            a.sort();
+            a.dedup();
+            a
         })
         .collect()
 }
