@@ -61,9 +61,44 @@ pub enum Format {
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum CheckFormat {
     Human,
+    /// One line per finding: `path:line:col: level[id] message`.
+    Concise,
     Json,
     Sarif,
     Github,
+}
+
+/// `check`'s flags for keeping it on in CI: settings, suppressions, scope, output forms.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CiArgs {
+    /// permaudit's settings file (default: `.opencode/permaudit.jsonc` in the start
+    /// directory or the nearest parent up to the project root, if any).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Read only the project's own OpenCode config: no global, user or managed config and
+    /// no OPENCODE_* variables (the same answer on every machine).
+    #[arg(long)]
+    pub project_only: bool,
+    /// Show every finding: inline `permaudit-ignore` comments hide nothing.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Hide the findings listed in this baseline file; report its entries that match
+    /// nothing (`stale-baseline`).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the findings as a baseline to FILE (atomically; the only thing permaudit ever
+    /// writes) and exit 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Only errors and the summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// How many findings of each kind, instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Name files by absolute path (default: relative to the project root).
+    #[arg(long)]
+    pub absolute_paths: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -81,14 +116,19 @@ pub enum Command {
     Check {
         #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
         format: CheckFormat,
-        /// Exit 1 when a finding reaches this level.
-        #[arg(long, value_enum, default_value_t = FailOn::Error)]
-        fail_on: FailOn,
+        /// Exit 1 when a finding reaches this level [default: error, or the settings'
+        /// `fail-on`].
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
         /// Samples to decide, one `AGENT PERMISSION INPUT [=> ACTION]` a line (default:
         /// `.opencode/permaudit-samples.txt` in the start directory or a parent, if any).
         #[arg(long, value_name = "FILE")]
         samples: Option<PathBuf>,
+        #[command(flatten)]
+        ci: CiArgs,
     },
+    /// Print the JSON Schema of permaudit's settings file (`.opencode/permaudit.jsonc`).
+    Schema,
     /// Show the documentation of a finding kind (or list them all).
     Rule {
         /// A finding id such as `shadowed-deny`.
@@ -206,6 +246,27 @@ pub fn run(cli: Cli) -> i32 {
     if let Command::Rule { id } = &cli.command {
         return rule_docs(id.as_deref());
     }
+    if let Command::Schema = &cli.command {
+        let text = serde_json::to_string_pretty(&crate::settings::schema()).unwrap_or_default();
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+        return EXIT_OK;
+    }
+    let setup = match &cli.command {
+        Command::Check { ci, .. } => match CheckSetup::new(ci, &cwd, err_style) {
+            Ok(s) => Some(s),
+            Err(code) => return code,
+        },
+        _ => None,
+    };
+    let project_only_host;
+    let host: &dyn crate::discover::Host = match &setup {
+        Some(s) if s.project_only => {
+            project_only_host = crate::discover::ProjectOnly::new(&RealHost, &cwd);
+            &project_only_host
+        }
+        _ => &RealHost,
+    };
     let platform = match cli.platform {
         PlatformArg::Unix => Platform::Unix,
         PlatformArg::Windows => Platform::Windows,
@@ -225,9 +286,17 @@ pub fn run(cli: Cli) -> i32 {
         let _ = out.flush();
         return code;
     }
-    let mut project = match Project::load_as(&RealHost, &cwd, platform, profile) {
-        Ok(p) => p,
-        Err(f) => {
+    let mut project = match Project::load_as(host, &cwd, platform, profile) {
+        Ok(mut p) => {
+            if let Some(s) = setup.as_ref().filter(|s| !s.absolute) {
+                p.loaded.sources.relative_to(&s.root);
+            }
+            p
+        }
+        Err(mut f) => {
+            if let Some(s) = setup.as_ref().filter(|s| !s.absolute) {
+                f.sources.relative_to(&s.root);
+            }
             eprint!("{}", report::error::render(&f, err_style));
             return EXIT_REFUSED;
         }
@@ -240,14 +309,29 @@ pub fn run(cli: Cli) -> i32 {
         eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
     }
     let code = match cli.command {
-        Command::Rule { .. } | Command::Diff(_) | Command::Completions { .. } | Command::Man => {
-            EXIT_OK
-        }
+        Command::Rule { .. }
+        | Command::Diff(_)
+        | Command::Completions { .. }
+        | Command::Man
+        | Command::Schema => EXIT_OK,
         Command::Check {
             format,
             fail_on,
             samples,
-        } => check(&mut project, format, fail_on, samples, out_style, &mut out),
+            ci,
+        } => match &setup {
+            Some(setup) => check(
+                &mut project,
+                format,
+                fail_on,
+                samples,
+                setup,
+                &ci,
+                out_style,
+                &mut out,
+            ),
+            None => EXIT_OK,
+        },
         Command::Rules { agent, format } => {
             let agents: Vec<_> = match &agent {
                 Some(name) => match project.agent(name) {
@@ -786,20 +870,27 @@ fn rule_docs(id: Option<&str>) -> i32 {
     }
 }
 
-/// `permaudit check`: findings, samples, exit code.
+/// `permaudit check`: findings, samples, suppressions, exit code.
+#[allow(clippy::too_many_arguments)]
 fn check(
     project: &mut Project,
     format: CheckFormat,
-    fail_on: FailOn,
+    fail_on: Option<FailOn>,
     samples_file: Option<PathBuf>,
+    setup: &CheckSetup,
+    ci: &CiArgs,
     style: Style,
     out: &mut dyn Write,
 ) -> i32 {
     use crate::checks::sample_mismatch;
     use crate::source::{Origin, SourceFile};
-    // The samples file: given, or the conventional one nearest the start directory.
+    // The OpenCode config read: every source so far.
+    let config_sources: Vec<crate::source::SourceId> =
+        project.loaded.sources.iter().map(|(id, _)| id).collect();
+    // The samples file: given, set, or the conventional one nearest the start directory.
     let path = samples_file
         .map(|f| project.loaded.paths().cwd.join(f))
+        .or_else(|| setup.setting_path(setup.settings.samples.as_deref()))
         .or_else(|| {
             project
                 .loaded
@@ -834,37 +925,66 @@ fn check(
             }
         }
     }
+    let baseline = match setup.read_baseline(project, ci) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
     let project = &*project;
     let mut findings = crate::checks::run(project);
     findings.extend(crate::checks::consolidate(
         project,
         sample_mismatch::findings(project, &samples, &outcomes),
     ));
+    let inputs = crate::suppress::Inputs {
+        settings: &setup.settings,
+        inline: if ci.no_ignore { &[] } else { &config_sources },
+        baseline: baseline.as_deref(),
+        root: &setup.root,
+    };
+    if let Some(file) = &ci.write_baseline {
+        let inputs = crate::suppress::Inputs {
+            baseline: None,
+            ..inputs
+        };
+        let kept = crate::suppress::apply(project, findings, &inputs).findings;
+        return write_baseline(project, &kept, &setup.root, file);
+    }
+    let mut outcome = crate::suppress::apply(project, findings, &inputs);
+    let findings = std::mem::take(&mut outcome.findings);
     let s = report::check::Samples {
         samples: &samples,
         outcomes: &outcomes,
     };
+    if format == CheckFormat::Human || format == CheckFormat::Concise {
+        let text = check_text(
+            project,
+            &findings,
+            s,
+            setup,
+            ci,
+            &config_sources,
+            format,
+            &outcome,
+            style,
+        );
+        let _ = out.write_all(text.as_bytes());
+        return exit_for(
+            &findings,
+            fail_on.or(setup.settings.fail_on.map(FailOn::from)),
+        );
+    }
     match format {
-        CheckFormat::Human => {
-            let _ = out.write_all(report::check::human(project, &findings, s, style).as_bytes());
-        }
+        CheckFormat::Human | CheckFormat::Concise => {}
         CheckFormat::Json => write_pretty(out, &report::check::json(project, &findings, s)),
         CheckFormat::Sarif => write_pretty(out, &report::check::sarif(project, &findings)),
         CheckFormat::Github => {
             let _ = out.write_all(report::check::github(project, &findings).as_bytes());
         }
     }
-    let threshold = match fail_on {
-        FailOn::Error => Some(crate::checks::Level::Error),
-        FailOn::Warning => Some(crate::checks::Level::Warning),
-        FailOn::Info => Some(crate::checks::Level::Info),
-        FailOn::Never => None,
-    };
-    if threshold.is_some_and(|t| findings.iter().any(|f| f.level >= t)) {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    }
+    exit_for(
+        &findings,
+        fail_on.or(setup.settings.fail_on.map(FailOn::from)),
+    )
 }
 
 /// Pretty JSON straight to the (buffered) output: the check report is serialized one
@@ -882,4 +1002,277 @@ fn unknown_agent(p: &Project, name: &str) -> i32 {
         names.join(", ")
     );
     EXIT_REFUSED
+}
+
+impl From<crate::settings::FailOn> for FailOn {
+    fn from(f: crate::settings::FailOn) -> FailOn {
+        match f {
+            crate::settings::FailOn::Error => FailOn::Error,
+            crate::settings::FailOn::Warning => FailOn::Warning,
+            crate::settings::FailOn::Info => FailOn::Info,
+            crate::settings::FailOn::Never => FailOn::Never,
+        }
+    }
+}
+
+/// `check`'s exit code: 1 when a finding reaches the `--fail-on` level (default error).
+fn exit_for(findings: &[crate::checks::Finding], fail_on: Option<FailOn>) -> i32 {
+    use crate::settings::FailOn as F;
+    let threshold = match fail_on.unwrap_or(FailOn::Error) {
+        FailOn::Error => F::Error,
+        FailOn::Warning => F::Warning,
+        FailOn::Info => F::Info,
+        FailOn::Never => F::Never,
+    }
+    .threshold();
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.level >= t)) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+/// What `check` knows before the project loads: permaudit's settings and the scope.
+struct CheckSetup {
+    settings: crate::settings::Settings,
+    /// The settings file, if one was read.
+    file: Option<PathBuf>,
+    /// The project root: the worktree root, or the start directory outside git. Output
+    /// names files relative to it.
+    root: PathBuf,
+    /// The start directory (`-C`): command-line paths are relative to it.
+    cwd: PathBuf,
+    project_only: bool,
+    absolute: bool,
+}
+
+impl CheckSetup {
+    /// Find and read the settings (`--config`, or the conventional file nearest the start
+    /// directory). A refused file is reported here, with its place: `Err` is the exit code.
+    fn new(ci: &CiArgs, cwd: &std::path::Path, style: Style) -> Result<CheckSetup, i32> {
+        use crate::discover::Host;
+        use crate::settings::{CONVENTIONAL_PATH, parse};
+        use crate::source::{Origin, SourceFile, SourceMap};
+        let paths = crate::discover::Paths::from_host(&RealHost, cwd);
+        let root = if paths.worktree == std::path::Path::new("/") {
+            paths.cwd.clone()
+        } else {
+            paths.worktree.clone()
+        };
+        let file = match &ci.config {
+            Some(f) => Some(paths.cwd.join(f)),
+            None => paths
+                .up_to_worktree()
+                .iter()
+                .map(|d| d.join(CONVENTIONAL_PATH))
+                .find(|f| f.is_file()),
+        };
+        let mut settings = crate::settings::Settings::default();
+        if let Some(path) = &file {
+            let text = match RealHost.read(path) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(e) => {
+                    eprintln!(
+                        "error: permaudit settings {}: {}",
+                        path.display(),
+                        e.message
+                    );
+                    return Err(EXIT_REFUSED);
+                }
+            };
+            let mut sources = SourceMap::new();
+            let id = sources.add(SourceFile::new(Origin::File(path.clone()), text));
+            if !ci.absolute_paths {
+                sources.relative_to(&root);
+            }
+            match parse(&sources.get(id).text, id) {
+                Ok(s) => settings = s,
+                Err(e) => {
+                    let refused = crate::load::LoadError::Unauditable {
+                        loc: e.loc,
+                        message: format!("permaudit's settings: {}", e.message),
+                    };
+                    eprint!("{}", report::error::render_error(&sources, &refused, style));
+                    return Err(EXIT_REFUSED);
+                }
+            }
+        }
+        Ok(CheckSetup {
+            project_only: ci.project_only || settings.project_only == Some(true),
+            settings,
+            file,
+            root,
+            cwd: paths.cwd,
+            absolute: ci.absolute_paths,
+        })
+    }
+
+    /// A path the settings name, relative to the settings file's directory.
+    fn setting_path(&self, p: Option<&str>) -> Option<PathBuf> {
+        let dir = self.file.as_ref()?.parent()?;
+        p.map(|p| crate::discover::normalize(&dir.join(p)))
+    }
+
+    /// The baseline (`--baseline`, else the settings' `baseline`), added to the project's
+    /// sources so that stale entries point into it; `Err` is the exit code.
+    #[allow(clippy::type_complexity)]
+    fn read_baseline(
+        &self,
+        project: &mut Project,
+        ci: &CiArgs,
+    ) -> Result<Option<Vec<(crate::suppress::Entry, crate::source::Loc)>>, i32> {
+        use crate::discover::Host;
+        use crate::source::{Origin, SourceFile};
+        let Some(path) = ci
+            .baseline
+            .as_ref()
+            .map(|f| self.cwd.join(f))
+            .or_else(|| self.setting_path(self.settings.baseline.as_deref()))
+        else {
+            return Ok(None);
+        };
+        let text = match RealHost.read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                eprintln!("error: baseline {}: {}", path.display(), e.message);
+                return Err(EXIT_REFUSED);
+            }
+        };
+        let sources = &mut project.loaded.sources;
+        let id = sources.add(SourceFile::new(Origin::File(path), text));
+        crate::suppress::parse_baseline(&sources.get(id).text, id)
+            .map(Some)
+            .map_err(|e| {
+                eprintln!(
+                    "{}: error: {}",
+                    project.loaded.sources.position(e.loc),
+                    e.message
+                );
+                EXIT_REFUSED
+            })
+    }
+}
+
+/// The human and concise reports: header (human), findings (only errors with `-q`) or
+/// counts per kind (`--statistics`), samples (human), summary.
+#[allow(clippy::too_many_arguments)]
+fn check_text(
+    project: &Project,
+    findings: &[crate::checks::Finding],
+    samples: report::check::Samples<'_>,
+    setup: &CheckSetup,
+    ci: &CiArgs,
+    config: &[crate::source::SourceId],
+    format: CheckFormat,
+    outcome: &crate::suppress::Outcome,
+    style: Style,
+) -> String {
+    use crate::checks::Level;
+    let sources = &project.loaded.sources;
+    let mut out = String::new();
+    let human = format == CheckFormat::Human;
+    if human && !ci.quiet {
+        let names: Vec<String> = config.iter().map(|&id| sources.get(id).name()).collect();
+        let settings = setup.file.as_ref().map(|f| {
+            if setup.absolute {
+                f.display().to_string()
+            } else {
+                f.strip_prefix(&setup.root)
+                    .unwrap_or(f)
+                    .display()
+                    .to_string()
+            }
+        });
+        out.push_str(&report::check::header(
+            &names,
+            settings.as_deref(),
+            setup.project_only,
+        ));
+    }
+    let shown: Vec<crate::checks::Finding> = findings
+        .iter()
+        .filter(|f| !ci.quiet || f.level == Level::Error)
+        .cloned()
+        .collect();
+    if ci.statistics {
+        out.push_str(&report::check::statistics(&shown));
+    } else if human {
+        out.push_str(&report::check::findings_human(project, &shown, style));
+        if !ci.quiet {
+            out.push_str(&report::check::samples_table(project, samples, style));
+        }
+    } else {
+        out.push_str(&report::check::concise(project, &shown));
+    }
+    let (e, w, i) = report::check::summary(findings);
+    out.push_str(&report::check::summary_line(e, w, i));
+    let hidden: Vec<String> = [
+        (outcome.hidden_by_comments, "by permaudit-ignore comments"),
+        (outcome.hidden_by_baseline, "by the baseline"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} hidden {why}"))
+    .collect();
+    if !hidden.is_empty() {
+        out.push_str(&format!(" ({})", hidden.join(", ")));
+    }
+    out.push('\n');
+    out
+}
+
+/// `--write-baseline FILE`: the findings as baseline entries, written atomically (a
+/// temporary file in the same directory, renamed over FILE: never half a file).
+fn write_baseline(
+    project: &Project,
+    findings: &[crate::checks::Finding],
+    root: &std::path::Path,
+    file: &std::path::Path,
+) -> i32 {
+    let entries = crate::suppress::entries(project, findings, root);
+    let text = crate::suppress::baseline_text(&entries);
+    let path = project.loaded.paths().cwd.join(file);
+    match write_atomically(&path, text.as_bytes()) {
+        Ok(()) => {
+            let n = text.matches("\"id\":").count();
+            eprintln!(
+                "wrote {n} baseline {} to {}",
+                if n == 1 { "entry" } else { "entries" },
+                path.display()
+            );
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("error: cannot write the baseline {}: {e}", path.display());
+            EXIT_REFUSED
+        }
+    }
+}
+
+/// Write `bytes` to `path` through a new temporary file in the same directory, renamed
+/// over `path` once complete; on any error the temporary file is removed and `path` is
+/// untouched.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.permaudit-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

@@ -130,6 +130,75 @@ impl Paths {
     }
 }
 
+/// The machine as `--project-only` shows it: only the project's own files (under the git
+/// worktree root, or under the start directory outside git), and no `OPENCODE_*` variable.
+/// The global and user config directories, `~/.opencode`, `~/.claude` and `~/.agents`
+/// (skills), the managed config directory and every variable OpenCode reads for config
+/// (`OPENCODE_CONFIG`, `OPENCODE_CONFIG_DIR`, `OPENCODE_CONFIG_CONTENT`,
+/// `OPENCODE_PERMISSION`, `OPENCODE_DISABLE_*`, …) are absent, so `check` gives the same
+/// answer on every machine. File reads themselves pass through: a `{file:}` reference of a
+/// project config still reads what OpenCode would read.
+pub struct ProjectOnly<'h> {
+    inner: &'h dyn Host,
+    /// The project: the worktree root, or the start directory outside git.
+    pub root: PathBuf,
+    hidden: Vec<PathBuf>,
+}
+
+impl<'h> ProjectOnly<'h> {
+    pub fn new(inner: &'h dyn Host, cwd: &Path) -> ProjectOnly<'h> {
+        let paths = Paths::from_host(inner, cwd);
+        let root = if paths.worktree == Path::new("/") {
+            paths.cwd.clone()
+        } else {
+            paths.worktree.clone()
+        };
+        let hidden = vec![
+            paths.config.clone(),
+            paths.data.clone(),
+            paths.home.join(".opencode"),
+            paths.home.join(".claude"),
+            paths.home.join(".agents"),
+        ];
+        ProjectOnly {
+            inner,
+            root,
+            hidden,
+        }
+    }
+
+    fn visible(&self, p: &Path) -> bool {
+        let p = normalize(p);
+        p.starts_with(&self.root) && !self.hidden.iter().any(|h| p.starts_with(h))
+    }
+}
+
+impl Host for ProjectOnly<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        if name.starts_with("OPENCODE_") {
+            None
+        } else {
+            self.inner.var(name)
+        }
+    }
+    fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        self.inner.read(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.visible(path) && self.inner.is_file(path)
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        self.visible(path) && self.inner.is_dir(path)
+    }
+    fn list_dir(&self, path: &Path) -> Vec<(String, bool)> {
+        if self.visible(path) {
+            self.inner.list_dir(path)
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 /// What kind of agent a markdown file defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkdownKind {

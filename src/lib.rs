@@ -30,6 +30,8 @@ pub mod model;
 pub mod profile;
 pub mod project;
 pub mod report;
+pub mod settings;
 pub mod shell;
 pub mod source;
+pub mod suppress;
 pub mod syntax;

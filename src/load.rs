@@ -611,7 +611,8 @@ fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, Loa
     Ok(Some(map))
 }
 
-fn to_json(v: &Value) -> serde_json::Value {
+/// A parsed value as `serde_json` holds it (numbers as written, keys in JavaScript order).
+pub fn to_json(v: &Value) -> serde_json::Value {
     match v {
         Value::Null => serde_json::Value::Null,
         Value::Bool(b) => (*b).into(),

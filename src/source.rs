@@ -50,6 +50,8 @@ pub struct SourceFile {
     pub origin: Origin,
     /// The text as read (invalid UTF-8 replaced by U+FFFD, as Bun's decoder does).
     pub text: String,
+    /// The name output shows instead of the path ([`SourceMap::relative_to`]).
+    display: Option<String>,
     line_starts: Vec<usize>,
     /// UTF-8 continuation bytes before each multiple of [`CHUNK`]: columns in constant
     /// time on long lines (a minified config is one line; each of its rules needs a column).
@@ -83,8 +85,19 @@ impl SourceFile {
         SourceFile {
             origin,
             text,
+            display: None,
             line_starts,
             continuations,
+        }
+    }
+
+    /// Named relative to `root` if it is under it (see [`SourceMap::relative_to`]).
+    fn relative_to(&mut self, root: &std::path::Path) {
+        if let Origin::File(p) = &self.origin
+            && let Ok(rel) = p.strip_prefix(root)
+            && !rel.as_os_str().is_empty()
+        {
+            self.display = Some(rel.display().to_string());
         }
     }
 
@@ -100,6 +113,9 @@ impl SourceFile {
 
     /// A name for humans and machine output: the path, or `env:NAME`.
     pub fn name(&self) -> String {
+        if let Some(d) = &self.display {
+            return d.clone();
+        }
         match &self.origin {
             Origin::File(p) => p.display().to_string(),
             Origin::EnvVar(v) => format!("env:{v}"),
@@ -140,6 +156,8 @@ impl SourceFile {
 #[derive(Debug, Default, Clone)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
+    /// Set by [`SourceMap::relative_to`]: files added later are named relative to it too.
+    root: Option<std::path::PathBuf>,
 }
 
 impl SourceMap {
@@ -147,7 +165,10 @@ impl SourceMap {
         SourceMap::default()
     }
 
-    pub fn add(&mut self, file: SourceFile) -> SourceId {
+    pub fn add(&mut self, mut file: SourceFile) -> SourceId {
+        if let Some(root) = &self.root {
+            file.relative_to(root);
+        }
         self.files.push(file);
         SourceId((self.files.len() - 1) as u32)
     }
@@ -161,6 +182,16 @@ impl SourceMap {
             .iter()
             .enumerate()
             .map(|(i, f)| (SourceId(i as u32), f))
+    }
+
+    /// Name every file under `root`, and every one added later, by its path relative to
+    /// `root` (`opencode.json`, `.opencode/agent/x.md`) in all output from now on; files
+    /// elsewhere keep their absolute path. Only names change: [`SourceFile::path`] still gives the real path.
+    pub fn relative_to(&mut self, root: &std::path::Path) {
+        for f in &mut self.files {
+            f.relative_to(root);
+        }
+        self.root = Some(root.to_path_buf());
     }
 
     /// `(name, line, column)` of a location.

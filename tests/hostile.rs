@@ -298,10 +298,13 @@ const COMMANDS: &[&[&str]] = &[
 ];
 
 /// Every command exits 2 with `FILE:LINE:COL: error: ` and `what` on stderr, nothing on
-/// stdout.
+/// stdout. `check` names a file in the project relative to the project root.
 fn refused_everywhere(t: &Tree, file: &str, (line, col): (usize, usize), what: &str) {
-    let head = format!("{}:{line}:{col}: error: ", t.path(file).display());
+    let path = t.path(file);
+    let relative = path.strip_prefix(t.path("proj")).unwrap_or(&path);
     for args in COMMANDS {
+        let shown = if args[0] == "check" { relative } else { &path };
+        let head = format!("{}:{line}:{col}: error: ", shown.display());
         let out = t.run_with(&[], args, b"ls\n");
         assert_eq!(out.code, Some(2), "{args:?}:\n{}", out.stderr);
         assert!(
@@ -638,7 +641,7 @@ fn findings_on_a_long_line_name_their_place_without_a_snippet() {
     let out = t.run(&["check"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     let (l, c) = pos(&text, "\"tests/**\"");
-    let at = format!("  at {}:{l}:{c}\n", t.path("proj/opencode.json").display());
+    let at = format!("  at opencode.json:{l}:{c}\n");
     assert!(out.stdout.contains(&at), "{}", out.stdout);
     assert!(
         !out.stdout.contains("src/d299"),
@@ -1405,6 +1408,15 @@ fn all_commands(t: &Tree) {
         (&["check", "--format", "sarif"], b""),
         (&["check", "--format", "github"], b""),
         (&["check", "--samples", "samples.txt"], b""),
+        (&["check", "--format", "concise"], b""),
+        (&["check", "-q"], b""),
+        (&["check", "--statistics"], b""),
+        (&["check", "--no-ignore"], b""),
+        (&["check", "--project-only"], b""),
+        (&["check", "--absolute-paths"], b""),
+        (&["check", "--baseline", "base.json"], b""),
+        (&["check", "--config", "ci.jsonc", "--format", "sarif"], b""),
+        (&["schema"], b""),
         (&["rules"], b""),
         (&["rules", "--format", "json", "--agent", "plan"], b""),
         (&["explain", "edit", "src/a.ts", "tests/x"], b""),
@@ -1451,12 +1463,45 @@ fn no_command_writes_anything() {
     );
     t.write("proj/samples.txt", "* bash ls\n");
     t.write("home/.claude/skills/s/SKILL.md", "x");
+    // permaudit's own settings, a baseline (one stale entry) and an ignore comment.
+    t.write(
+        "proj/.opencode/permaudit.jsonc",
+        "{\"baseline\": \"../base.json\", \"level\": {\"dead-rule\": \"error\"}}",
+    );
+    t.write(
+        "proj/ci.jsonc",
+        "{\"select\": [\"shadowed-deny\"], \"project-only\": true}",
+    );
+    t.write(
+        "proj/base.json",
+        "{\"version\": 1, \"entries\": [{\"id\": \"dead-rule\", \"agents\": [\"build\"], \"permission\": \"x\", \"pattern\": \"y\"}]}",
+    );
+    t.write(
+        "proj/.opencode/opencode.jsonc",
+        "{\"permission\": {\"read\": {\n  // permaudit-ignore[dead-rule]\n  \"a\": \"ask\", \"a\": \"deny\"}}}",
+    );
     t.git_add(&["src/a.ts", "tests/x", ".env"]);
     t.write("proj/untracked.txt", "x");
     let t = t.var("ACT", "ask");
     let before = snapshot(t.root());
     all_commands(&t);
     assert_eq!(snapshot(t.root()), before, "a command changed the tree");
+    // Broken settings and baseline: refused, nothing written.
+    for (file, text) in [
+        ("proj/.opencode/permaudit.jsonc", "{\"selct\": []}"),
+        ("proj/base.json", "{\"version\": 1, \"entries\": 3}"),
+    ] {
+        let old = std::fs::read(t.path(file)).unwrap();
+        t.write(file, text);
+        let before = snapshot(t.root());
+        all_commands(&t);
+        assert_eq!(
+            snapshot(t.root()),
+            before,
+            "a command changed the tree ({text})"
+        );
+        t.write(file, old);
+    }
     // Broken configs too: a syntax error, a bad `{file:}`, a schema refusal.
     for text in [
         "{\"permission\":",
@@ -1466,12 +1511,76 @@ fn no_command_writes_anything() {
         t.write("proj/opencode.json", text);
         let before = snapshot(t.root());
         all_commands(&t);
+        // Not even `--write-baseline`: a refused config has no findings to accept.
+        let out = t.run(&["check", "--write-baseline", "new-baseline.json"]);
+        assert_eq!(out.code, Some(2), "{text}: {}", out.stderr);
         assert_eq!(
             snapshot(t.root()),
             before,
             "a command changed the tree ({text})"
         );
     }
+}
+
+/// 100,000 stacked ignore comments above one rule, and a config padded with a million
+/// ordinary comments (`a_100_mb_config_is_read`): scanned in one pass, each stacked comment
+/// covering the rule below the stack.
+#[test]
+fn many_ignore_comments_are_read_in_one_pass() {
+    let t = Tree::new();
+    let mut text = String::from("{\"permission\":{\"edit\":{\n");
+    for _ in 0..100_000 {
+        text.push_str("// permaudit-ignore[shadowed-deny]: accepted\n");
+    }
+    text.push_str("\"tests/**\":\"deny\",\"**\":\"allow\"}}}\n");
+    t.write("proj/opencode.json", &text);
+    let out = t.run(&["check", "--statistics", "--fail-on", "error"]);
+    assert_eq!(out.code, Some(0), "the deny is accepted: {}", out.stdout);
+    assert!(
+        out.stdout.contains("hidden by permaudit-ignore comments")
+            && !out.stdout.contains("unused-ignore"),
+        "every stacked comment names what is on the rule's line: {}",
+        out.stdout
+    );
+}
+
+#[test]
+fn write_baseline_writes_only_the_path_given() {
+    let t = Tree::new();
+    t.write(
+        "proj/opencode.json",
+        "{\"permission\":{\"edit\":{\"tests/**\":\"deny\",\"**\":\"allow\"}}}",
+    );
+    t.write("proj/sub/.keep", "");
+    let before = snapshot(t.root());
+    let out = t.run(&["check", "--write-baseline", "sub/accepted.json"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let after = snapshot(t.root());
+    let target = t.path("proj/sub/accepted.json");
+    let changed: Vec<&PathBuf> = after
+        .keys()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .chain(before.keys().filter(|k| !after.contains_key(*k)))
+        .collect();
+    // The new file, and the mtime of the directory that holds it; nothing else.
+    assert_eq!(changed, [&t.path("proj/sub"), &target], "{changed:#?}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
+    assert!(!v["entries"].as_array().unwrap().is_empty(), "{v:#}");
+    // Over an existing file: replaced whole, nothing else touched, no temporary file left.
+    t.write("proj/sub/accepted.json", "old");
+    let before = snapshot(t.root());
+    assert_eq!(
+        t.run(&["check", "--write-baseline", "sub/accepted.json"])
+            .code,
+        Some(0)
+    );
+    let after = snapshot(t.root());
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(after[&target].3, std::fs::read(&target).unwrap());
+    assert_ne!(after[&target].3, b"old");
 }
 
 // ---------------------------------------------------------------------------------------

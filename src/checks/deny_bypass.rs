@@ -72,6 +72,14 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             if r.action != Action::Deny || !matches!(permission, "read" | "edit") {
                 continue;
             }
+            // A legacy `tools: {write: false}` switches a tool off; it is no deny on a path
+            // to walk around (and `legacy-tools` speaks for that place).
+            if matches!(
+                r.layer,
+                crate::model::Layer::LegacyTools | crate::model::Layer::AgentLegacyTools
+            ) {
+                continue;
+            }
             if !matches!(reach[a].get(i), Some(Some(Reach::Decides(_)))) {
                 continue;
             }

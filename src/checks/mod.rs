@@ -13,6 +13,7 @@ pub mod dead_rule;
 pub mod deny_bypass;
 pub mod env_injection;
 pub mod examples;
+pub mod ignore_without_reason;
 pub mod ignored_key;
 pub mod inconclusive;
 pub mod js_key_order;
@@ -26,9 +27,11 @@ pub mod secret_readable;
 pub mod self_modification;
 pub mod shadowed_ask;
 pub mod shadowed_deny;
+pub mod stale_baseline;
 pub mod unchecked_permission;
 pub mod unknown_agent_key;
 pub mod unusable_allow;
+pub mod unused_ignore;
 
 use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
 use crate::glob::compiled::{CompiledRuleset, Want};
@@ -41,7 +44,19 @@ use serde::Serialize;
 use std::fmt;
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Info,
@@ -123,6 +138,9 @@ pub const CHECKS: &[Check] = &[
     always_overrides_deny::CHECK,
     inconclusive::CHECK,
     sample_mismatch::CHECK,
+    ignore_without_reason::CHECK,
+    unused_ignore::CHECK,
+    stale_baseline::CHECK,
 ];
 
 pub fn find_check(id: &str) -> Option<&'static Check> {
@@ -170,6 +188,39 @@ pub fn is_own(layer: Layer) -> bool {
 
 /// Shared state of one pass: the agents it looks at (the project's, or the shared view of
 /// them), each one's analysis and compiled globs, built once.
+/// The edit distance between two words (insertions, deletions, substitutions).
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The candidate nearest `word`, if it is near enough to be a typo of it.
+pub fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let lower = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (levenshtein(&lower, c), c))
+        .min()
+        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
+        .map(|(_, c)| c)
+}
+
+/// Shared state of one run: each agent's analysis and compiled globs, built once.
 pub struct Ctx<'a> {
     pub project: &'a Project,
     /// The rulesets of this pass: `project.agents`, or each agent less its own rules.

@@ -55,29 +55,12 @@ pub const CHECKED: &[&str] = &[
     "plan_exit",
 ];
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// The candidate `word` is most likely a typo of: at most two edits away, and fewer than
 /// half the candidate's length (ties: the smallest name).
 pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
-        .map(|c| (levenshtein(word, c), *c))
+        .map(|c| (super::levenshtein(word, c), *c))
         .min()
         .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
         .map(|(_, c)| c)
@@ -146,12 +129,7 @@ fn meant(key: &str) -> Option<String> {
     if CHECKED.contains(&lower.as_str()) {
         return Some(lower);
     }
-    CHECKED
-        .iter()
-        .map(|c| (levenshtein(&lower, c), *c))
-        .min()
-        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
-        .map(|(_, c)| c.to_string())
+    super::did_you_mean(&lower, CHECKED.iter().copied()).map(str::to_string)
 }
 
 /// What the author loses. An allow that is never checked loses nothing the author wanted

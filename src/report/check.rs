@@ -11,6 +11,7 @@ use crate::checks::{CHECKS, Finding, Level};
 use crate::project::Project;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, Severity};
 use serde_json::json;
+use std::collections::BTreeMap;
 
 /// The samples of a run and what OpenCode decides for each (empty without a samples file).
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,12 +29,14 @@ fn label(id: &str) -> &'static str {
         "broken-frontmatter" => "here",
         "ignored-key" => "ignored",
         "unknown-agent-key" => "this key",
+        "unused-ignore" | "ignore-without-reason" => "this comment",
+        "stale-baseline" => "this entry",
         _ => "this rule",
     }
 }
 
 /// The human table of samples written without an expectation, and a line on the others.
-fn samples_table(p: &Project, s: Samples<'_>, style: Style) -> String {
+pub fn samples_table(p: &Project, s: Samples<'_>, style: Style) -> String {
     let mut out = String::new();
     let open: Vec<&Outcome> = s
         .outcomes
@@ -137,6 +140,17 @@ pub fn summary(findings: &[Finding]) -> (usize, usize, usize) {
 }
 
 pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Style) -> String {
+    let mut out = findings_human(p, findings, style);
+    out.push_str(&samples_table(p, samples, style));
+    let (e, w, i) = summary(findings);
+    out.push_str(&summary_line(e, w, i));
+    out.push('\n');
+    out
+}
+
+/// The findings as miette diagnostics, one style for every level (a finding without a
+/// place is the same diagnostic without a snippet).
+pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String {
     let sources = &p.loaded.sources;
     let theme = if style.color {
         GraphicalTheme::unicode()
@@ -177,9 +191,12 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
             diag = diag.with_help(help.join("\n"));
         }
         let Some(loc) = f.loc else {
-            out.push_str(&format!("{}[{}]: {}\n", f.level, f.id, f.message));
-            for h in &help {
-                out.push_str(&format!("  = {h}\n"));
+            let mut s = String::new();
+            if handler
+                .render_report(&mut s, miette::Report::new(diag).as_ref())
+                .is_ok()
+            {
+                out.push_str(&s);
             }
             out.push('\n');
             continue;
@@ -229,9 +246,81 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
         }
         out.push('\n');
     }
-    out.push_str(&samples_table(p, samples, style));
-    let (e, w, i) = summary(findings);
-    out.push_str(&format!("{e} errors, {w} warnings, {i} notes\n"));
+    out
+}
+
+/// `1 error, 2 warnings, 3 info`, zero counts left out; `no findings` for none.
+pub fn summary_line(errors: usize, warnings: usize, info: usize) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let parts: Vec<String> = [
+        (errors, plural(errors, "error", "errors")),
+        (warnings, plural(warnings, "warning", "warnings")),
+        (info, format!("{info} info")),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(_, s)| s)
+    .collect();
+    if parts.is_empty() {
+        "no findings".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `--format concise`: one line per finding, `path:line:col: level[id] message` (a finding
+/// without a place: `level[id] message`), then the summary.
+pub fn concise(p: &Project, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        if let Some(l) = f.loc {
+            out.push_str(&format!("{}: ", p.loaded.sources.position(l)));
+        }
+        out.push_str(&format!("{}[{}] {}\n", f.level, f.id, f.message));
+    }
+    out
+}
+
+/// `--statistics`: how many findings of each kind, most first.
+pub fn statistics(findings: &[Finding]) -> String {
+    let mut counts: BTreeMap<(&str, Level), usize> = BTreeMap::new();
+    for f in findings {
+        *counts.entry((f.id, f.level)).or_default() += 1;
+    }
+    let mut rows: Vec<_> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let width = rows
+        .iter()
+        .map(|r| r.1.to_string().len())
+        .max()
+        .unwrap_or(1);
+    rows.iter()
+        .map(|((id, level), n)| format!("{n:>width$}  {id:<28} {level}\n"))
+        .collect()
+}
+
+/// The head of the human report: the OpenCode config files read, in OpenCode's order
+/// (later wins), and permaudit's own settings.
+pub fn header(config: &[String], settings: Option<&str>, project_only: bool) -> String {
+    let mut out = String::new();
+    if config.is_empty() {
+        out.push_str("no OpenCode config found: built-in defaults only\n");
+    } else {
+        out.push_str("OpenCode config read, in OpenCode's order (later wins):\n");
+        for (n, c) in config.iter().enumerate() {
+            out.push_str(&format!("  {}. {c}\n", n + 1));
+        }
+    }
+    if project_only {
+        out.push_str(
+            "project only: global, user and managed config and OPENCODE_* variables not read\n",
+        );
+    }
+    if let Some(s) = settings {
+        out.push_str(&format!("permaudit settings: {s}\n"));
+    }
+    out.push('\n');
     out
 }
 

@@ -29,7 +29,7 @@ fn parts(e: &LoadError) -> (Option<Loc>, String, String) {
                 },
                 c.message
             ),
-            c.message.clone(),
+            "refused here".to_string(),
         ),
         LoadError::FileRef { loc, message } => (
             Some(*loc),
@@ -89,7 +89,10 @@ pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String 
         .render_report(&mut snippet, report.as_ref())
         .is_ok()
     {
-        out.push_str(&snippet);
+        // The headline is the first line already: only the snippet, from its frame on.
+        let mut lines = snippet.split_inclusive('\n').peekable();
+        while lines.next_if(|l| !l.contains('╭')).is_some() {}
+        out.extend(lines);
     }
     out
 }
