@@ -350,12 +350,8 @@ fn agent_rulesets_match_each_profile() {
     for (k, v) in versions.iter().enumerate() {
         let bin = match oracle::locate_version(v) {
             Located::Found(bin) => bin,
-            Located::Skip(msg) => {
-                say(&format!(
-                    "\n!!!!!!!! profile {v} SKIPPED (PERMAUDIT_SKIP_ORACLE=1) !!!!!!!!\n{msg}\n"
-                ));
-                continue;
-            }
+            // Skipped with one printed line, or failed under CI (`tier`).
+            Located::Skip => continue,
         };
         let base = 100_000 + k as u64 * 1_000;
         work.extend((0..per).map(|i| (v.clone(), bin.clone(), base + i)));

@@ -539,10 +539,8 @@ fn sample_against_opencode() {
     use support::oracle;
     let bin = match oracle::locate() {
         oracle::Located::Found(b) => b,
-        oracle::Located::Skip(msg) => {
-            eprintln!("SKIPPED: {msg}");
-            return;
-        }
+        // Skipped with one printed line, or failed under CI (`tier`).
+        oracle::Located::Skip => return,
     };
     let seed = support::harness::seed();
     let n: u64 = std::env::var("PERMAUDIT_DIFF_ORACLE_CASES")

@@ -186,12 +186,8 @@ fn permaudit_verdict(
 fn file_tools_and_hidden_tools_match_opencode() {
     let bin = match oracle::locate() {
         Located::Found(bin) => bin,
-        Located::Skip(msg) => {
-            say(&format!(
-                "\n!!!!!!!! file_tools_and_hidden_tools_match_opencode SKIPPED (PERMAUDIT_SKIP_ORACLE=1) !!!!!!!!\n{msg}\n"
-            ));
-            return;
-        }
+        // Skipped with one printed line, or failed under CI (`tier`).
+        Located::Skip => return,
     };
     let scratch = Scratch::new();
     let results = harness::parallel((0..CASES.len()).collect(), |i| {
