@@ -117,8 +117,6 @@ pub struct Check {
 /// Every check, in the order findings are reported.
 pub const CHECKS: &[Check] = &[
     read_only_agent_writes::CHECK,
-    self_modification::CHECK,
-    deny_bypass::CHECK,
     shadowed_deny::CHECK,
     shadowed_ask::CHECK,
     correlated_rules::CHECK,
@@ -129,6 +127,10 @@ pub const CHECKS: &[Check] = &[
     unchecked_permission::CHECK,
     unknown_agent_key::CHECK,
     never_matches::CHECK,
+    // After the rule-order kinds: at a place both speak for, the rule-order finding does
+    // (these two sit on an agent's first deny only to have a place).
+    self_modification::CHECK,
+    deny_bypass::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
     legacy_tools::CHECK,
