@@ -72,7 +72,7 @@ fn bash_completes_commands_and_option_values() {
     assert_eq!(bash_complete(&script, "permaudit ch"), ["check"]);
     assert_eq!(
         bash_complete(&script, "permaudit check --format "),
-        ["human", "json", "sarif", "github"]
+        ["human", "concise", "json", "sarif", "github"]
     );
     assert_eq!(
         bash_complete(&script, "permaudit check --fail-on w"),
