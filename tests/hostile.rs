@@ -651,7 +651,7 @@ fn findings_on_a_long_line_name_their_place_without_a_snippet() {
 }
 
 /// `check` on the largest config permaudit accepts (100,000 literal-prefix rules of one
-/// permission: about 5 s of CPU on the 2-core reference machine since the analysis indexes
+/// permission: about 13 s of CPU on the 2-core reference machine since the analysis indexes
 /// rules by literal prefix; it took over 15 minutes before).
 #[test]
 fn check_on_the_rule_count_limit_finishes() {
@@ -1528,11 +1528,13 @@ fn no_command_writes_anything() {
 #[test]
 fn many_ignore_comments_are_read_in_one_pass() {
     let t = Tree::new();
-    let mut text = String::from("{\"permission\":{\"edit\":{\n");
+    // In build's own block: the same allow shared by every agent would also make the
+    // read-only `plan` edit (`read-only-agent-writes`, which these comments do not name).
+    let mut text = String::from("{\"agent\":{\"build\":{\"permission\":{\"edit\":{\n");
     for _ in 0..100_000 {
         text.push_str("// permaudit-ignore[shadowed-deny]: accepted\n");
     }
-    text.push_str("\"tests/**\":\"deny\",\"**\":\"allow\"}}}\n");
+    text.push_str("\"tests/**\":\"deny\",\"**\":\"allow\"}}}}}\n");
     t.write("proj/opencode.json", &text);
     let out = t.run(&["check", "--statistics", "--fail-on", "error"]);
     assert_eq!(out.code, Some(0), "the deny is accepted: {}", out.stdout);

@@ -80,17 +80,16 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             ) {
                 continue;
             }
-            if !matches!(reach[a].get(i), Some(Some(Reach::Decides(_)))) {
-                continue;
+            if reported.contains(permission)
+                || !matches!(reach[a].get(i), Some(Some(Reach::Decides(_))))
+            {
+                continue; // one finding per agent and permission: its first such deny
             }
             // A path this deny still denies.
             let mut candidates = samples(&r.pattern);
             candidates.rotate_right(1); // the glob without its wildcards first (`.env`)
             let Some(path) = candidates.into_iter().find(|p| {
-                plain(p)
-                    && ctx
-                        .witness(agent, &crate::glob::analysis::Input::new(permission, p))
-                        .is_some_and(|w| w.rule == Some(i))
+                plain(p) && ctx.rule_decides(a, i, &crate::glob::analysis::Input::new(permission, p))
             }) else {
                 continue;
             };
@@ -100,9 +99,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 (d.effect == Effect::Allow).then_some((command, d))
             });
             let Some((command, d)) = found else { continue };
-            if !reported.insert(permission) {
-                continue; // one finding per agent and permission: its first such deny
-            }
+            reported.insert(permission);
             let decider = d.bash.last().and_then(|x| x.rule);
             // Judged on the real-config corpus: a walked-around deny on a secret (`.env`,
             // keys, credentials) is what authors act on; on other paths (a read-only

@@ -317,7 +317,13 @@ impl<'a> Ctx<'a> {
         let subject = input.subject.to_exact_string()?;
         let (rule, action) = match self.agent_index(agent) {
             Some(a) => {
-                let rule = self.quick[a].decide(&input.permission, &input.subject);
+                // A lazy DFA over more rules than that thrashes its cache on every input
+                // (each state a set of tens of thousands of positions): scan from the end.
+                let rule = if self.analyses[a].len() <= COMPILED_SAMPLE_RULES {
+                    self.quick[a].decide(&input.permission, &input.subject)
+                } else {
+                    self.analyses[a].decision(input)
+                };
                 (
                     rule,
                     rule.map_or(Effect::Ask, |i| agent.rules[i].action.effective()),
@@ -334,6 +340,14 @@ impl<'a> Ctx<'a> {
             action,
             rule,
         })
+    }
+
+    /// Does rule `i` of agent `a` decide `input` (match it, and no later rule does)? Through
+    /// the compiled evaluator for rulesets of up to [`COMPILED_SAMPLE_RULES`] rules, else
+    /// through the analysis's prefix indexes: rule `i`, then only the later rules that
+    /// could meet it.
+    pub fn rule_decides(&self, a: usize, i: usize, input: &Input) -> bool {
+        rule_decides(&self.quick[a], &self.analyses[a], i, input)
     }
 
     /// An input that rules `i` and `j` of agent `a` both match, or `Empty` when they are
@@ -843,6 +857,15 @@ const QUICK_CACHE_BYTES: usize = 1 << 20;
 /// (100,000 literal-prefix rules: 517 s against 5 s). Both are exact; only speed differs.
 const COMPILED_SAMPLE_RULES: usize = 20_000;
 
+/// [`Ctx::rule_decides`] for one agent's evaluator and analysis.
+fn rule_decides(quick: &Quick, an: &Analysis, i: usize, input: &Input) -> bool {
+    if an.len() <= COMPILED_SAMPLE_RULES {
+        quick.decide(&input.permission, &input.subject) == Some(i)
+    } else {
+        an.matches(i, input) && !an.later_candidates(i).any(|j| an.matches(j, input))
+    }
+}
+
 /// Each rule's globs compiled once: cheap exact disjointness ([`Quick::disjoint`]) and
 /// decisions through one compiled evaluator per permission name ([`Quick::decide`]).
 pub(super) struct Quick {
@@ -937,12 +960,7 @@ impl Quick {
                 permission: fill(p, star),
                 subject: fill(s, star),
             };
-            let decided = if an.len() <= COMPILED_SAMPLE_RULES {
-                self.decide(&input.permission, &input.subject) == Some(i)
-            } else {
-                an.matches(i, &input) && !an.later_candidates(i).any(|j| an.matches(j, &input))
-            };
-            decided.then_some(input)
+            rule_decides(self, an, i, &input).then_some(input)
         })
     }
 
