@@ -89,7 +89,8 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let mut candidates = samples(&r.pattern);
             candidates.rotate_right(1); // the glob without its wildcards first (`.env`)
             let Some(path) = candidates.into_iter().find(|p| {
-                plain(p) && ctx.rule_decides(a, i, &crate::glob::analysis::Input::new(permission, p))
+                plain(p)
+                    && ctx.rule_decides(a, i, &crate::glob::analysis::Input::new(permission, p))
             }) else {
                 continue;
             };
