@@ -91,7 +91,7 @@ grep -q 'opencode.json:1:' "$T/summary" || fail "refused summary lacks file:line
 
 step "a clean config: exit-code 0, summary says so"
 W=$(workspace clean)
-printf '{"permission":{"edit":{"**":"allow","tests/**":"deny"}}}\n' > "$W/opencode.json"
+printf '{"permission":{"edit":{"**":"ask","tests/**":"deny"}}}\n' > "$W/opencode.json"
 run clean GITHUB_WORKSPACE="$W" PATH="$(dirname "$bin"):$PATH" INPUT_INSTALL=path
 [ "$(outvar exit-code)" = 0 ] || fail "clean: exit-code $(outvar exit-code)"
 grep -q '✅ nothing at or above `error`' "$T/summary" || fail "clean summary: $(cat "$T/summary")"

@@ -65,7 +65,7 @@ decided=$(printf 'tests/a.ts\nsrc/b.ts\n' | npx_permaudit explain edit --stdin -
 [ "$decided" = "allow,allow" ] || fail "explain --stdin decided '$decided', expected allow,allow (the ** allow wins)"
 
 # A clean config exits 0; a config OpenCode refuses exits 2 with file:line:col on stderr.
-printf '{"permission":{"edit":{"**":"allow","tests/**":"deny"}}}\n' > "$P/opencode.json"
+printf '{"permission":{"edit":{"**":"ask","tests/**":"deny"}}}\n' > "$P/opencode.json"
 npx_permaudit check >/dev/null || fail "clean config: check exited non-zero"
 printf '{"permission": {"edit": [1]}}\n' > "$P/opencode.json"
 set +e

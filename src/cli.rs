@@ -5,6 +5,7 @@ use crate::glob::Platform;
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::host::RealHost;
 use crate::model::agents::Agent;
+use crate::model::Effect;
 use crate::project::Project;
 use crate::report::{self, Style};
 use crate::shell::Splitter;
@@ -109,6 +110,25 @@ pub enum FailOn {
     Never,
 }
 
+/// Who answers the permissions that ask (`--headless`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HeadlessArg {
+    /// `opencode run`: every ask is rejected.
+    Reject,
+    /// `opencode run --auto` (`--yolo`, `--dangerously-skip-permissions`): every ask is
+    /// approved once.
+    Auto,
+}
+
+impl From<HeadlessArg> for crate::delegation::RunMode {
+    fn from(h: HeadlessArg) -> Self {
+        match h {
+            HeadlessArg::Reject => crate::delegation::RunMode::Headless,
+            HeadlessArg::Auto => crate::delegation::RunMode::Auto,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find rules that never take effect, shadowed denies and broken or suspicious entries,
@@ -124,6 +144,11 @@ pub enum Command {
         /// `.opencode/permaudit-samples.txt` in the start directory or a parent, if any).
         #[arg(long, value_name = "FILE")]
         samples: Option<PathBuf>,
+        /// Judge the config as a non-interactive `opencode run` uses it: every ask rejected
+        /// (`reject`, the default) or approved (`auto`, as `run --auto`). Adds
+        /// `headless-ask`; delegation through an ask follows the same answer.
+        #[arg(long, value_enum, value_name = "ANSWER", num_args = 0..=1, require_equals = true, default_missing_value = "reject")]
+        headless: Option<HeadlessArg>,
         #[command(flatten)]
         ci: CiArgs,
     },
@@ -159,6 +184,10 @@ pub enum Command {
         agent: String,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Also say what a non-interactive `opencode run` makes of the decision: an ask is
+        /// rejected (`reject`, the default) or approved once (`auto`, as `run --auto`).
+        #[arg(long, value_enum, value_name = "ANSWER", num_args = 0..=1, require_equals = true, default_missing_value = "reject")]
+        headless: Option<HeadlessArg>,
     },
     /// What a config change does to every agent's decisions: BASE vs HEAD (default: the
     /// `HEAD` commit vs the work tree), each change proven with an input.
@@ -182,8 +211,12 @@ pub enum Command {
         limit: usize,
         /// Instead of files: the commands the project runs (package.json scripts, Makefile
         /// and justfile recipes, workflow `run:` steps), decided as the bash tool would.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "delegation")]
         commands: bool,
+        /// Instead of files: who may start whom through the `task` tool, and what each
+        /// subagent's session adds (README "Headless runs and delegation").
+        #[arg(long)]
+        delegation: bool,
     },
     /// Print the completion script for a shell (e.g. `permaudit completions bash >
     /// /etc/bash_completion.d/permaudit`).
@@ -318,6 +351,7 @@ pub fn run(cli: Cli) -> i32 {
             format,
             fail_on,
             samples,
+            headless,
             ci,
         } => match &setup {
             Some(setup) => check(
@@ -325,6 +359,7 @@ pub fn run(cli: Cli) -> i32 {
                 format,
                 fail_on,
                 samples,
+                headless.map(Into::into).unwrap_or_default(),
                 setup,
                 &ci,
                 out_style,
@@ -369,6 +404,7 @@ pub fn run(cli: Cli) -> i32 {
             nul,
             agent,
             format,
+            headless,
         } => {
             let Some(a) = project.agent(&agent) else {
                 return unknown_agent(&project, &agent);
@@ -390,9 +426,31 @@ pub fn run(cli: Cli) -> i32 {
                 stdin,
                 nul,
                 format == Format::Json,
+                headless.map(Into::into),
                 out_style,
                 &mut out,
             )
+        }
+        Command::Map {
+            agent,
+            format,
+            delegation: true,
+            ..
+        } => {
+            if let Some(name) = &agent
+                && project.agent(name).is_none()
+            {
+                return unknown_agent(&project, name);
+            }
+            let edges = crate::delegation::edges(&project);
+            let text = match format {
+                Format::Json => report::delegation::json(&project, &edges, agent.as_deref()),
+                Format::Human => {
+                    report::delegation::human(&project, &edges, agent.as_deref(), out_style)
+                }
+            };
+            let _ = out.write_all(text.as_bytes());
+            EXIT_OK
         }
         Command::Map {
             agent,
@@ -407,6 +465,7 @@ pub fn run(cli: Cli) -> i32 {
             depth,
             limit,
             commands: false,
+            delegation: false,
         } => map(
             &project,
             agent.as_deref(),
@@ -449,6 +508,7 @@ fn explain(
     stdin: bool,
     nul: bool,
     json: bool,
+    headless: Option<crate::delegation::RunMode>,
     style: Style,
     out: &mut dyn Write,
 ) -> i32 {
@@ -468,13 +528,15 @@ fn explain(
         .flatten();
     let places = ShellPlaces::of(project);
     let env = places.env();
-    let mut decide = |input: &str, out: &mut dyn Write| -> std::io::Result<()> {
+    let mut decide_one = |input: &str, out: &mut dyn Write| -> std::io::Result<Effect> {
         if let Some(rule) = hiding {
             let decided = crate::shell::decide::hidden(rule);
             let text = if permission == "bash" {
                 let req = crate::shell::Request::default();
                 if json {
-                    return render.write_bash(out, input, &req, &decided);
+                    return render
+                        .write_bash(out, input, &req, &decided)
+                        .map(|()| decided.effect);
                 }
                 report::explain::bash_human(project, a, input, &req, &decided, style)
             } else if json {
@@ -483,7 +545,7 @@ fn explain(
             } else {
                 report::explain::tool_human(project, a, permission, input, None, &decided, style)
             };
-            return out.write_all(text.as_bytes());
+            return out.write_all(text.as_bytes()).map(|()| decided.effect);
         }
         let mut eval_with = |perm: &str, pattern: &str| {
             let e = match ext.as_mut() {
@@ -497,10 +559,12 @@ fn explain(
             let req = splitter.request(input, &env);
             let decided = crate::shell::decide::decide(&req, &mut eval_with);
             if json {
-                return render.write_bash(out, input, &req, &decided);
+                return render
+                    .write_bash(out, input, &req, &decided)
+                    .map(|()| decided.effect);
             }
             let text = report::explain::bash_human(project, a, input, &req, &decided, style);
-            return out.write_all(text.as_bytes());
+            return out.write_all(text.as_bytes()).map(|()| decided.effect);
         }
         if file_tool && let Some(req) = crate::shell::file::request(permission, input, &env) {
             let decided = crate::shell::decide::decide_asks(
@@ -524,13 +588,27 @@ fn explain(
                     style,
                 )
             };
-            return out.write_all(text.as_bytes());
+            return out.write_all(text.as_bytes()).map(|()| decided.effect);
         }
         eval.matching(input, &mut matching);
+        let effect = decision_of(a, &matching).effect;
         match matching.split_last() {
             Some((&rule, earlier)) => render.write(out, input, Some(rule), earlier),
             None => render.write(out, input, None, &[]),
         }
+        .map(|()| effect)
+    };
+    // With `--headless`, each decision is rendered into `line` and told what `opencode
+    // run` makes of it (report::explain::headless).
+    let mut line = Vec::new();
+    let mut decide = |input: &str, out: &mut dyn Write| -> std::io::Result<()> {
+        let Some(mode) = headless else {
+            return decide_one(input, out).map(|_| ());
+        };
+        line.clear();
+        let effect = decide_one(input, &mut line)?;
+        report::explain::headless(&mut line, mode, effect, json, style);
+        out.write_all(&line)
     };
     for input in args {
         if decide(input, out).is_err() {
@@ -877,6 +955,7 @@ fn check(
     format: CheckFormat,
     fail_on: Option<FailOn>,
     samples_file: Option<PathBuf>,
+    mode: crate::delegation::RunMode,
     setup: &CheckSetup,
     ci: &CiArgs,
     style: Style,
@@ -930,7 +1009,7 @@ fn check(
         Err(code) => return code,
     };
     let project = &*project;
-    let mut findings = crate::checks::run(project);
+    let mut findings = crate::checks::run_as(project, mode);
     findings.extend(crate::checks::consolidate(
         project,
         sample_mismatch::findings(project, &samples, &outcomes),

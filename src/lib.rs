@@ -20,6 +20,7 @@
 pub mod checks;
 pub mod cli;
 pub mod diff;
+pub mod delegation;
 pub mod discover;
 pub mod generate;
 pub mod glob;

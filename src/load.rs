@@ -35,6 +35,8 @@ pub struct Merged {
     /// Top-level `permission`, after `mode`, `OPENCODE_PERMISSION` and `tools` (spec §5.1).
     pub permission: PermissionMap,
     pub agent: JsObject<AgentEntry>,
+    /// `subagent_depth` of the last config that sets it (default 1: see [`crate::delegation`]).
+    pub subagent_depth: Option<u64>,
 }
 
 /// A problem OpenCode does not refuse but an auditor must say.
@@ -499,12 +501,16 @@ struct Acc {
     tools: Option<JsObject<ToolEntry>>,
     agent: JsObject<AgentEntry>,
     mode: JsObject<AgentEntry>,
+    subagent_depth: Option<u64>,
 }
 
 impl Acc {
     fn merge(&mut self, f: FileConfig, dir: &Path, paths: &Paths) {
         if let Some(p) = &f.skill_paths {
             self.skill_paths = p.clone();
+        }
+        if f.subagent_depth.is_some() {
+            self.subagent_depth = f.subagent_depth;
         }
         let _ = (dir, paths);
         for (slot, names) in self.reference_names.iter_mut().zip(&f.reference_names) {
@@ -907,7 +913,11 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
             white.push(d);
         }
     }
-    let merged = Merged { permission, agent };
+    let merged = Merged {
+        permission,
+        agent,
+        subagent_depth: acc.subagent_depth,
+    };
     check_rule_limits(&merged)?;
     Ok((merged, white))
 }

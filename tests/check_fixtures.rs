@@ -8,7 +8,8 @@
 //! and the CLI runs with only PATH, HOME, an empty managed-config directory and the `env`
 //! lines in its environment (`check_support`), so the machine's own configuration never
 //! leaks in. Paths in the output are written `$ROOT`. `PERMAUDIT_BLESS=1` rewrites the
-//! expected files.
+//! expected files. An optional `args` file holds extra `check` arguments, one a line (the
+//! kinds that only `--headless` turns on).
 
 mod check_support;
 
@@ -17,6 +18,15 @@ use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/checks")
+}
+
+/// `check ARGS` plus the tree's own `args` lines.
+fn args(dir: &Path, base: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+    if let Ok(text) = std::fs::read_to_string(dir.join("args")) {
+        v.extend(text.lines().filter(|l| !l.is_empty()).map(str::to_string));
+    }
+    v
 }
 
 fn cases() -> Vec<(String, &'static str, PathBuf)> {
@@ -38,7 +48,8 @@ fn cases() -> Vec<(String, &'static str, PathBuf)> {
 #[test]
 fn each_finding_fires_on_its_fixture_and_not_on_the_clean_one() {
     for (id, kind, dir) in cases() {
-        let r = Tree::from_fixture(&dir).run(&["check", "--format", "json", "--fail-on", "never"]);
+        let a = args(&dir, &["check", "--format", "json", "--fail-on", "never"]);
+        let r = Tree::from_fixture(&dir).run(&a.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(r.code, 0, "{id}/{kind}: {}", r.stdout);
         let v: serde_json::Value =
             serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{id}/{kind}: {e}"));
@@ -75,7 +86,8 @@ fn human_output_matches_the_stored_snapshots() {
     let bless = std::env::var_os("PERMAUDIT_BLESS").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
     for (id, kind, dir) in cases() {
-        let r = Tree::from_fixture(&dir).run(&["check"]);
+        let a = args(&dir, &["check"]);
+        let r = Tree::from_fixture(&dir).run(&a.iter().map(String::as_str).collect::<Vec<_>>());
         let got = format!("# exit {}\n{}", r.code, r.stdout);
         let path = dir.join("expected.txt");
         if bless {

@@ -86,6 +86,31 @@ pub(super) fn decide_command(
     command: &str,
     stored: Option<&Wildcard>,
 ) -> crate::shell::decide::Decided {
+    decide_command_with(ctx, splitter, command, |perm, pattern| {
+        if perm == "bash" && stored.is_some_and(|g| g.is_match(pattern, ctx.project.platform)) {
+            return Decision {
+                rule: None,
+                effect: Effect::Allow,
+                overridden: Vec::new(),
+            };
+        }
+        let w = ctx.witness(agent, &Input::new(perm, pattern));
+        Decision {
+            rule: w.as_ref().and_then(|w| w.rule),
+            effect: w.map_or(Effect::Ask, |w| w.action),
+            overridden: Vec::new(),
+        }
+    })
+}
+
+/// Split `command` as the bash tool does in the project's directories and decide every
+/// asked pattern with `eval`.
+pub(super) fn decide_command_with(
+    ctx: &Ctx<'_>,
+    splitter: &mut Splitter,
+    command: &str,
+    eval: impl FnMut(&str, &str) -> Decision,
+) -> crate::shell::decide::Decided {
     let paths = ctx.project.loaded.paths();
     let (cwd, wt, home) = (
         paths.cwd.to_string_lossy(),
@@ -101,21 +126,7 @@ pub(super) fn decide_command(
         is_dir: &no,
     };
     let req = splitter.request(command, &env);
-    decide(&req, |perm, pattern| {
-        if perm == "bash" && stored.is_some_and(|g| g.is_match(pattern, ctx.project.platform)) {
-            return Decision {
-                rule: None,
-                effect: Effect::Allow,
-                overridden: Vec::new(),
-            };
-        }
-        let w = ctx.witness(agent, &Input::new(perm, pattern));
-        Decision {
-            rule: w.as_ref().and_then(|w| w.rule),
-            effect: w.map_or(Effect::Ask, |w| w.action),
-            overridden: Vec::new(),
-        }
-    })
+    decide(&req, eval)
 }
 
 /// The one asked part of `command` when the command is exactly that part.

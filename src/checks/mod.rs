@@ -10,9 +10,11 @@ pub mod always_overrides_deny;
 pub mod broken_frontmatter;
 pub mod correlated_rules;
 pub mod dead_rule;
+pub mod delegation_escalation;
 pub mod deny_bypass;
 pub mod env_injection;
 pub mod examples;
+pub mod headless_ask;
 pub mod ignore_without_reason;
 pub mod ignored_key;
 pub mod inconclusive;
@@ -127,6 +129,8 @@ pub const CHECKS: &[Check] = &[
     unchecked_permission::CHECK,
     unknown_agent_key::CHECK,
     never_matches::CHECK,
+    delegation_escalation::CHECK,
+    headless_ask::CHECK,
     // After the rule-order kinds: at a place both speak for, the rule-order finding does
     // (these two sit on an agent's first deny only to have a place).
     self_modification::CHECK,
@@ -228,6 +232,8 @@ pub struct Ctx<'a> {
     /// The rulesets of this pass: `project.agents`, or each agent less its own rules.
     pub agents: std::borrow::Cow<'a, [Agent]>,
     pub scope: Scope,
+    /// Who answers the asks (`check --headless`).
+    pub mode: crate::delegation::RunMode,
     pub analyses: Vec<Analysis>,
     quick: Vec<Quick>,
     /// `twins[a][i]`: an earlier agent and index whose rules from there on equal agent
@@ -300,6 +306,7 @@ impl<'a> Ctx<'a> {
             project,
             agents,
             scope,
+            mode: crate::delegation::RunMode::Interactive,
             analyses,
             quick,
             twins,
@@ -468,9 +475,17 @@ pub fn describe(r: &Rule) -> String {
 /// an agent's own block overriding it is a deliberate override. Each shared finding is
 /// then re-decided on every real agent and names only the agents where it holds.
 pub fn run(project: &Project) -> Vec<Finding> {
+    run_as(project, crate::delegation::RunMode::Interactive)
+}
+
+/// [`run`], with the asks answered as in `mode` (`check --headless`).
+pub fn run_as(project: &Project, mode: crate::delegation::RunMode) -> Vec<Finding> {
     let mut ctx = Ctx::new(project);
+    ctx.mode = mode;
     let mut out = Vec::new();
     let reach = reachability(&ctx);
+    headless_ask::run(&ctx, &reach, &mut out);
+    delegation_escalation::run(&ctx, &reach, &mut out);
     read_only_agent_writes::run(&ctx, &mut out);
     self_modification::run(&ctx, &mut out);
     deny_bypass::run(&ctx, &reach, &mut out);

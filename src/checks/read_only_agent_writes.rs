@@ -56,6 +56,7 @@ pub fn shared(layer: Layer) -> bool {
             | Layer::MarkdownAgent
             | Layer::Mode
             | Layer::ToolOutput
+            | Layer::Session
     )
 }
 

@@ -124,6 +124,9 @@ pub struct FileConfig {
     /// V2 `permissions` keys this release loads and ignores (before 1.18.24), with their
     /// JSON paths: no rule comes from them (`ignored-key`).
     pub ignored: Vec<(String, Loc)>,
+    /// `subagent_depth`: how deep `task` may nest sessions (OpenCode's default: 1, only a
+    /// primary session may start a subagent).
+    pub subagent_depth: Option<u64>,
 }
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
@@ -901,7 +904,12 @@ pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfi
                     }
                 }
             }
-            other => check_other_top_level(other, v)?,
+            other => {
+                check_other_top_level(other, v)?;
+                if other == "subagent_depth" {
+                    cfg.subagent_depth = number(v).map(|n| n as u64);
+                }
+            }
         }
     }
     for (name, e) in v2_agents {

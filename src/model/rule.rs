@@ -125,6 +125,9 @@ pub enum Layer {
     Mode,
     /// The trailing `external_directory` allow for truncated tool output.
     ToolOutput,
+    /// Rules of the session rather than the agent, evaluated after the agent's: `opencode
+    /// run`'s denies, a subagent session's inherited and forced rules (`crate::delegation`).
+    Session,
 }
 
 impl Layer {
@@ -147,6 +150,7 @@ impl Layer {
             Layer::MarkdownAgent => "markdown-agent",
             Layer::Mode => "mode",
             Layer::ToolOutput => "tool-output",
+            Layer::Session => "session",
         }
     }
 }

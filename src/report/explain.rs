@@ -578,3 +578,33 @@ pub fn tool_human(
     }
     out
 }
+
+/// `explain --headless`: what a non-interactive `opencode run` makes of one rendered
+/// decision. JSON (one object a line) gains `"run": {"mode", "action"}`; the human form a
+/// line when the decision asks.
+pub fn headless(
+    rendered: &mut Vec<u8>,
+    mode: crate::delegation::RunMode,
+    effect: crate::model::Effect,
+    json: bool,
+    style: Style,
+) {
+    let action = mode.resolve(effect);
+    if json {
+        if rendered.ends_with(b"}\n") {
+            rendered.truncate(rendered.len() - 2);
+            let run = json!({"mode": mode.as_str(), "action": action});
+            rendered.extend_from_slice(format!(",\"run\":{run}}}\n").as_bytes());
+        }
+        return;
+    }
+    if effect == crate::model::Effect::Ask {
+        let what = match mode {
+            crate::delegation::RunMode::Auto => {
+                "`opencode run --auto` approves it once: allow, nobody is asked"
+            }
+            _ => "`opencode run` rejects it (\"auto-rejecting\"): deny",
+        };
+        rendered.extend_from_slice(style.dim(&format!("       headless: {what}\n")).as_bytes());
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod commands;
+pub mod delegation;
 pub mod diff;
 pub mod error;
 pub mod explain;

@@ -1,0 +1,227 @@
+//! `delegation-escalation` (warning)
+//!
+//! ## What it finds
+//! An agent whose own block denies something (`agent.build.permission.bash."git push *":
+//! "deny"`) while it may start, through the `task` tool and without being asked, a
+//! subagent that does that very thing without asking. OpenCode builds a subagent's session
+//! from the *subagent's* ruleset: the caller's agent rules do not follow it (only the
+//! caller *session's* denies do, e.g. `opencode run`'s). The finding names the deny, the
+//! subagent, the `task` rule that lets the caller start it, the subagent's deciding rule,
+//! and an input.
+//!
+//! Only denies the agent wrote for itself are judged: a deny in a shared file reaches the
+//! subagent too, and a subagent's own block overriding it is that block's business.
+//! With `--headless` a `task` ask is rejected (no escalation through it); with
+//! `--headless=auto` it is approved, and so is an ask in the subagent.
+//!
+//! ## Why it matters
+//! The deny looks like a guarantee and is one delegation away from nothing: the model asks
+//! `general` to push, and it does.
+//!
+//! ## Example
+//! ```json
+//! {"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}
+//! ```
+//! `build` may not run `git push x`; it may start `general` (built-in `task` allow), which
+//! runs `git push x` without asking.
+//!
+//! ## How to fix
+//! Write the deny where every agent gets it (top-level `permission`), add it to the
+//! subagents too, or keep the agent from starting them (`"task": {"*": "deny"}` or per name).
+
+use super::always_overrides_deny::decide_command_with;
+use super::read_only_agent_writes::samples;
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
+use crate::delegation;
+use crate::glob::analysis::Input;
+use crate::glob::wildcard::Wildcard;
+use crate::model::agents::{Agent, Decision};
+use crate::model::{Effect, Rule};
+use crate::shell::Splitter;
+
+pub const CHECK: Check = Check {
+    id: "delegation-escalation",
+    level: Level::Warning,
+    summary: "an agent's own deny that a subagent it may start does without asking",
+    docs: include_str!("delegation_escalation.rs"),
+};
+
+/// Permissions a subagent is asked for like its caller (the ones about delegation itself,
+/// the loop and the session are left out).
+const TOOLS: &[&str] = &[
+    "bash",
+    "edit",
+    "read",
+    "glob",
+    "grep",
+    "list",
+    "webfetch",
+    "websearch",
+    "codesearch",
+    "external_directory",
+    "skill",
+    "lsp",
+];
+
+/// The decision of `agent` whose session holds `session` (evaluated after its rules):
+/// the effect, and the agent's deciding rule (`None` when a session rule or no rule decided).
+fn decide_in(
+    ctx: &Ctx<'_>,
+    splitter: &mut Splitter,
+    agent: &Agent,
+    session: &[Rule],
+    permission: &str,
+    input: &str,
+) -> (Effect, Option<usize>) {
+    let platform = ctx.project.platform;
+    let one = |perm: &str, pattern: &str| -> Decision {
+        if let Some(k) = session.iter().rposition(|r| {
+            Wildcard::compile(&r.permission).is_match(perm, platform)
+                && Wildcard::compile(&r.pattern).is_match(pattern, platform)
+        }) {
+            return Decision {
+                rule: None,
+                effect: session[k].action.effective(),
+                overridden: Vec::new(),
+            };
+        }
+        let w = ctx.witness(agent, &Input::new(perm, pattern));
+        Decision {
+            rule: w.as_ref().and_then(|w| w.rule),
+            effect: w.map_or(Effect::Ask, |w| w.action),
+            overridden: Vec::new(),
+        }
+    };
+    if permission == "bash" {
+        let d = decide_command_with(ctx, splitter, input, one);
+        let rule = d.decision().and_then(|x| x.rule);
+        return (d.effect, rule);
+    }
+    let d = one(permission, input);
+    (d.effect, d.rule)
+}
+
+pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
+    let project = ctx.project;
+    let mode = ctx.mode;
+    let session = mode.session_rules();
+    let mut splitter = Splitter::new();
+    let edges = delegation::edges(project);
+    for (a, agent) in project.agents.iter().enumerate() {
+        let reachable: Vec<&delegation::Edge> = edges
+            .iter()
+            .filter(|e| e.caller == a && mode.resolve(e.action) == Effect::Allow)
+            .collect();
+        if reachable.is_empty() {
+            continue;
+        }
+        for (i, r) in agent.rules.iter().enumerate() {
+            let Some(loc) = r.loc else { continue };
+            if !is_own(r.layer) || r.action.effective() != Effect::Deny {
+                continue;
+            }
+            if !matches!(reach[a].get(i), Some(Some(Reach::Decides(_)))) {
+                continue;
+            }
+            let perm_glob = Wildcard::compile(&r.permission);
+            let permissions: Vec<&str> = TOOLS
+                .iter()
+                .copied()
+                .filter(|p| perm_glob.is_match(p, project.platform))
+                .collect();
+            let found = permissions.iter().find_map(|&permission| {
+                samples(&r.pattern).into_iter().find_map(|input| {
+                    if !ctx.rule_decides(a, i, &Input::new(permission, &input)) {
+                        return None;
+                    }
+                    // The caller's own session rules could still decide it (run's denies).
+                    let (own, _) =
+                        decide_in(ctx, &mut splitter, agent, &session, permission, &input);
+                    if own != Effect::Deny {
+                        return None;
+                    }
+                    let escalated: Vec<(&delegation::Edge, Effect, Option<usize>)> = reachable
+                        .iter()
+                        .filter_map(|e| {
+                            let sub = &project.agents[e.callee];
+                            let child = delegation::child_session_rules(&session, sub);
+                            let (effect, rule) =
+                                decide_in(ctx, &mut splitter, sub, &child, permission, &input);
+                            (mode.resolve(effect) == Effect::Allow).then_some((*e, effect, rule))
+                        })
+                        .collect();
+                    (!escalated.is_empty()).then(|| (permission, input, escalated))
+                })
+            });
+            let Some((permission, input, escalated)) = found else {
+                continue;
+            };
+            let (edge, effect, sub_rule) = escalated[0];
+            let sub = &project.agents[edge.callee];
+            let decider = |who: &Agent, k: Option<usize>| {
+                k.and_then(|k| who.rules.get(k))
+                    .map(|x| format!("{} at {}", describe(x), ctx.place(x)))
+                    .unwrap_or_else(|| "no rule".into())
+            };
+            let others: Vec<String> = escalated[1..]
+                .iter()
+                .map(|(e, _, _)| format!("`{}`", project.agents[e.callee].name))
+                .collect();
+            let also = if others.is_empty() {
+                String::new()
+            } else {
+                format!(" (so may {})", others.join(", "))
+            };
+            let how = if effect == Effect::Ask {
+                "which is approved without asking under `opencode run --auto`"
+            } else {
+                "which does it without asking"
+            };
+            let mut related = Vec::new();
+            for (who, k) in [(agent, edge.rule), (sub, sub_rule)] {
+                if let Some(x) = k.and_then(|k| who.rules.get(k))
+                    && let Some(l) = x.loc
+                {
+                    related.push((l, format!("{}: {}", who.name, describe(x))));
+                }
+            }
+            out.push(Finding {
+                id: CHECK.id,
+                level: CHECK.level,
+                agents: vec![agent.name.clone()],
+                rule: Some(i),
+                loc: Some(loc),
+                message: format!(
+                    "`{}` denies {permission} {} here, but may start the subagent `{}`{also} ({}), {how} ({})",
+                    agent.name,
+                    serde_json::to_string(&input).unwrap_or_default(),
+                    sub.name,
+                    match edge.rule {
+                        Some(_) => format!("task allowed by {}", decider(agent, edge.rule)),
+                        None => "task: no rule".into(),
+                    },
+                    decider(sub, sub_rule),
+                ),
+                related,
+                witnesses: vec![
+                    Witness {
+                        permission: permission.to_string(),
+                        input: input.clone(),
+                        action: Effect::Deny,
+                        rule: Some(i),
+                    },
+                    Witness {
+                        permission: "task".into(),
+                        input: sub.name.clone(),
+                        action: edge.action,
+                        rule: edge.rule,
+                    },
+                ],
+                help: Some(format!(
+                    "deny it for `{}` too, write the deny where every agent gets it, or keep `{}` from starting it: {{\"task\": {{\"{}\": \"deny\"}}}}",
+                    sub.name, agent.name, sub.name
+                )),
+            });
+        }
+    }
+}
