@@ -109,6 +109,9 @@ struct Conv {
     calls: Vec<Call>,
 }
 
+/// `opencode run --auto`, and its hidden aliases in 1.18.34.
+const AUTO_FLAGS: &[&str] = &["--auto", "--yolo", "--dangerously-skip-permissions"];
+
 struct LiveCase {
     name: String,
     /// The config without `provider`/`model` (added with the mock's port).
@@ -119,7 +122,7 @@ struct LiveCase {
 
 impl LiveCase {
     fn auto(&self) -> bool {
-        self.flags.contains(&"--auto")
+        self.flags.iter().any(|f| AUTO_FLAGS.contains(f))
     }
 }
 
@@ -324,11 +327,15 @@ fn seeded(seed: u64, index: u64) -> LiveCase {
             .replace("{i}", &i.to_string());
         calls.push(bash(&c.replace("{i}", &i.to_string()), Some(&marker)));
     }
-    let auto = r.percent(25);
+    let auto = r.percent(30);
     LiveCase {
         name: format!("seeded {seed:#x}/{index}"),
         config: json!({"permission": {"bash": Value::Object(rules)}}),
-        flags: if auto { vec!["--auto"] } else { vec![] },
+        flags: if auto {
+            vec![r.pick(AUTO_FLAGS)]
+        } else {
+            vec![]
+        },
         convs: vec![Conv {
             agent: "build".into(),
             calls,
@@ -648,24 +655,6 @@ fn keep_log(id: &str, log: &Path) -> String {
     }
 }
 
-fn run_opencode(bin: &Path, cwd: &Path, env: &[(String, String)], args: &[&str]) -> oracle::Run {
-    let out = Command::new("timeout")
-        .arg(RUN_TIMEOUT_SECS.to_string())
-        .arg(bin)
-        .args(args)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot spawn `timeout {}`: {e}", bin.display()));
-    oracle::Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 struct Tally {
     compared: usize,
     failures: Vec<String>,
@@ -693,8 +682,9 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
         failures: vec![format!("{id}: {msg}")],
     };
 
-    // permaudit decides first (on the config without the provider: the same rules), and an
-    // ask is scheduled last in its conversation.
+    // permaudit decides first, before OpenCode touches the tree (it adds `$schema` to the
+    // config), on the same rules (the mock's port is not known yet); a call predicted to be
+    // asked is scheduled last in its conversation.
     std::fs::write(
         proj.join("opencode.json"),
         serde_json::to_string_pretty(&with_mock_provider(&case.config, 1)).unwrap(),
@@ -715,6 +705,27 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
         let (calls, preds): (Vec<_>, Vec<_>) = paired.into_iter().unzip();
         conv.calls = calls;
         predictions.push(preds);
+    }
+    // Which tools permaudit hides from each conversation's agent (`explain` of any input).
+    let mut hidden_tools: Vec<Vec<(&str, Value)>> = Vec::new();
+    for (c, conv) in case.convs.iter().enumerate() {
+        let mut row = Vec::new();
+        for tool in TOOLS {
+            if c > 0 && matches!(*tool, "task" | "todowrite") {
+                continue; // decided by the child session's rules (module doc)
+            }
+            match explain(
+                &proj,
+                &env,
+                &conv.agent,
+                tool_permission(tool),
+                "live-probe",
+            ) {
+                Ok(v) => row.push((*tool, v)),
+                Err(e) => return fail(e),
+            }
+        }
+        hidden_tools.push(row);
     }
 
     let script_path = root.join("script.json");
@@ -738,7 +749,7 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
     let mut args = vec!["run", "--pure"];
     args.extend(case.flags.iter().copied());
     args.push(&message);
-    let run = run_opencode(bin, &proj, &env, &args);
+    let run = oracle::run_timed(RUN_TIMEOUT_SECS, bin, &proj, &env, &args);
     drop(mock);
     let stderr = oracle::strip_ansi(&format!("{}{}", run.stdout, run.stderr));
     let context = || {
@@ -783,20 +794,7 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
         }
         // The tools offered: hidden or not, as permaudit's `decided_by: "hidden"` says.
         if let Some(offered) = &observed.offered[c] {
-            for tool in TOOLS {
-                if c > 0 && matches!(*tool, "task" | "todowrite") {
-                    continue; // decided by the child session's rules (module doc)
-                }
-                let v = match explain(
-                    &proj,
-                    &env,
-                    &conv.agent,
-                    tool_permission(tool),
-                    "live-probe",
-                ) {
-                    Ok(v) => v,
-                    Err(e) => return fail(e),
-                };
+            for (tool, v) in &hidden_tools[c] {
                 let hidden = v["decided_by"] == "hidden";
                 tally.compared += 1;
                 if hidden == offered.contains(*tool) {
