@@ -16,6 +16,11 @@
 //!   stops (a subagent's session stops; its caller goes on, told "Subagent failed…");
 //! * **ran**: anything else (and each bash call's marker file exists exactly then).
 //!
+//! Three identical calls in one reply raise OpenCode's `doom_loop` ask (pattern: the tool's
+//! name) on the third; refused, it is a session error ("permission requested: doom_loop
+//! (bash)", or the deny message naming `doom_loop`; exit code 1 in the root session, or
+//! "Subagent failed…" for the caller of a child), compared with `explain doom_loop bash`.
+//!
 //! permaudit's side: `action` allow → ran, deny → denied (`decided_by: "hidden"` → hidden),
 //! ask → auto-rejected, or ran under `--auto` (which answers every ask "once"). For a
 //! subagent's call the agent is the subagent (`explain --agent SUBAGENT`); the `task` call
@@ -77,6 +82,29 @@ struct Call {
     marker: Option<String>,
     /// A task call: the index of the child conversation it starts.
     child: Option<usize>,
+    /// How many identical calls the model makes in one reply: 3 raise OpenCode's
+    /// `doom_loop` ask (pattern: the tool's name) on the third.
+    times: usize,
+}
+
+impl Call {
+    /// Ends its conversation when it does not run: an auto-rejected ask, or any refused
+    /// `doom_loop` (a session error, not a tool result).
+    fn ends_conversation(&self, fate: Fate) -> bool {
+        fate == Fate::AutoRejected || (self.times > 1 && fate != Fate::Ran)
+    }
+}
+
+/// Three identical bash calls in one reply: decided by `doom_loop` with pattern `bash`
+/// (once the bash calls themselves are allowed, which the cases make sure of).
+fn doom_loop(command: &str) -> Call {
+    Call {
+        permission: "doom_loop".into(),
+        input: "bash".into(),
+        marker: None, // which of the three ran before the third was refused is a race
+        times: 3,
+        ..bash(command, None)
+    }
 }
 
 fn bash(command: &str, marker: Option<&str>) -> Call {
@@ -87,6 +115,7 @@ fn bash(command: &str, marker: Option<&str>) -> Call {
         args: json!({"command": command, "description": "live conformance"}),
         marker: marker.map(str::to_string),
         child: None,
+        times: 1,
     }
 }
 
@@ -98,6 +127,7 @@ fn read(path: &str) -> Call {
         args: json!({"filePath": path}),
         marker: None,
         child: None,
+        times: 1,
     }
 }
 
@@ -146,6 +176,7 @@ fn task(case: &mut LiveCase, subagent: &str, calls: Vec<Call>) -> Call {
         args: json!({"description": "live conformance", "prompt": format!("{} now", token(child)), "subagent_type": subagent}),
         marker: None,
         child: Some(child),
+        times: 1,
     }
 }
 
@@ -182,12 +213,21 @@ fn hand_picked() -> Vec<LiveCase> {
             }],
         },
         LiveCase {
-            name: "--auto: the same config".into(),
+            name: "--auto: the same config, and a doom loop".into(),
             config: mixed,
             flags: vec!["--auto"],
             convs: vec![Conv {
                 agent: "build".into(),
-                calls: mixed_calls(),
+                calls: [mixed_calls(), vec![doom_loop("touch m-loop")]].concat(),
+            }],
+        },
+        LiveCase {
+            name: "headless: a doom loop (three identical calls in one reply)".into(),
+            config: json!({"permission": {"bash": "allow", "doom_loop": "ask"}}),
+            flags: vec![],
+            convs: vec![Conv {
+                agent: "build".into(),
+                calls: vec![bash("touch m-a", Some("m-a")), doom_loop("touch m-loop")],
             }],
         },
         LiveCase {
@@ -216,6 +256,8 @@ fn hand_picked() -> Vec<LiveCase> {
             "worker": subagent(json!({"bash": {"*": "deny"}, "webfetch": "deny"})),
             "blocked": subagent(json!({"bash": "allow"})),
             "asker": subagent(json!({"bash": "allow"})),
+            "looper": subagent(json!({"bash": "allow", "doom_loop": "deny"})),
+            "looper2": subagent(json!({"bash": "allow"})),
         }}),
         flags: vec![],
         convs: vec![Conv {
@@ -244,6 +286,8 @@ fn hand_picked() -> Vec<LiveCase> {
             "worker",
             vec![bash("touch m-worker", Some("m-worker"))],
         ),
+        task(&mut deleg, "looper", vec![doom_loop("touch m-looper")]),
+        task(&mut deleg, "looper2", vec![doom_loop("touch m-looper2")]),
         task(
             &mut deleg,
             "asker",
@@ -409,7 +453,14 @@ fn script(convs: &[Conv]) -> Value {
             let mut steps: Vec<Value> = c
                 .calls
                 .iter()
-                .map(|call| json!({"tool": call.tool, "args": call.args}))
+                .map(|call| {
+                    let one = json!({"tool": call.tool, "args": call.args});
+                    if call.times == 1 {
+                        one
+                    } else {
+                        json!({"calls": vec![one; call.times]})
+                    }
+                })
                 .collect();
             steps.push(json!({"text": format!("{} finished", token(i))}));
             json!({"match": token(i), "steps": steps})
@@ -566,8 +617,38 @@ fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Obs
                 continue;
             };
             let result = tool_result(reqs(c), c, s);
+            // How the conversation ended if it did here: the run's output for the root, the
+            // caller's "Subagent failed (…): MESSAGE" for a child.
+            let ending = if c == 0 {
+                Some(stderr.to_string())
+            } else {
+                case.convs.iter().enumerate().find_map(|(pc, p)| {
+                    let ps = p.calls.iter().position(|pcall| pcall.child == Some(c))?;
+                    tool_result(reqs(pc), pc, ps)
+                })
+            };
             let fate = if !req.tools.contains(&call.tool) {
                 Fate::Hidden
+            } else if call.times > 1 {
+                let ending = ending.unwrap_or_default();
+                if reqs(c).iter().any(|r| r.step == s + 1) {
+                    Fate::Ran
+                } else if ending.contains(&format!(
+                    "permission requested: doom_loop ({}); auto-rejecting",
+                    call.tool
+                )) || (c > 0 && ending.contains("rejected permission"))
+                {
+                    Fate::AutoRejected
+                } else if ending.lines().any(|l| {
+                    l.contains("prevents you from using this specific tool call")
+                        && l.contains(r#""permission":"doom_loop""#)
+                }) {
+                    Fate::Denied
+                } else {
+                    return Err(format!(
+                        "the repeated call {s} of conversation {c} neither went on nor was refused"
+                    ));
+                }
             } else if let Some(child) = call.child {
                 match &result {
                     _ if !reqs(child).is_empty() => Fate::Ran,
@@ -587,13 +668,7 @@ fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Obs
                     // The conversation ended here: the root's session stopped, or a child's
                     // caller was told "Subagent failed … rejected permission".
                     None => {
-                        let caller_told = case.convs.iter().enumerate().any(|(pc, p)| {
-                            p.calls.iter().enumerate().any(|(ps, pcall)| {
-                                pcall.child == Some(c)
-                                    && tool_result(reqs(pc), pc, ps)
-                                        .is_some_and(|r| r.contains("rejected permission"))
-                            })
-                        });
+                        let caller_told = ending.is_some_and(|r| r.contains("rejected permission"));
                         if c == 0 || caller_told {
                             Fate::AutoRejected
                         } else {
@@ -701,7 +776,7 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
             }
         }
         let mut paired: Vec<(Call, Prediction)> = conv.calls.drain(..).zip(preds).collect();
-        paired.sort_by_key(|(_, p)| p.fate == Fate::AutoRejected);
+        paired.sort_by_key(|(call, p)| call.ends_conversation(p.fate));
         let (calls, preds): (Vec<_>, Vec<_>) = paired.into_iter().unzip();
         conv.calls = calls;
         predictions.push(preds);
@@ -762,13 +837,22 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
             keep_log(id, &log)
         )
     };
-    if run.code != Some(0) {
+    // A refused `doom_loop` in the root session is a session error: exit code 1.
+    if !matches!(run.code, Some(0) | Some(1)) {
         return fail(format!("opencode run exited {:?}\n{}", run.code, context()));
     }
     let observed = match observe(&case, &proj, &log, &stderr) {
         Ok(o) => o,
         Err(e) => return fail(format!("{e}\n{}", context())),
     };
+    let root_loop_refused = case.convs[0]
+        .calls
+        .iter()
+        .zip(&observed.fates[0])
+        .any(|(call, f)| call.times > 1 && f.is_some_and(|f| f != Fate::Ran));
+    if run.code == Some(1) && !root_loop_refused {
+        return fail(format!("opencode run exited 1\n{}", context()));
+    }
 
     let mut tally = Tally {
         compared: 0,

@@ -7,7 +7,8 @@ Binds 127.0.0.1 on a free port and prints `PORT <n>` on stdout once it listens.
 SCRIPT.json: {"conversations": [{"match": "TEXT", "steps": [STEP, ...]}, ...]}
 A request belongs to the first conversation whose `match` occurs in its first user
 message; its step is the number of assistant messages it already holds (one per tool round).
-A STEP is {"tool": NAME, "args": {...}} (a tool call) or {"text": "..."} (a final answer).
+A STEP is {"tool": NAME, "args": {...}} (a tool call), {"calls": [{"tool", "args"}, ...]}
+(several tool calls in one reply) or {"text": "..."} (a final answer).
 Past the last step, or with no conversation matching (title generation...), the reply is
 the text "done". Every request body is appended to LOG.jsonl as one JSON line, with the
 conversation and step chosen, so the test reads what the model was offered and told.
@@ -84,17 +85,18 @@ class Handler(BaseHTTPRequestHandler):
         model = body.get("model", "m1")
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         call_id = "call_%s_%s" % (conv, rounds)
-        if "tool" in step:
-            args = json.dumps(step.get("args", {}))
+        calls = step.get("calls") or ([step] if "tool" in step else [])
+        if calls:
+            tool_calls = [
+                {"id": call_id if len(calls) == 1 else "%s_%d" % (call_id, k), "type": "function",
+                 "function": {"name": c["tool"], "arguments": json.dumps(c.get("args", {}))}}
+                for k, c in enumerate(calls)]
             deltas = [
-                (chunk(model, {"role": "assistant", "content": None, "tool_calls": [
-                    {"index": 0, "id": call_id, "type": "function",
-                     "function": {"name": step["tool"], "arguments": args}}]})),
+                chunk(model, {"role": "assistant", "content": None, "tool_calls": [
+                    dict(tc, index=k) for k, tc in enumerate(tool_calls)]}),
                 chunk(model, {}, "tool_calls", usage),
             ]
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function",
-                 "function": {"name": step["tool"], "arguments": args}}]}
+            message = {"role": "assistant", "content": None, "tool_calls": tool_calls}
             finish = "tool_calls"
         else:
             deltas = [
