@@ -372,9 +372,16 @@ fn seeded(seed: u64, index: u64) -> LiveCase {
         calls.push(bash(&c.replace("{i}", &i.to_string()), Some(&marker)));
     }
     let auto = r.percent(30);
+    let go_on = !auto && r.percent(50);
     LiveCase {
         name: format!("seeded {seed:#x}/{index}"),
-        config: json!({"permission": {"bash": Value::Object(rules)}}),
+        // `continue_loop_on_deny`: an auto-rejected ask no longer ends the session, the model
+        // is told "The user rejected permission…" and the later calls are made too.
+        config: if go_on {
+            json!({"permission": {"bash": Value::Object(rules)}, "experimental": {"continue_loop_on_deny": true}})
+        } else {
+            json!({"permission": {"bash": Value::Object(rules)}})
+        },
         flags: if auto {
             vec![r.pick(AUTO_FLAGS)]
         } else {
@@ -593,7 +600,6 @@ fn tool_result(reqs: &[Request], conv: usize, step: usize) -> Option<String> {
 struct Observed {
     fates: Vec<Vec<Option<Fate>>>,
     offered: Vec<Option<BTreeSet<String>>>,
-    notes: Vec<String>,
 }
 
 fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Observed, String> {
@@ -604,7 +610,6 @@ fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Obs
         .lines()
         .filter(|l| l.contains("permission requested: ") && l.contains("auto-rejecting"))
         .count();
-    let mut notes = Vec::new();
     let mut fates = Vec::new();
     let mut offered = Vec::new();
     let mut auto_rejected = 0;
@@ -697,16 +702,11 @@ fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Obs
         fates.push(row);
     }
     if auto_rejected != rejections {
-        notes.push(format!(
+        return Err(format!(
             "{auto_rejected} calls look auto-rejected, stderr has {rejections} \"auto-rejecting\" lines"
         ));
-        return Err(notes.join("\n"));
     }
-    Ok(Observed {
-        fates,
-        offered,
-        notes,
-    })
+    Ok(Observed { fates, offered })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -902,10 +902,11 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
     }
     if harness::verbose() {
         say(&format!(
-            "{id}: {} — {:?} {}",
+            "{id}: {} {} {} — {:?}",
             case.name,
+            case.flags.join(" "),
+            case.config,
             observed.fates,
-            observed.notes.join("; ")
         ));
     }
     tally
@@ -925,7 +926,12 @@ fn tool_calls_in_opencode_run_match_explain() {
         return;
     }
     let seed = harness::seed();
-    let mut cases = hand_picked();
+    // PERMAUDIT_LIVE_HAND_PICKED=0 runs the seeded cases alone (to try seeds).
+    let mut cases = if std::env::var("PERMAUDIT_LIVE_HAND_PICKED").is_ok_and(|v| v == "0") {
+        Vec::new()
+    } else {
+        hand_picked()
+    };
     let seeded_count = std::env::var("PERMAUDIT_LIVE_SEEDED")
         .ok()
         .and_then(|v| v.parse().ok())
