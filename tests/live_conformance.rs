@@ -862,18 +862,15 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
     for (c, conv) in case.convs.iter().enumerate() {
         for (s, call) in conv.calls.iter().enumerate() {
             let want = &predictions[c][s];
-            match observed.fates[c][s] {
-                Some(got) => {
-                    tally.compared += 1;
-                    if got != want.fate {
-                        diffs.push(format!(
-                            "conversation {c} (agent {}), {} {:?}: OpenCode {got:?}, permaudit {:?}\n  permaudit explain --agent {} {} {:?}: {}",
-                            conv.agent, call.tool, call.input, want.fate, conv.agent, call.permission, call.input, want.json
-                        ));
-                    }
+            // None: unreached after an earlier ask, or a child that never started.
+            if let Some(got) = observed.fates[c][s] {
+                tally.compared += 1;
+                if got != want.fate {
+                    diffs.push(format!(
+                        "conversation {c} (agent {}), {} {:?}: OpenCode {got:?}, permaudit {:?}\n  permaudit explain --agent {} {} {:?}: {}",
+                        conv.agent, call.tool, call.input, want.fate, conv.agent, call.permission, call.input, want.json
+                    ));
                 }
-                // Unreached after an earlier ask, or a child that never started.
-                None => {}
             }
         }
         // The tools offered: hidden or not, as permaudit's `decided_by: "hidden"` says.
