@@ -127,8 +127,19 @@ impl Run {
 
 /// Run the oracle under `timeout`, with exactly `env` (the caller builds the isolated env).
 pub fn run(bin: &Path, cwd: &Path, env: &[(String, String)], args: &[&str]) -> Run {
+    run_timed(TIMEOUT_SECS, bin, cwd, env, args)
+}
+
+/// [`run`] with its own limit (`opencode run` of a model's tool calls takes longer).
+pub fn run_timed(
+    secs: u32,
+    bin: &Path,
+    cwd: &Path,
+    env: &[(String, String)],
+    args: &[&str],
+) -> Run {
     let out = Command::new("timeout")
-        .arg(TIMEOUT_SECS.to_string())
+        .arg(secs.to_string())
         .arg(bin)
         .args(args)
         .env_clear()
