@@ -105,7 +105,6 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
     let project = ctx.project;
     let mode = ctx.mode;
     let session = mode.session_rules();
-    let mut splitter = Splitter::new();
     let edges = delegation::edges(project);
     for (a, agent) in project.agents.iter().enumerate() {
         let reachable: Vec<&delegation::Edge> = edges
@@ -129,28 +128,36 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 .copied()
                 .filter(|p| perm_glob.is_match(p, project.platform))
                 .collect();
+            // The subagents that do `input` without asking, with their decision.
+            let escalations = |permission: &str, input: &str| {
+                let mut splitter = Splitter::new();
+                let (own, _) = decide_in(ctx, &mut splitter, agent, &session, permission, input);
+                if own != Effect::Deny {
+                    return Vec::new();
+                }
+                reachable
+                    .iter()
+                    .filter_map(|e| {
+                        let sub = &project.agents[e.callee];
+                        let child = delegation::child_session_rules(&session, sub);
+                        let (effect, rule) =
+                            decide_in(ctx, &mut splitter, sub, &child, permission, input);
+                        (mode.resolve(effect) == Effect::Allow).then_some((*e, effect, rule))
+                    })
+                    .collect::<Vec<_>>()
+            };
+            // A recognisable input this deny decides and some subagent does.
             let found = permissions.iter().find_map(|&permission| {
-                samples(&r.pattern).into_iter().find_map(|input| {
-                    if !ctx.rule_decides(a, i, &Input::new(permission, &input)) {
+                samples(&r.pattern).into_iter().find_map(|fallback| {
+                    let fallback = Input::new(permission, &fallback);
+                    if !ctx.rule_decides(a, i, &fallback) {
                         return None;
                     }
-                    // The caller's own session rules could still decide it (run's denies).
-                    let (own, _) =
-                        decide_in(ctx, &mut splitter, agent, &session, permission, &input);
-                    if own != Effect::Deny {
-                        return None;
-                    }
-                    let escalated: Vec<(&delegation::Edge, Effect, Option<usize>)> = reachable
-                        .iter()
-                        .filter_map(|e| {
-                            let sub = &project.agents[e.callee];
-                            let child = delegation::child_session_rules(&session, sub);
-                            let (effect, rule) =
-                                decide_in(ctx, &mut splitter, sub, &child, permission, &input);
-                            (mode.resolve(effect) == Effect::Allow).then_some((*e, effect, rule))
-                        })
-                        .collect();
-                    (!escalated.is_empty()).then(|| (permission, input, escalated))
+                    let w = ctx.recognisable(agent, &[i], &fallback, |w| {
+                        w.rule == Some(i) && !escalations(permission, &w.input).is_empty()
+                    })?;
+                    let escalated = escalations(permission, &w.input);
+                    Some((permission, w.input, escalated))
                 })
             });
             let Some((permission, input, escalated)) = found else {
@@ -163,19 +170,14 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     .map(|x| format!("{} at {}", describe(x), ctx.place(x)))
                     .unwrap_or_else(|| "no rule".into())
             };
-            let others: Vec<String> = escalated[1..]
+            let names: Vec<String> = escalated
                 .iter()
                 .map(|(e, _, _)| format!("`{}`", project.agents[e.callee].name))
                 .collect();
-            let also = if others.is_empty() {
-                String::new()
-            } else {
-                format!(" (so may {})", others.join(", "))
-            };
             let how = if effect == Effect::Ask {
-                "which is approved without asking under `opencode run --auto`"
+                "approved without asking under `opencode run --auto`"
             } else {
-                "which does it without asking"
+                "without asking"
             };
             let mut related = Vec::new();
             for (who, k) in [(agent, edge.rule), (sub, sub_rule)] {
@@ -192,14 +194,12 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 rule: Some(i),
                 loc: Some(loc),
                 message: format!(
-                    "`{}` denies {permission} {} here, but may start the subagent `{}`{also} ({}), {how} ({})",
+                    "`{}` denies {permission} {} here, but may start {} through the task tool ({}), and `{}` does it {how} ({})",
                     agent.name,
                     serde_json::to_string(&input).unwrap_or_default(),
+                    names.join(", "),
+                    decider(agent, edge.rule),
                     sub.name,
-                    match edge.rule {
-                        Some(_) => format!("task allowed by {}", decider(agent, edge.rule)),
-                        None => "task: no rule".into(),
-                    },
                     decider(sub, sub_rule),
                 ),
                 related,

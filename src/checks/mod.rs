@@ -357,6 +357,16 @@ impl<'a> Ctx<'a> {
         rule_decides(&self.quick[a], &self.analyses[a], i, input)
     }
 
+    /// An input rule `i` of agent `a` decides, for any rule, built-in ones included (the
+    /// reachability pass judges only yours): a cheap sample first, else the automaton.
+    pub fn live_input(&self, a: usize, i: usize) -> Option<Input> {
+        let an = &self.analyses[a];
+        self.quick[a].decided_sample(an, i).or_else(|| match an.decides(i) {
+            crate::glob::automaton::Outcome::Witness(w) => Some(w),
+            _ => None,
+        })
+    }
+
     /// An input that rules `i` and `j` of agent `a` both match, or `Empty` when they are
     /// disjoint ([`Analysis::intersection`] behind a cheap exact test).
     pub fn intersection(
