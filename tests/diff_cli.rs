@@ -306,3 +306,28 @@ fn regions_are_grouped_by_the_rule_that_causes_them() {
     );
     assert!(out.contains("narrowed: 1 (regions: 9)"), "{out}");
 }
+
+/// `--staged` compares HEAD with the index: what the commit would hold, whatever the work
+/// tree says.
+#[test]
+fn staged_compares_head_with_the_index() {
+    let r = repo();
+    std::fs::write(r.root.join("opencode.json"), WIDER).unwrap();
+    git(&r.root, &["add", "opencode.json"]);
+    // The work tree goes back to BASE; the index still holds WIDER.
+    std::fs::write(r.root.join("opencode.json"), BASE).unwrap();
+    let (code, out, err) = run(&r, &["--staged", "--color", "never"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("permaudit diff: HEAD → index"), "{out}");
+    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
+    let (_, json, _) = run(&r, &["--staged", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["head"]["kind"], "index");
+    // Without --staged the work tree (BASE) is compared: no change.
+    let (code, out, _) = run(&r, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("no change in any decision"), "{out}");
+    // --staged and a head revision contradict each other.
+    let (code, _, _) = run(&r, &["--staged", "HEAD", "HEAD"]);
+    assert_eq!(code, 2);
+}
