@@ -4,6 +4,9 @@
 # config) as the baseline. Median wall time of RUNS runs each; ratios printed.
 #
 #   bash scripts/bench-diff.sh [RULES] [RUNS]        (defaults 1000, 5)
+#   BASE_BIN=path/to/permaudit bash scripts/bench-diff.sh
+#                     also times another build's `diff` on the same inputs, run by run
+#                     alternately with this one, and prints this one's time as a ratio of it
 #
 # Two edits of the base config, committed as base in a scratch git repository and compared
 # with the work tree:
@@ -13,25 +16,10 @@
 #              spread over the whole edit object)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROOT=$PWD
 RULES=${1:-1000}
 RUNS=${2:-5}
-cargo build --release --locked -q
-BIN=$ROOT/target/release/permaudit
-W=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-bench-diff.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-mkdir -p "$W/home"
-pa() { env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u OPENCODE_CONFIG -u OPENCODE_CONFIG_DIR \
-  -u OPENCODE_CONFIG_CONTENT -u OPENCODE_PERMISSION HOME="$W/home" "$@"; }
-median() {
-  local runs=$1; shift
-  local ts=() i s e
-  for ((i = 0; i < runs; i++)); do
-    s=$(date +%s%N); "$@" > /dev/null 2>&1 || true; e=$(date +%s%N)
-    ts+=($(( (e - s) / 1000 )))
-  done
-  printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p" | awk '{printf "%.3f", $1 / 1e6}'
-}
+# shellcheck source=scripts/bench/common.sh
+source scripts/bench/common.sh
 mutate() {
   node -e '
 const fs = require("fs"); const kind = process.argv[1];
@@ -49,7 +37,9 @@ if (kind === "pr") {
 c.permission = { bash: p.bash, edit: p.edit, read: p.read };
 fs.writeFileSync("opencode.json", JSON.stringify(c, null, 2));' "$1"
 }
-printf '%-10s %6s %12s %12s %8s  %s\n' case rules "check (s)" "diff (s)" ratio "diff summary"
+printf '%-10s %6s %10s %10s' case rules "check (s)" "diff (s)"
+[ -n "${BASE_BIN:-}" ] && printf ' %10s %10s' "base (s)" "diff/base"
+printf ' %10s  %s\n' diff/check "diff summary"
 for kind in pr scattered; do
   d=$W/$kind
   mkdir -p "$d"
@@ -59,8 +49,21 @@ for kind in pr scattered; do
   git -C "$d" -c user.name=b -c user.email=b@b commit -qm base
   (cd "$d" && mutate "$kind")
   tc=$(cd "$d" && median "$RUNS" pa "$BIN" check --fail-on never)
-  td=$(cd "$d" && median "$RUNS" pa "$BIN" diff --fail-on never)
+  if [ -n "${BASE_BIN:-}" ]; then
+    # Alternate the two builds run by run, so a busy machine slows both alike.
+    td=0 tb=0
+    ds=() bs=()
+    for ((r = 0; r < RUNS; r++)); do
+      ds+=("$(cd "$d" && median 1 pa "$BIN" diff --fail-on never)")
+      bs+=("$(cd "$d" && median 1 pa "$BASE_BIN" diff --fail-on never)")
+    done
+    mid() { printf '%s\n' "$@" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"; }
+    td=$(mid "${ds[@]}") tb=$(mid "${bs[@]}")
+  else
+    td=$(cd "$d" && median "$RUNS" pa "$BIN" diff --fail-on never)
+  fi
   summary=$(cd "$d" && pa "$BIN" diff --fail-on never --color never | tail -1)
-  printf '%-10s %6s %12s %12s %8s  %s\n' "$kind" "$RULES" "$tc" "$td" \
-    "$(awk "BEGIN{printf \"%.2fx\", $td / $tc}")" "$summary"
+  printf '%-10s %6s %10.3f %10.3f' "$kind" "$RULES" "$tc" "$td"
+  [ -n "${BASE_BIN:-}" ] && printf ' %10.3f %10s' "$tb" "$(awk "BEGIN{printf \"%.2fx\", $td / $tb}")"
+  printf ' %10s  %s\n' "$(awk "BEGIN{printf \"%.2fx\", $td / $tc}")" "$summary"
 done

@@ -37,37 +37,19 @@ case "$MODE" in
   *) echo "usage: scripts/bench.sh [--full|--smoke]" >&2; exit 2 ;;
 esac
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-OUT=$W/results.jsonl
-: > "$OUT"
 T0=$(date +%s)
 log() { echo "bench [$(( $(date +%s) - T0 ))s]: $*" >&2; }
+log "building (release)"
+# shellcheck source=scripts/bench/common.sh
+source scripts/bench/common.sh
+OUT=$W/results.jsonl
+: > "$OUT"
 emit() { echo "$1" >> "$OUT"; }
 
 # --- build ---------------------------------------------------------------------------
-log "building (release)"
-cargo build --release --locked -q
-BIN=$ROOT/target/release/permaudit
 DECIDE=$(cargo bench --locked --bench decisions --no-run --message-format=json 2>/dev/null |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const l of s.split("\n")){if(!l)continue;const m=JSON.parse(l);if(m.reason==="compiler-artifact"&&m.executable&&m.target.name==="decisions")console.log(m.executable)}})')
 GEN="node $ROOT/scripts/bench/gen.mjs"
-
-# permaudit runs with an empty HOME and no OpenCode/XDG environment.
-mkdir -p "$W/home"
-pa() { env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u OPENCODE_CONFIG -u OPENCODE_CONFIG_DIR \
-  -u OPENCODE_CONFIG_CONTENT -u OPENCODE_PERMISSION HOME="$W/home" "$@"; }
-
-# Median wall time of RUNS runs of a command, in seconds.
-median() {
-  local runs=$1; shift
-  local ts=() i s e
-  for ((i = 0; i < runs; i++)); do
-    s=$(date +%s%N); "$@" > /dev/null 2>&1 || true; e=$(date +%s%N)
-    ts+=($(( (e - s) / 1000 )))
-  done
-  printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p" | awk '{printf "%.6f", $1 / 1e6}'
-}
 
 # A project with N generated rules: DIR/opencode.json, git-initialised.
 project() {
@@ -181,5 +163,5 @@ node scripts/bench/report.mjs "$OUT"
 # --- 4. diff ------------------------------------------------------------------------
 if [ "$MODE" != "--smoke" ]; then
   log "diff: two $RULES-rule configs, side by side with check"
-  bash scripts/bench-diff.sh "$RULES" "$RUNS" >&2
+  BENCH_NO_BUILD=1 bash scripts/bench-diff.sh "$RULES" "$RUNS" >&2
 fi

@@ -40,7 +40,7 @@
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Product, Word};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::glob::{Platform, Wildcard};
-use crate::model::agents::{Agent, Decision, evaluate, hidden_tools};
+use crate::model::agents::{Agent, Decision, hidden_tools};
 use crate::model::{Effect, Rule};
 use crate::project::Project;
 use crate::shell::Request;
@@ -123,6 +123,21 @@ pub struct Change {
     pub base_rule: Option<usize>,
     pub head_rule: Option<usize>,
     pub class: Class,
+    /// The edited rule the change comes from: the head side's deciding rule when the
+    /// alignment of the two rule lists leaves it unmatched (added, or its action or place
+    /// changed), else the base side's (removed, or moved or changed away). Reports group
+    /// regions by it: one line per cause.
+    pub cause: Cause,
+}
+
+/// Which side's deciding rule a change comes from ([`Change::cause`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// The head side's rule now decides (it was added or changed).
+    Head,
+    /// The base side's rule no longer decides (it was removed, moved or changed).
+    Base,
 }
 
 /// An agent added or removed, or a tool shown or hidden.
@@ -185,8 +200,68 @@ impl Diff {
 /// A rule as a decision sees it.
 type Key = (String, Effect);
 
-/// Regions by the pair of rule lists of one cell (`None`: past the budget).
-type Cache = HashMap<(Vec<Key>, Vec<Key>), Option<Vec<Region>>>;
+/// Searches by the shape of one cell's pair of rule lists.
+type Cache = HashMap<Shape, Entry>;
+
+/// What the subject search of one cell depends on: the patterns of the two rule lists (from
+/// each side's last catch-all), the length of their common tail and the rules the alignment
+/// leaves unmatched. Effects only choose which of the pairs found are changes, so agents
+/// whose lists differ only in effects both sides share (defaults a catch-all overrides
+/// differently, say) share one search.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Shape {
+    base: Vec<String>,
+    head: Vec<String>,
+    tail: usize,
+    base_unmatched: Vec<usize>,
+    head_unmatched: Vec<usize>,
+}
+
+impl Shape {
+    fn new(bl: &[Key], hl: &[Key]) -> Shape {
+        let mut tail = 0;
+        while tail < bl.len()
+            && tail < hl.len()
+            && bl[bl.len() - 1 - tail] == hl[hl.len() - 1 - tail]
+        {
+            tail += 1;
+        }
+        let (base_unmatched, head_unmatched) =
+            unmatched(&bl[..bl.len() - tail], &hl[..hl.len() - tail]);
+        Shape {
+            base: bl.iter().map(|(p, _)| p.clone()).collect(),
+            head: hl.iter().map(|(p, _)| p.clone()).collect(),
+            tail,
+            base_unmatched,
+            head_unmatched,
+        }
+    }
+}
+
+/// One search's result: every pair of deciding rules (positions in the shape's lists) that
+/// some subject the unmatched rules reach has (`None`: past the budget), and the patterns
+/// compiled for friendlier witnesses.
+struct Entry {
+    pairs: Option<Vec<Region>>,
+    globs: Sides,
+}
+
+/// Each side's patterns, as written and compiled.
+type Sides = (Vec<(String, Wildcard)>, Vec<(String, Wildcard)>);
+
+impl Entry {
+    fn new(shape: &Shape, platform: Platform, budget: u64) -> Entry {
+        let compile = |l: &[String]| {
+            l.iter()
+                .map(|p| (p.clone(), Wildcard::compile(p)))
+                .collect()
+        };
+        Entry {
+            pairs: subject_diff(shape, platform, budget),
+            globs: (compile(&shape.base), compile(&shape.head)),
+        }
+    }
+}
 
 fn key(r: &Rule) -> Key {
     (r.pattern.clone(), r.action.effective())
@@ -202,12 +277,22 @@ fn same_decisions(a: &[Rule], b: &[Rule]) -> bool {
 }
 
 /// One region of one cell: the positions (in the cell's rule lists) of the deciding rules,
-/// and the shortest witness subject.
+/// the shortest witness subject and, once asked for, a friendlier one.
 #[derive(Debug, Clone)]
 struct Region {
     base: Option<usize>,
     head: Option<usize>,
     witness: Word,
+    friendly: Option<Word>,
+}
+
+impl Region {
+    fn friendly(&mut self, (cb, ch): &Sides, platform: Platform) -> &Word {
+        if self.friendly.is_none() {
+            self.friendly = Some(friendly(cb, ch, self, platform));
+        }
+        self.friendly.get_or_insert_with(Word::default)
+    }
 }
 
 /// Distinct globs, each compiled once.
@@ -275,6 +360,7 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
         .collect();
 
     let mut cache: Cache = HashMap::new();
+    let mut patterns = Patterns::default();
     for (b, h) in &pairs {
         if same_decisions(&b.rules, &h.rules) {
             continue;
@@ -301,11 +387,15 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
             if bl == hl {
                 continue;
             }
-            let regions = cache
-                .entry((bl, hl))
-                .or_insert_with_key(|(bl, hl)| subject_diff(bl, hl, platform, budget))
-                .clone();
-            let Some(regions) = regions else {
+            // Rules before the last catch-all of a side never decide in this cell: the
+            // comparison starts there, so agents that differ only in defaults it overrides
+            // share one search.
+            let (ob, oh) = (live_from(&bl, &mut patterns), live_from(&hl, &mut patterns));
+            let shape = Shape::new(&bl[ob..], &hl[oh..]);
+            let entry = cache
+                .entry(shape)
+                .or_insert_with_key(|s| Entry::new(s, platform, budget));
+            let Some(pairs) = &mut entry.pairs else {
                 out.inconclusive.push(Inconclusive {
                     agent: h.name.clone(),
                     permission: name.clone(),
@@ -313,24 +403,26 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
                 });
                 continue;
             };
-            let (bl, hl): (Vec<Key>, Vec<Key>) = (
-                bs.iter().map(|&i| key(&b.rules[i])).collect(),
-                hs.iter().map(|&i| key(&h.rules[i])).collect(),
+            let (mut rb, mut rh) = (
+                Redecider::new(&b.rules, name, &mut patterns, platform),
+                Redecider::new(&h.rules, name, &mut patterns, platform),
             );
-            let (cb, ch): (Vec<Wildcard>, Vec<Wildcard>) = (
-                bl.iter().map(|(p, _)| Wildcard::compile(p)).collect(),
-                hl.iter().map(|(p, _)| Wildcard::compile(p)).collect(),
-            );
-            for r in regions {
-                let subject = friendly(&bl, &hl, (&cb, &ch), &r, platform);
-                let claim = (r.base.map(|p| bs[p]), r.head.map(|p| hs[p]));
+            let mut cause_of: Option<Vec<usize>> = None;
+            for pair in pairs.iter_mut() {
+                let (pb, ph) = (pair.base.map(|p| p + ob), pair.head.map(|p| p + oh));
                 let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
-                let (before, after) = (effect(&bl, r.base), effect(&hl, r.head));
-                let (db, dh) = (
-                    redecide(&b.rules, name, &subject, platform),
-                    redecide(&h.rules, name, &subject, platform),
-                );
-                if (db.rule, dh.rule) != claim || db.effect != before || dh.effect != after {
+                let (before, after) = (effect(&bl, pb), effect(&hl, ph));
+                if before == after {
+                    continue;
+                }
+                // The cause, by the alignment of the whole lists (the shape's starts at
+                // the last catch-all, which may be the edit itself).
+                let head_unmatched = cause_of.get_or_insert_with(|| unmatched(&bl, &hl).1);
+                let head_changed = ph.is_some_and(|p| head_unmatched.binary_search(&p).is_ok());
+                let subject = pair.friendly(&entry.globs, platform).clone();
+                let claim = (pb.map(|p| bs[p]), ph.map(|p| hs[p]));
+                let (db, dh) = (rb.decide(&subject), rh.decide(&subject));
+                if (db, dh) != claim || rb.effect(db) != before || rh.effect(dh) != after {
                     out.inconclusive.push(Inconclusive {
                         agent: h.name.clone(),
                         permission: name.clone(),
@@ -348,11 +440,88 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
                     base_rule: claim.0,
                     head_rule: claim.1,
                     class: Class::of(before, after),
+                    cause: if head_changed {
+                        Cause::Head
+                    } else {
+                        Cause::Base
+                    },
                 });
             }
         }
     }
     out
+}
+
+/// Every distinct glob of the run, compiled once, with its catch-all test.
+#[derive(Default)]
+struct Patterns {
+    compiled: HashMap<String, (Wildcard, bool)>,
+}
+
+impl Patterns {
+    fn get(&mut self, p: &str) -> &(Wildcard, bool) {
+        self.compiled.entry(p.to_string()).or_insert_with(|| {
+            let universal = crate::glob::analysis::Fixed::new(p).universal();
+            (Wildcard::compile(p), universal)
+        })
+    }
+}
+
+/// The position of the last rule whose pattern matches every subject (0 if none): rules
+/// before it never decide.
+fn live_from(l: &[Key], patterns: &mut Patterns) -> usize {
+    l.iter().rposition(|(p, _)| patterns.get(p).1).unwrap_or(0)
+}
+
+/// The decision of a whole ruleset for one permission name, as
+/// [`crate::model::agents::evaluate`] makes it (the last rule whose permission glob matches
+/// the name and whose pattern matches the subject), with the rules whose permission glob
+/// matches the name picked once and every pattern compiled once. A word holding a lone
+/// surrogate, which no `&str` can, is matched unit by unit the same way.
+struct Redecider<'r> {
+    rules: &'r [Rule],
+    /// Rules whose permission glob matches the name: (index, compiled pattern).
+    candidates: Vec<(usize, Wildcard)>,
+    platform: Platform,
+}
+
+impl<'r> Redecider<'r> {
+    fn new(
+        rules: &'r [Rule],
+        permission: &str,
+        patterns: &mut Patterns,
+        platform: Platform,
+    ) -> Self {
+        let name = Word::from(permission);
+        let mut candidates = Vec::new();
+        for (i, r) in rules.iter().enumerate() {
+            if patterns
+                .get(&r.permission)
+                .0
+                .is_match_units(name.units(), platform)
+            {
+                candidates.push((i, patterns.get(&r.pattern).0.clone()));
+            }
+        }
+        Redecider {
+            rules,
+            candidates,
+            platform,
+        }
+    }
+
+    fn decide(&mut self, subject: &Word) -> Option<usize> {
+        self.candidates
+            .iter()
+            .rev()
+            .find(|(_, g)| g.is_match_units(subject.units(), self.platform))
+            .map(|(i, _)| *i)
+    }
+
+    fn effect(&self, rule: Option<usize>) -> Effect {
+        rule.and_then(|i| self.rules.get(i))
+            .map_or(Effect::Ask, |r| r.action.effective())
+    }
 }
 
 /// Agents on both sides, by config key (head's order), and the added and removed ones.
@@ -480,29 +649,34 @@ fn fills(glob: &str) -> Vec<String> {
         .collect()
 }
 
-/// The regions where the two lists (one cell's rules, in order) decide differently;
-/// `None` past the budget.
-fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Option<Vec<Region>> {
-    let mut k = 0;
-    while k < bl.len() && k < hl.len() && bl[bl.len() - 1 - k] == hl[hl.len() - 1 - k] {
-        k += 1;
-    }
+/// Every pair of deciding rules (positions in the shape's lists) that a subject matched by
+/// an unmatched rule has, with the shortest such subject; `None` past the budget. Which
+/// pairs are changes is the caller's question (it knows the effects).
+///
+/// A subject decided differently has an unmatched rule as its decider on at least one side
+/// (see [`unmatched`]), so it is in `L(u)` for that rule `u`, and `u` still decides it
+/// there. One search per unmatched pattern `u`, over `L(u)`, pruned where every unmatched
+/// rule with that pattern is overridden on its side by a later catch-all-from-here, and with
+/// the components that such a later rule overrides on both sides forgotten
+/// ([`Product::forget`]).
+fn subject_diff(shape: &Shape, platform: Platform, budget: u64) -> Option<Vec<Region>> {
+    let (bl, hl, k) = (&shape.base, &shape.head, shape.tail);
     let (bp, hp, common) = (
         &bl[..bl.len() - k],
         &hl[..hl.len() - k],
         &bl[bl.len() - k..],
     );
     let mut pats = Globs::default();
-    let excluded: Vec<usize> = common.iter().map(|(p, _)| pats.intern(p)).collect();
+    let excluded: Vec<usize> = common.iter().map(|p| pats.intern(p)).collect();
     if excluded
         .iter()
         .any(|&e| crate::glob::analysis::Fixed::new(&pats.text[e]).universal())
     {
         return Some(Vec::new());
     }
-    let comp = |l: &[Key], pats: &mut Globs| -> Vec<Option<usize>> {
+    let comp = |l: &[String], pats: &mut Globs| -> Vec<Option<usize>> {
         l.iter()
-            .map(|(p, _)| {
+            .map(|p| {
                 let n = pats.text.len();
                 let c = pats.intern(p);
                 // A pattern of the common tail never decides outside it.
@@ -512,9 +686,7 @@ fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Opti
     };
     let bc = comp(bp, &mut pats);
     let hc = comp(hp, &mut pats);
-    // Only subjects matched by a rule the alignment leaves unmatched can be decided
-    // differently (see `unmatched`): the search is restricted to them.
-    let (bu, hu) = unmatched(bp, hp);
+    let (bu, hu) = (&shape.base_unmatched, &shape.head_unmatched);
     let mut touching: Vec<usize> = bu
         .iter()
         .filter_map(|&i| bc[i])
@@ -525,13 +697,14 @@ fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Opti
     if touching.is_empty() {
         return Some(Vec::new());
     }
-    // One search per unmatched pattern `u`, over `L(u)` and only the patterns that can
-    // share a subject with it (prefix and suffix tests, [`Fixed::disjoint`]): the others
-    // match nothing there.
+    // Only the patterns that can share a subject with `u` (prefix and suffix tests,
+    // [`Fixed::disjoint`]) take part in its search: the others match nothing there.
     use crate::glob::analysis::Fixed;
     let fixed: Vec<Fixed> = pats.text.iter().map(|t| Fixed::new(t)).collect();
     let mut b = Budget::new(budget);
     let mut regions: Vec<Region> = Vec::new();
+    let mut seen: std::collections::HashSet<(Option<usize>, Option<usize>)> =
+        std::collections::HashSet::new();
     for &u in &touching {
         let keep: Vec<usize> = (0..pats.text.len())
             .filter(|&c| c == u || !fixed[c].disjoint(&fixed[u], platform))
@@ -545,8 +718,18 @@ fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Opti
         );
         let lu = local(u)?;
         let lexcl: Vec<usize> = excluded.iter().filter_map(|&c| local(c)).collect();
-        let ltouch: Vec<usize> = touching.iter().filter_map(|&c| local(c)).collect();
-        let forget = forgets(&product, &lbc, &lhc, &ltouch);
+        // The unmatched rules with pattern `u`, as (side's components, index).
+        let owners: Vec<(&[Option<usize>], usize)> = bu
+            .iter()
+            .filter(|&&i| bc[i] == Some(u))
+            .map(|&i| (lbc.as_slice(), i))
+            .chain(
+                hu.iter()
+                    .filter(|&&j| hc[j] == Some(u))
+                    .map(|&j| (lhc.as_slice(), j)),
+            )
+            .collect();
+        let forget = forgets(&product, &lbc, &lhc, lu, &owners);
         let cells = product
             .cells_outside(&[lu], &lexcl, &[], &forget, &mut b)
             .ok()?;
@@ -563,14 +746,12 @@ fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Opti
                     .rposition(|x| x.is_some_and(|x| member.get(x).copied().unwrap_or(false)))
             };
             let (bd, hd) = (last(&lbc), last(&lhc));
-            let effect = |l: &[Key], p: Option<usize>| p.map_or(Effect::Ask, |p| l[p].1);
-            if effect(bl, bd) != effect(hl, hd)
-                && !regions.iter().any(|r| r.base == bd && r.head == hd)
-            {
+            if seen.insert((bd, hd)) {
                 regions.push(Region {
                     base: bd,
                     head: hd,
                     witness: cell.witness,
+                    friendly: None,
                 });
             }
         }
@@ -578,17 +759,21 @@ fn subject_diff(bl: &[Key], hl: &[Key], platform: Platform, budget: u64) -> Opti
     Some(regions)
 }
 
-/// For each component `k` that can become universal (its pattern ends in `*`): the
-/// components it overrides on both sides once it matches every continuation. Component
-/// `c` is overridden when, on every side that has a rule with pattern `c`, the last rule
-/// with pattern `k` comes after the last with pattern `c`: no subject it then reaches can
-/// be decided by `c` on either side. Components of unmatched rules are kept (the search
-/// is restricted to subjects they match).
+/// For each component `k` that can become universal (its pattern ends in `*`), what it makes
+/// irrelevant once it matches every continuation:
+/// - a component `c` it overrides on both sides: on every side that has a rule with pattern
+///   `c`, the last rule with pattern `k` comes after the last with pattern `c`, so `c`
+///   decides no subject reached from there on either side;
+/// - the searched component `u`, when `k` comes after every unmatched rule with pattern `u`
+///   on that rule's side (`owners`): none of them decides a subject reached from there, so
+///   the search, which looks only for subjects such a rule decides, stops (a dead required
+///   component prunes).
 fn forgets(
     product: &Product,
     bc: &[Option<usize>],
     hc: &[Option<usize>],
-    touching: &[usize],
+    u: usize,
+    owners: &[(&[Option<usize>], usize)],
 ) -> Vec<crate::glob::automaton::Forget> {
     let n = product.component_count();
     let last = |l: &[Option<usize>]| {
@@ -611,15 +796,22 @@ fn forgets(
         if lb[k].is_none() && lh[k].is_none() {
             continue;
         }
-        let clear: Vec<usize> = (0..n)
+        let mut clear: Vec<usize> = (0..n)
             .filter(|&c| {
                 c != k
-                    && !touching.contains(&c)
+                    && c != u
                     && (lb[c].is_some() || lh[c].is_some())
                     && later(&lb, k, c)
                     && later(&lh, k, c)
             })
             .collect();
+        if k != u
+            && owners
+                .iter()
+                .all(|(l, i)| l.iter().skip(i + 1).any(|&c| c == Some(k)))
+        {
+            clear.push(u);
+        }
         if !clear.is_empty() {
             out.push(product.forget(k, &clear));
         }
@@ -677,15 +869,17 @@ const MAX_ALIGN: usize = 4_000_000;
 /// A recognisable subject in the same region as the automaton's witness, if the deciding
 /// rules' patterns with ordinary fillings give one; else the witness.
 fn friendly(
-    bl: &[Key],
-    hl: &[Key],
-    (cb, ch): (&[Wildcard], &[Wildcard]),
+    cb: &[(String, Wildcard)],
+    ch: &[(String, Wildcard)],
     r: &Region,
     platform: Platform,
 ) -> Word {
-    let decider = |l: &[Wildcard], s: &str| l.iter().rposition(|g| g.is_match(s, platform));
+    let decider = |l: &[(String, Wildcard)], s: &Word| {
+        l.iter()
+            .rposition(|(_, g)| g.is_match_units(s.units(), platform))
+    };
     let mut candidates: Vec<String> = Vec::new();
-    for (l, p) in [(hl, r.head), (bl, r.base)] {
+    for (l, p) in [(ch, r.head), (cb, r.base)] {
         if let Some((pat, _)) = p.and_then(|p| l.get(p)) {
             candidates.extend(fills(pat));
         }
@@ -694,29 +888,9 @@ fn friendly(
     candidates
         .iter()
         .filter(|c| !c.is_empty())
-        .find(|c| decider(cb, c) == r.base && decider(ch, c) == r.head)
         .map(|c| Word::from(c.as_str()))
+        .find(|c| decider(cb, c) == r.base && decider(ch, c) == r.head)
         .unwrap_or_else(|| r.witness.clone())
-}
-
-/// The decision of a whole ruleset for one input, by the real evaluator (a word holding a
-/// lone surrogate, which no `&str` can, is matched unit by unit the same way).
-fn redecide(rules: &[Rule], permission: &str, subject: &Word, platform: Platform) -> Decision {
-    match subject.to_exact_string() {
-        Some(s) => evaluate(rules, permission, &s, platform),
-        None => {
-            let perm = Word::from(permission);
-            let rule = rules.iter().rposition(|r| {
-                Wildcard::compile(&r.permission).is_match_units(perm.units(), platform)
-                    && Wildcard::compile(&r.pattern).is_match_units(subject.units(), platform)
-            });
-            Decision {
-                rule,
-                effect: rule.map_or(Effect::Ask, |i| rules[i].action.effective()),
-                overridden: Vec::new(),
-            }
-        }
-    }
 }
 
 /// The project commands (already split, `requests[k]` for command `k`) whose outcome, as

@@ -185,6 +185,29 @@ pub struct GitEntry {
     pub symlink: bool,
 }
 
+impl GitEntry {
+    fn new(mode: &str, oid: &str, size: Option<u64>) -> GitEntry {
+        GitEntry {
+            oid: oid.to_string(),
+            size,
+            symlink: mode == "120000",
+        }
+    }
+}
+
+/// The records of a `-z` git listing: the fields before the tab, and the path after it.
+fn records(listing: &[u8]) -> impl Iterator<Item = (Vec<String>, std::path::PathBuf)> + '_ {
+    listing.split(|&b| b == 0).filter_map(|record| {
+        let tab = record.iter().position(|&b| b == b'\t')?;
+        let fields = String::from_utf8_lossy(&record[..tab])
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
+        Some((fields, std::path::PathBuf::from(path)))
+    })
+}
+
 /// Reads one blob by object id; the CLI provides it (it runs `git`), so this module runs
 /// no process itself.
 pub type BlobReader = Box<dyn Fn(&str) -> Result<Vec<u8>, String>>;
@@ -202,30 +225,40 @@ impl GitTree {
     /// Entries that are not blobs (submodules) are left out.
     pub fn from_ls_tree(listing: &[u8], read: BlobReader) -> GitTree {
         let mut files = std::collections::BTreeMap::new();
-        for record in listing.split(|&b| b == 0) {
-            let Some(tab) = record.iter().position(|&b| b == b'\t') else {
-                continue;
-            };
-            let head = String::from_utf8_lossy(&record[..tab]);
-            let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
-            let mut f = head.split_whitespace();
-            let (Some(mode), Some(kind), Some(oid)) = (f.next(), f.next(), f.next()) else {
+        for (f, path) in records(listing) {
+            let [mode, kind, oid, rest @ ..] = &f[..] else {
                 continue;
             };
             if kind != "blob" {
                 continue;
             }
-            let size = f.next().and_then(|s| s.parse().ok());
-            files.insert(
-                std::path::PathBuf::from(path),
-                GitEntry {
-                    oid: oid.to_string(),
-                    size,
-                    symlink: mode == "120000",
-                },
-            );
+            let size = rest.first().and_then(|s| s.parse().ok());
+            files.insert(path, GitEntry::new(mode, oid, size));
         }
         GitTree::new(files, read)
+    }
+
+    /// From `git ls-files --stage -z` output (the index): `MODE OID STAGE\tPATH\0`. Entries
+    /// that are not blobs (submodules, mode 160000) are left out.
+    ///
+    /// # Errors
+    ///
+    /// The path of an unmerged entry (stage 1 to 3): the index then holds no one version
+    /// of that file to commit.
+    pub fn from_ls_files(listing: &[u8], read: BlobReader) -> Result<GitTree, String> {
+        let mut files = std::collections::BTreeMap::new();
+        for (f, path) in records(listing) {
+            let [mode, oid, stage, ..] = &f[..] else {
+                continue;
+            };
+            if stage != "0" {
+                return Err(path.display().to_string());
+            }
+            if mode != "160000" {
+                files.insert(path, GitEntry::new(mode, oid, None));
+            }
+        }
+        Ok(GitTree::new(files, read))
     }
 
     pub fn new(

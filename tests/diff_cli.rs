@@ -157,7 +157,7 @@ fn revisions_directories_and_formats() {
     let (code, json, err) = run(&r, &["HEAD~1", "HEAD", "--format", "json"]);
     assert_eq!(code, 1, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
     assert_eq!(v["base"]["label"], "HEAD~1");
     assert_eq!(v["head"]["kind"], "git");
     let c = v["changes"]
@@ -247,4 +247,87 @@ fn bad_input_exits_2_naming_the_side() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A catch-all put at the end of `edit` overrides every earlier `edit` rule: one region per
+/// rule it overrides, reported as one cause (the rule that now decides them), with a count
+/// and examples; JSON lists every region under it.
+#[test]
+fn regions_are_grouped_by_the_rule_that_causes_them() {
+    let r = repo();
+    let base = r#"{
+  "permission": {
+    "edit": {"src/*": "deny", "*.lock": "deny", "docs/*": "ask", "*.env": "deny"}
+  }
+}
+"#;
+    let head = r#"{
+  "permission": {
+    "edit": {"src/*": "deny", "*.lock": "deny", "docs/*": "ask", "*.env": "deny", "*": "allow"}
+  }
+}
+"#;
+    std::fs::write(r.root.join("opencode.json"), base).unwrap();
+    git(&r.root, &["commit", "-qam", "base"]);
+    std::fs::write(r.root.join("opencode.json"), head).unwrap();
+    let (code, out, err) = run(&r, &["--project-only", "--color", "never"]);
+    assert_eq!(code, 1, "{err}");
+    // One line for the catch-all, however many rules it overrides.
+    assert_eq!(out.matches("now decided by this rule").count(), 1, "{out}");
+    // The four rules it overrides (for every agent), and what no rule named: each agent's
+    // built-in default where it was not allow (compaction, explore, plan, summary, title;
+    // build and general allow everything by default), one region per deciding rule.
+    assert!(out.contains("edit: 9 regions deny/ask → allow"), "{out}");
+    assert!(
+        out.contains(r#"now deciding all of them: `edit` "*" allow at opencode.json:3:"#),
+        "{out}"
+    );
+    assert!(out.contains("widened: 1 (regions: 9)"), "{out}");
+    let (_, json, _) = run(&r, &["--project-only", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let causes = v["causes"].as_array().unwrap();
+    assert_eq!(causes.len(), 1, "{json}");
+    assert_eq!(causes[0]["side"], "head");
+    assert_eq!(causes[0]["rule"]["pattern"], "*");
+    let regions = causes[0]["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 9, "{json}");
+    assert!(regions.iter().all(|g| g["after"] == "allow"), "{json}");
+    // Every region is also a change per agent in `changes`.
+    assert_eq!(v["summary"]["causes"], 1);
+    // The reverse: the catch-all removed; the cause is the base side's rule.
+    git(&r.root, &["commit", "-qam", "head"]);
+    std::fs::write(r.root.join("opencode.json"), base).unwrap();
+    let (code, out, _) = run(&r, &["--project-only", "--color", "never"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out.matches("no longer decided by this rule").count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("narrowed: 1 (regions: 9)"), "{out}");
+}
+
+/// `--staged` compares HEAD with the index: what the commit would hold, whatever the work
+/// tree says.
+#[test]
+fn staged_compares_head_with_the_index() {
+    let r = repo();
+    std::fs::write(r.root.join("opencode.json"), WIDER).unwrap();
+    git(&r.root, &["add", "opencode.json"]);
+    // The work tree goes back to BASE; the index still holds WIDER.
+    std::fs::write(r.root.join("opencode.json"), BASE).unwrap();
+    let (code, out, err) = run(&r, &["--staged", "--color", "never"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("permaudit diff: HEAD → index"), "{out}");
+    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
+    let (_, json, _) = run(&r, &["--staged", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["head"]["kind"], "index");
+    // Without --staged the work tree (BASE) is compared: no change.
+    let (code, out, _) = run(&r, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("no change in any decision"), "{out}");
+    // --staged and a head revision contradict each other.
+    let (code, _, _) = run(&r, &["--staged", "HEAD", "HEAD"]);
+    assert_eq!(code, 2);
 }

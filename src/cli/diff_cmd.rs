@@ -47,6 +47,10 @@ pub struct DiffArgs {
     /// A directory holding the head side's project files (instead of the work tree).
     #[arg(long, value_name = "DIR", conflicts_with = "head")]
     pub head_dir: Option<PathBuf>,
+    /// The head side is the index (what `git commit` would commit, as a pre-commit hook
+    /// sees it) instead of the work tree.
+    #[arg(long, conflicts_with_all = ["head", "head_dir"])]
+    pub staged: bool,
     /// Leave out everything outside the project (global and user config, `OPENCODE_*`
     /// variables): the same answer on every machine, for CI.
     #[arg(long)]
@@ -61,6 +65,7 @@ pub struct DiffArgs {
 /// Where one side's files come from.
 enum Source {
     Rev(String),
+    Index,
     WorkTree,
     Dir(PathBuf),
 }
@@ -92,11 +97,22 @@ fn git_tree(root: &Path, rev: &str) -> Result<GitTree, String> {
     })?;
     let oid = String::from_utf8_lossy(&oid).trim().to_string();
     let listing = git(root, &["ls-tree", "-r", "-l", "-z", "--full-tree", &oid])?;
+    Ok(GitTree::from_ls_tree(&listing, blob_reader(root)))
+}
+
+/// Reads blobs by object id with `git cat-file` (the same bytes `git show :PATH` prints for
+/// an index entry, without a process per path lookup).
+fn blob_reader(root: &Path) -> crate::host::BlobReader {
     let at = root.to_path_buf();
-    Ok(GitTree::from_ls_tree(
-        &listing,
-        Box::new(move |blob: &str| git(&at, &["cat-file", "blob", blob])),
-    ))
+    Box::new(move |blob: &str| git(&at, &["cat-file", "blob", blob]))
+}
+
+/// The index as a lazy in-memory tree (`git ls-files --stage`): what a commit would hold.
+fn git_index(root: &Path) -> Result<GitTree, String> {
+    let listing = git(root, &["ls-files", "--stage", "-z", "--full-name"])?;
+    GitTree::from_ls_files(&listing, blob_reader(root)).map_err(|path| {
+        format!("{path} is unmerged in the index: resolve the conflict (git add) first")
+    })
 }
 
 pub fn run(
@@ -114,6 +130,7 @@ pub fn run(
     let head = match (&args.head_dir, &args.head) {
         (Some(d), _) => Source::Dir(cwd.join(d)),
         (None, Some(r)) => Source::Rev(r.clone()),
+        (None, None) if args.staged => Source::Index,
         (None, None) => Source::WorkTree,
     };
     let needs_git = !matches!((&base, &head), (Source::Dir(_), Source::Dir(_)));
@@ -138,6 +155,16 @@ pub fn run(
                 Ok(t) => (
                     Tree::Git(t),
                     Side::new(rev.clone(), SideKind::Git, format!("{rev}:")),
+                ),
+                Err(e) => {
+                    eprintln!("error: {role}: {e}");
+                    return EXIT_REFUSED;
+                }
+            },
+            Source::Index => match git_index(&root) {
+                Ok(t) => (
+                    Tree::Git(t),
+                    Side::new("index".into(), SideKind::Index, ":".into()),
                 ),
                 Err(e) => {
                     eprintln!("error: {role}: {e}");

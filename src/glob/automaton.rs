@@ -309,9 +309,13 @@ enum Visit {
     Stop,
 }
 
+/// States are hashed once per transition: FxHash, not the default SipHash (a sixth of a
+/// large search).
+type States = IndexSet<Box<[u64]>, std::hash::BuildHasherDefault<super::compiled::Fx>>;
+
 /// The BFS tree: states in discovery order, which is also the queue order.
 struct Tree {
-    states: IndexSet<Box<[u64]>>,
+    states: States,
     /// Parent state and the class read from it; `None` for the start state.
     parents: Vec<Option<(usize, usize)>>,
     expand: Vec<bool>,
@@ -553,20 +557,50 @@ impl Product {
     ) -> Result<(Tree, Option<usize>), Exhausted> {
         let words = self.words;
         let mut tree = Tree {
-            states: IndexSet::new(),
+            states: States::default(),
             parents: Vec::new(),
             expand: Vec::new(),
         };
-        let canon = |bits: &mut [u64]| {
-            for f in forget {
-                if self
-                    .components
-                    .get(f.when)
-                    .is_some_and(|c| c.is_universal(bits))
-                {
-                    for (b, m) in bits.iter_mut().zip(&f.clear) {
-                        *b &= !m;
+        // Which forgets fire is read before any is applied: clearing only ever removes
+        // components a universal one overrides, so the order does not matter.
+        let mut trigger = vec![0u64; words];
+        let mut by_position: Vec<(usize, usize)> = Vec::new();
+        for (f, forget) in forget.iter().enumerate() {
+            for &p in self
+                .components
+                .get(forget.when)
+                .map_or(&[][..], |c| &c.universal[..])
+            {
+                set(&mut trigger, p);
+                by_position.push((p, f));
+            }
+        }
+        by_position.sort_unstable();
+        let mut clear = vec![0u64; words];
+        let mut canon = |bits: &mut [u64]| {
+            let mut any = false;
+            for (w, (&b, &t)) in bits.iter().zip(&trigger).enumerate() {
+                let mut hit = b & t;
+                while hit != 0 {
+                    let p = w * 64 + hit.trailing_zeros() as usize;
+                    hit &= hit - 1;
+                    let from = by_position.partition_point(|&(q, _)| q < p);
+                    for &(_, f) in by_position[from..].iter().take_while(|&&(q, _)| q == p) {
+                        if let Some(forget) = forget.get(f) {
+                            if !any {
+                                clear.iter_mut().for_each(|c| *c = 0);
+                                any = true;
+                            }
+                            for (c, m) in clear.iter_mut().zip(&forget.clear) {
+                                *c |= m;
+                            }
+                        }
                     }
+                }
+            }
+            if any {
+                for (b, m) in bits.iter_mut().zip(&clear) {
+                    *b &= !m;
                 }
             }
         };

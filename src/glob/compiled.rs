@@ -101,9 +101,10 @@ enum Tok {
     End,
 }
 
-/// FxHash: the state sets are trusted, in-process data.
+/// FxHash: the state sets are trusted, in-process data (also the product automaton's
+/// states, [`crate::glob::automaton`]).
 #[derive(Default)]
-struct Fx(u64);
+pub(crate) struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {

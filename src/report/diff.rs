@@ -13,7 +13,7 @@
 //! side and by the directory on a `--base-dir`/`--head-dir` side.
 
 use super::Style;
-use crate::diff::{Change, Class, Diff};
+use crate::diff::{Cause as From, Change, Class, Diff};
 use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::shell::corpus::Command;
@@ -26,6 +26,8 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SideKind {
     Git,
+    /// The index (`--staged`).
+    Index,
     WorkTree,
     Dir,
 }
@@ -34,6 +36,7 @@ impl SideKind {
     fn as_str(self) -> &'static str {
         match self {
             SideKind::Git => "git",
+            SideKind::Index => "index",
             SideKind::WorkTree => "worktree",
             SideKind::Dir => "dir",
         }
@@ -156,12 +159,136 @@ impl Sides<'_> {
     }
 }
 
-/// Changes equal but for the agent, grouped (a top-level rule changes every agent).
+/// Changes equal but for the agent, grouped (a top-level rule changes every agent): one
+/// region of inputs, with the agents it holds for.
 struct Group<'a> {
     first: &'a Change,
     agents: Vec<&'a str>,
     before: String,
     after: String,
+}
+
+/// How many regions a cause lists in human, markdown, SARIF and GitHub output (JSON lists
+/// every one).
+const WITNESSES: usize = 2;
+
+/// Regions grouped by their cause ([`crate::diff::Change::cause`]): the edited rule (as
+/// written: its text and place) that now decides them on the head side, or, for a rule
+/// removed or changed away, that decided them on the base side; in one permission cell,
+/// with one class. A catch-all added at the head of a config changes hundreds of regions
+/// (one per rule it now overrides), a removed catch-all as many: the reviewer reads one
+/// line for each.
+struct Cause<'a> {
+    /// The regions, in the order found (widened first overall).
+    regions: Vec<Group<'a>>,
+    /// Every agent some region holds for, in the order found.
+    agents: Vec<&'a str>,
+}
+
+impl<'a> Cause<'a> {
+    fn first(&self) -> &'a Change {
+        self.regions[0].first
+    }
+
+    /// The cause is the head side's rule (else the base side's).
+    fn on_head(&self) -> bool {
+        self.first().cause == From::Head
+    }
+
+    /// The causing rule, as [`Sides::rule_text`] says it.
+    fn rule(&self) -> &str {
+        cause_text(&self.regions[0])
+    }
+
+    /// The distinct effects on the other side, in order found: `deny`, `ask/deny`.
+    fn others(&self) -> String {
+        let mut seen: Vec<String> = Vec::new();
+        for g in &self.regions {
+            let e = if self.on_head() {
+                g.first.before
+            } else {
+                g.first.after
+            };
+            if !seen.contains(&e.to_string()) {
+                seen.push(e.to_string());
+            }
+        }
+        seen.join("/")
+    }
+
+    /// The first line: the region itself when there is one, else how many and an example.
+    fn headline(&self) -> String {
+        let c = self.first();
+        let example = serde_json::to_string(&c.input).unwrap_or_default();
+        match self.regions.len() {
+            1 => headline(c),
+            n if self.on_head() => format!(
+                "{}: {n} regions {} → {}, e.g. {example}",
+                permission_text(c),
+                self.others(),
+                c.after,
+            ),
+            n => format!(
+                "{}: {n} regions {} → {}, e.g. {example}",
+                permission_text(c),
+                c.before,
+                self.others(),
+            ),
+        }
+    }
+
+    /// Help lines: agents, the first regions with the other side's rule, the causing rule.
+    fn help(&self, s: &Sides<'_>) -> Vec<String> {
+        let mut out = vec![format!("agents: {}", self.agents.join(", "))];
+        let (before, after) = (&s.base_side.label, &s.head_side.label);
+        if let [only] = self.regions.as_slice() {
+            out.push(format!("before ({before}): {}", only.before));
+            out.push(format!("after ({after}): {}", only.after));
+            return out;
+        }
+        for g in self.regions.iter().take(WITNESSES) {
+            let other = if self.on_head() {
+                format!("before ({before}): {}", g.before)
+            } else {
+                format!("after ({after}): {}", g.after)
+            };
+            out.push(format!(
+                "e.g. {}: {} → {}, {other}{}",
+                serde_json::to_string(&g.first.input).unwrap_or_default(),
+                g.first.before,
+                g.first.after,
+                if g.agents.len() == self.agents.len() {
+                    String::new()
+                } else {
+                    format!(" (agents: {})", g.agents.join(", "))
+                }
+            ));
+        }
+        if self.regions.len() > WITNESSES {
+            out.push(format!(
+                "and {} more regions (--format json lists every one)",
+                self.regions.len() - WITNESSES
+            ));
+        }
+        out.push(if self.on_head() {
+            format!("after ({after}), now deciding all of them: {}", self.rule())
+        } else {
+            format!(
+                "before ({before}), deciding all of them: {} (no longer decides them)",
+                self.rule()
+            )
+        });
+        out
+    }
+}
+
+/// The text of the rule a region's change comes from.
+fn cause_text<'g>(g: &'g Group<'_>) -> &'g str {
+    if g.first.cause == From::Head {
+        &g.after
+    } else {
+        &g.before
+    }
 }
 
 fn groups<'a>(d: &'a Diff, s: &Sides<'_>) -> Vec<Group<'a>> {
@@ -192,6 +319,36 @@ fn groups<'a>(d: &'a Diff, s: &Sides<'_>) -> Vec<Group<'a>> {
     }
     // Widened first; otherwise in the order found (agents, then permissions).
     out.sort_by_key(|g| g.first.class);
+    out
+}
+
+/// The regions of [`groups`] by cause (class, permission cell, head-side rule).
+fn causes<'a>(d: &'a Diff, s: &Sides<'_>) -> Vec<Cause<'a>> {
+    let mut out: Vec<Cause<'a>> = Vec::new();
+    for g in groups(d, s) {
+        let same = |k: &Cause<'_>| {
+            let (f, c) = (k.first(), g.first);
+            f.class == c.class
+                && f.permission == c.permission
+                && f.other_permissions == c.other_permissions
+                && f.cause == c.cause
+                && k.rule() == cause_text(&g)
+        };
+        match out.iter_mut().find(|k| same(k)) {
+            Some(k) => {
+                for a in &g.agents {
+                    if !k.agents.contains(a) {
+                        k.agents.push(a);
+                    }
+                }
+                k.regions.push(g);
+            }
+            None => out.push(Cause {
+                agents: g.agents.clone(),
+                regions: vec![g],
+            }),
+        }
+    }
     out
 }
 
@@ -241,9 +398,21 @@ fn what(c: &Change) -> String {
     let input = serde_json::to_string(&c.input).unwrap_or_default();
     match &c.other_permissions {
         None => format!("{} {input}", c.permission),
+        Some(_) => format!("{} {input}{}", c.permission, cell_globs(c)),
+    }
+}
+
+/// `bash`, or the permission cell when it is more than one name.
+fn permission_text(c: &Change) -> String {
+    format!("{}{}", c.permission, cell_globs(c))
+}
+
+/// ` (and every permission matched by `a`, `b` alone)` for a cell of several names.
+fn cell_globs(c: &Change) -> String {
+    match &c.other_permissions {
+        None => String::new(),
         Some(globs) => format!(
-            "{} {input} (and every permission matched by {} alone)",
-            c.permission,
+            " (and every permission matched by {} alone)",
             globs
                 .iter()
                 .map(|g| format!("`{g}`"))
@@ -270,12 +439,8 @@ pub fn summary_line(d: &Diff, s: &Sides<'_>) -> String {
     if d.is_empty() {
         return "no change in any decision\n".to_string();
     }
-    let gs = groups(d, s);
+    let cs = causes(d, s);
     let events = event_groups(d);
-    let count = |k: Class| {
-        gs.iter().filter(|g| g.first.class == k).count()
-            + events.iter().filter(|e| e.0 == k).count()
-    };
     let mut parts = Vec::new();
     for k in [
         Class::Widened,
@@ -285,8 +450,14 @@ pub fn summary_line(d: &Diff, s: &Sides<'_>) -> String {
         Class::ToolShown,
         Class::ToolHidden,
     ] {
-        let n = count(k);
-        if n > 0 {
+        let of_k = || cs.iter().filter(|c| c.first().class == k);
+        let (n, regions) = (
+            of_k().count() + events.iter().filter(|e| e.0 == k).count(),
+            of_k().map(|c| c.regions.len()).sum::<usize>(),
+        );
+        if regions > of_k().count() {
+            parts.push(format!("{}: {n} (regions: {regions})", k.as_str()));
+        } else if n > 0 {
             parts.push(format!("{}: {n}", k.as_str()));
         }
     }
@@ -314,19 +485,23 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
             s.base_side.label, s.head_side.label
         ))
     );
-    for g in groups(d, s) {
-        let c = g.first;
+    for g in causes(d, s) {
+        let c = g.first();
         let severity = match c.class {
             Class::Widened => Severity::Error,
             _ => Severity::Advice,
         };
-        let help = [
-            format!("agents: {}", g.agents.join(", ")),
-            format!("before ({}): {}", s.base_side.label, g.before),
-            format!("after ({}): {}", s.head_side.label, g.after),
-        ];
-        let loc = s.rule_loc(true, &c.agent, c.head_rule);
-        let file = loc.map(|l| s.head.loaded.sources.get(l.source));
+        let help = g.help(s);
+        // On the causing rule: the head side's, or the base side's for a rule that no longer
+        // decides.
+        let on_head = g.on_head();
+        let (rule, sources) = if on_head {
+            (c.head_rule, &s.head.loaded.sources)
+        } else {
+            (c.base_rule, &s.base.loaded.sources)
+        };
+        let loc = s.rule_loc(on_head, &c.agent, rule);
+        let file = loc.map(|l| sources.get(l.source));
         let window = loc
             .zip(file)
             .and_then(|(l, f)| super::Window::around(f, &[l.span]).map(|w| (l, w)));
@@ -336,25 +511,36 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
         };
         match window {
             Some((l, w)) => {
-                let diag = MietteDiagnostic::new(headline(c))
+                let diag = MietteDiagnostic::new(g.headline())
                     .with_code(c.class.as_str())
                     .with_severity(severity)
                     .with_help(help.join("\n"))
                     .with_labels(vec![LabeledSpan::new_primary_with_span(
-                        Some("now decided by this rule".to_string()),
+                        Some(
+                            if on_head {
+                                "now decided by this rule"
+                            } else {
+                                "no longer decided by this rule"
+                            }
+                            .to_string(),
+                        ),
                         l.span.start..l.span.end,
                     )]);
                 let mut text = String::new();
                 let report = miette::Report::new(diag).with_source_code(w);
                 if handler.render_report(&mut text, report.as_ref()).is_ok() {
                     // miette names the file by its full path; say it as the side does.
-                    let p = s.place(true, l);
-                    let name = s.head.loaded.sources.get(l.source).name();
+                    let p = s.place(on_head, l);
+                    let name = sources.get(l.source).name();
                     out.push_str(&text.replacen(&name, &p.shown, 1));
                 }
             }
             None => {
-                out.push_str(&format!("{level}[{}]: {}\n", c.class.as_str(), headline(c)));
+                out.push_str(&format!(
+                    "{level}[{}]: {}\n",
+                    c.class.as_str(),
+                    g.headline()
+                ));
                 for h in &help {
                     out.push_str(&format!("  = {h}\n"));
                 }
@@ -410,7 +596,7 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
     out
 }
 
-fn summary_json(d: &Diff) -> Value {
+fn summary_json(d: &Diff, causes: usize) -> Value {
     let count = |k: Class| {
         d.changes.iter().filter(|c| c.class == k).count()
             + d.events.iter().filter(|e| e.class == k).count()
@@ -422,6 +608,7 @@ fn summary_json(d: &Diff) -> Value {
         "agent_removed": count(Class::AgentRemoved),
         "tool_shown": count(Class::ToolShown),
         "tool_hidden": count(Class::ToolHidden),
+        "causes": causes,
         "commands": d.commands.len(),
         "inconclusive": d.inconclusive.len(),
         "no_change": d.is_empty(),
@@ -431,9 +618,33 @@ fn summary_json(d: &Diff) -> Value {
 pub fn json(d: &Diff, s: &Sides<'_>) -> Value {
     let side = |x: &Side| json!({"label": x.label, "kind": x.kind.as_str()});
     json!({
-        "version": 1,
+        "version": 2,
         "base": side(&s.base_side),
         "head": side(&s.head_side),
+        "causes": causes(d, s).iter().map(|k| {
+            let c = k.first();
+            let rule = if k.on_head() {
+                s.rule_json(true, &c.agent, c.head_rule)
+            } else {
+                s.rule_json(false, &c.agent, c.base_rule)
+            };
+            json!({
+                "class": c.class,
+                "permission": c.permission,
+                "other_permissions": c.other_permissions,
+                "side": c.cause,
+                "rule": rule,
+                "agents": k.agents,
+                "regions": k.regions.iter().map(|g| json!({
+                    "input": g.first.input,
+                    "before": g.first.before,
+                    "after": g.first.after,
+                    "base_rule": s.rule_json(false, &g.first.agent, g.first.base_rule),
+                    "head_rule": s.rule_json(true, &g.first.agent, g.first.head_rule),
+                    "agents": g.agents,
+                })).collect::<Vec<_>>(),
+            })
+        }).collect::<Vec<_>>(),
         "changes": d.changes.iter().map(|c| json!({
             "agent": c.agent,
             "class": c.class,
@@ -465,7 +676,7 @@ pub fn json(d: &Diff, s: &Sides<'_>) -> Value {
         "inconclusive": d.inconclusive.iter().map(|i| json!({
             "agent": i.agent, "permission": i.permission, "reason": i.reason,
         })).collect::<Vec<_>>(),
-        "summary": summary_json(d),
+        "summary": summary_json(d, causes(d, s).len()),
     })
 }
 
@@ -486,11 +697,11 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
         out.push_str("No change in any decision.\n");
         return out;
     }
-    let gs = groups(d, s);
-    if !gs.is_empty() {
-        out.push_str("| | change | agents | permission | example input | before | after |\n|---|---|---|---|---|---|---|\n");
-        for g in &gs {
-            let c = g.first;
+    let cs = causes(d, s);
+    if !cs.is_empty() {
+        out.push_str("| | change | agents | permission | regions | example input | before | after |\n|---|---|---|---|---|---|---|---|\n");
+        for k in &cs {
+            let (c, g) = (k.first(), &k.regions[0]);
             let icon = if c.class == Class::Widened {
                 "⚠️"
             } else {
@@ -508,15 +719,31 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
                         .join(", ")
                 ),
             };
+            // The causing rule's side is one rule; the other side's is the example's.
+            let others = if k.regions.len() > 1 {
+                " (others for other regions: `--format json` lists every one)"
+            } else {
+                ""
+            };
+            let (before, after, change) = if k.on_head() {
+                (
+                    format!("{}{others}", cell(&g.before)),
+                    cell(k.rule()),
+                    format!("{} → {}", k.others(), c.after),
+                )
+            } else {
+                (
+                    cell(k.rule()),
+                    format!("{}{others}", cell(&g.after)),
+                    format!("{} → {}", c.before, k.others()),
+                )
+            };
             out.push_str(&format!(
-                "| {icon} | **{}** {} → {} | {} | {perm} | `{}` | {} | {} |\n",
+                "| {icon} | **{}** {change} | {} | {perm} | {} | `{}` | {before} | {after} |\n",
                 c.class.as_str(),
-                c.before,
-                c.after,
-                cell(&g.agents.join(", ")),
+                cell(&k.agents.join(", ")),
+                k.regions.len(),
                 cell(&c.input),
-                cell(&g.before),
-                cell(&g.after),
             ));
         }
         out.push('\n');
@@ -571,15 +798,20 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
 pub fn github(d: &Diff, s: &Sides<'_>) -> String {
     let (esc, prop) = (super::gh_escape, super::gh_property);
     let mut out = String::new();
-    for g in groups(d, s) {
-        let c = g.first;
+    for g in causes(d, s) {
+        let c = g.first();
         let cmd = if c.class == Class::Widened {
             "error"
         } else {
             "notice"
         };
         let mut props = Vec::new();
-        if let Some(l) = s.rule_loc(true, &c.agent, c.head_rule) {
+        // On the head side's lines: a rule that no longer decides has none there.
+        if let Some(l) = g
+            .on_head()
+            .then(|| s.rule_loc(true, &c.agent, c.head_rule))
+            .flatten()
+        {
             let p = s.place(true, l);
             if let Some(r) = p.relative {
                 props.push(format!(
@@ -594,13 +826,7 @@ pub fn github(d: &Diff, s: &Sides<'_>) -> String {
             "title={}",
             prop(&format!("permaudit diff: {}", c.class.as_str()))
         ));
-        let msg = format!(
-            "{} (agents: {})\nbefore: {}\nafter: {}",
-            headline(c),
-            g.agents.join(", "),
-            g.before,
-            g.after
-        );
+        let msg = format!("{}\n{}", g.headline(), g.help(s).join("\n"));
         out.push_str(&format!("::{cmd} {}::{}\n", props.join(","), esc(&msg)));
     }
     for e in &d.events {
@@ -679,14 +905,18 @@ pub fn sarif(d: &Diff, s: &Sides<'_>) -> Value {
         })
         .collect();
     let mut results: Vec<Value> = Vec::new();
-    for g in groups(d, s) {
-        let c = g.first;
+    for g in causes(d, s) {
+        let c = g.first();
         let mut r = json!({
             "ruleId": format!("diff/{}", c.class.as_str()),
             "level": level(c.class),
-            "message": {"text": format!("{} (agents: {}); before: {}; after: {}", headline(c), g.agents.join(", "), g.before, g.after)},
+            "message": {"text": format!("{}; {}", g.headline(), g.help(s).join("; "))},
         });
-        if let Some(l) = s.rule_loc(true, &c.agent, c.head_rule) {
+        if let Some(l) = g
+            .on_head()
+            .then(|| s.rule_loc(true, &c.agent, c.head_rule))
+            .flatten()
+        {
             let p = s.place(true, l);
             if let Some(rel) = p.relative {
                 r["locations"] = json!([{"physicalLocation": {
