@@ -4,8 +4,8 @@
 use crate::glob::Platform;
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::host::RealHost;
-use crate::model::agents::Agent;
 use crate::model::Effect;
+use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::report::{self, Style};
 use crate::shell::Splitter;

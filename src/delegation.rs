@@ -7,7 +7,9 @@
 //!   `question`, `plan_enter` and `plan_exit` `* deny`, and answers every permission asked
 //!   in that session or a subagent session it started: `reject` ("permission requested: …;
 //!   auto-rejecting"), or `once` with `--auto` (`--yolo`, `--dangerously-skip-permissions`).
-//!   So under `run` an ask is a deny, under `run --auto` an allow ([`RunMode::resolve`]).
+//!   So under `run` an ask is a deny (and ends the session, unless
+//!   `experimental.continue_loop_on_deny`), under `run --auto` an allow
+//!   ([`RunMode::resolve`]).
 //! * **`task`**: the caller's `task` permission is asked with the subagent's name as the
 //!   pattern; the subagents offered are the agents whose mode is not `primary` and whose
 //!   name the caller's `task` rules do not deny. The subagent's session gets, after the
@@ -15,9 +17,9 @@
 //!   (not the parent *agent's* rules), then `todowrite * deny` and `task * deny` unless the
 //!   subagent's ruleset names that permission ([`child_rules`]). A session may start a
 //!   subagent only while its depth (ancestors) is below `subagent_depth` (default 1: only a
-//!   primary session delegates).
+//!   primary session delegates). `experimental.primary_tools` (denied in every subagent
+//!   session) is not modelled.
 
-use crate::glob::Platform;
 use crate::model::agents::{Agent, Mode, evaluate, is_hidden};
 use crate::model::{Action, Effect, Form, Layer, Rule};
 use crate::project::Project;
@@ -97,7 +99,8 @@ pub fn child_session_rules(parent_session: &[Rule], subagent: &Agent) -> Vec<Rul
 /// The subagent as its session evaluates it: its ruleset, then the session's rules.
 pub fn child_agent(parent_session: &[Rule], subagent: &Agent) -> Agent {
     let mut a = subagent.clone();
-    a.rules.extend(child_session_rules(parent_session, subagent));
+    a.rules
+        .extend(child_session_rules(parent_session, subagent));
     a
 }
 
@@ -165,9 +168,4 @@ pub fn edges(project: &Project) -> Vec<Edge> {
 /// A subagent session keeps `task` only when the subagent's ruleset names it.
 fn names_task(a: &Agent) -> bool {
     a.rules.iter().any(|r| r.permission == "task")
-}
-
-/// Is `permission` on `input` decided the same by both rulesets?
-pub fn decide(a: &Agent, permission: &str, input: &str, platform: Platform) -> Effect {
-    evaluate(&a.rules, permission, input, platform).effect
 }

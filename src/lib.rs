@@ -19,8 +19,8 @@
 
 pub mod checks;
 pub mod cli;
-pub mod diff;
 pub mod delegation;
+pub mod diff;
 pub mod discover;
 pub mod generate;
 pub mod glob;

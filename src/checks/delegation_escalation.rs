@@ -1,4 +1,4 @@
-//! `delegation-escalation` (warning)
+//! `delegation-escalation` (warning; info for an agent of mode `all`)
 //!
 //! ## What it finds
 //! An agent whose own block denies something (`agent.build.permission.bash."git push *":
@@ -9,7 +9,12 @@
 //! subagent, the `task` rule that lets the caller start it, the subagent's deciding rule,
 //! and an input.
 //!
-//! Only denies the agent wrote for itself are judged: a deny in a shared file reaches the
+//! Only delegation left to OpenCode's default (`task` allowed by the built-in `*` allow)
+//! counts: a `task` allow you wrote is delegation on purpose (an orchestrator that does
+//! nothing itself). An agent of mode `all` (an agent file's default) gets a note rather than
+//! a warning: used as a subagent it cannot delegate at all (`subagent_depth` 1).
+//! Reported once per agent, at its first such deny (the way out, `task`, is the same for
+//! all of them). Only denies the agent wrote for itself are judged: a deny in a shared file reaches the
 //! subagent too, and a subagent's own block overriding it is that block's business.
 //! With `--headless` a `task` ask is rejected (no escalation through it); with
 //! `--headless=auto` it is approved, and so is an ask in the subagent.
@@ -107,9 +112,17 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
     let session = mode.session_rules();
     let edges = delegation::edges(project);
     for (a, agent) in project.agents.iter().enumerate() {
+        // Judged on the real-config corpus: a `task` allow the author wrote
+        // (`"task": {"analyzer": "allow"}`) is an orchestrator delegating on purpose; only
+        // delegation left to OpenCode's defaults is one nobody decided.
         let reachable: Vec<&delegation::Edge> = edges
             .iter()
             .filter(|e| e.caller == a && mode.resolve(e.action) == Effect::Allow)
+            .filter(|e| {
+                e.rule
+                    .and_then(|k| agent.rules.get(k))
+                    .is_none_or(|r| r.loc.is_none())
+            })
             .collect();
         if reachable.is_empty() {
             continue;
@@ -187,9 +200,16 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     related.push((l, format!("{}: {}", who.name, describe(x))));
                 }
             }
+            // An agent of mode `all` (the default of an agent file) is often written as a
+            // subagent, where it cannot delegate (`subagent_depth` 1): a note, not a warning.
+            let level = if agent.mode == crate::model::agents::Mode::All {
+                Level::Info
+            } else {
+                CHECK.level
+            };
             out.push(Finding {
                 id: CHECK.id,
-                level: CHECK.level,
+                level,
                 agents: vec![agent.name.clone()],
                 rule: Some(i),
                 loc: Some(loc),
@@ -222,6 +242,8 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     sub.name, agent.name, sub.name
                 )),
             });
+            // Once per agent: the way out (task) is the same for all its denies.
+            break;
         }
     }
 }

@@ -39,6 +39,20 @@ const EXTENSIONS: &[&str] = &[
     "toml", "lock", "txt", "sh", "css", "html",
 ];
 
+/// Inputs everyone recognises for a rule that matches anything (`"*"`): what a reader
+/// pictures when told "bash asks" or "edit is denied".
+pub fn everyday(permission: &str, pattern: &str) -> &'static [&'static str] {
+    if pattern != "*" {
+        return &[];
+    }
+    match permission {
+        "bash" => &["npm test", "make", "ls"],
+        "webfetch" => &["https://example.com"],
+        p if is_path_permission(p) => &["src/main.ts", "README.md"],
+        _ => &[],
+    }
+}
+
 /// How ordinary an input looks for its permission; higher is better. Only the order of
 /// scores matters.
 pub fn plausibility(permission: &str, input: &str) -> i32 {
@@ -202,6 +216,17 @@ impl Ctx<'_> {
     ) -> Option<Witness> {
         let base = self.witness(agent, fallback)?;
         let permission = base.permission.clone();
+        for &i in rules {
+            if let Some(r) = agent.rules.get(i) {
+                for subject in everyday(&permission, &r.pattern) {
+                    if let Some(w) = self.witness(agent, &Input::new(&permission, subject))
+                        && want(&w)
+                    {
+                        return Some(w);
+                    }
+                }
+            }
+        }
         let mut best = want(&base).then(|| (plausibility(&permission, &base.input), base.clone()));
         let mut seen = std::collections::HashSet::new();
         for &i in rules {

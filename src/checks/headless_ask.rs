@@ -57,20 +57,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 },
             };
             let input = &input;
-            // A bare `*` for bash reads best as a command everyone runs.
-            let everyday = (r.pattern == "*")
-                .then(|| input.permission.to_exact_string())
-                .flatten()
-                .filter(|p| p == "bash")
-                .and_then(|p| {
-                    ["npm test", "make", "ls"]
-                        .iter()
-                        .filter_map(|c| ctx.witness(agent, &crate::glob::analysis::Input::new(&p, c)))
-                        .find(|w| w.rule == Some(i))
-                });
-            let Some(w) = everyday
-                .or_else(|| ctx.recognisable(agent, &[i], input, |w| w.rule == Some(i)))
-            else {
+            let Some(w) = ctx.recognisable(agent, &[i], input, |w| w.rule == Some(i)) else {
                 continue;
             };
             let level = if r.loc.is_some() {

@@ -129,8 +129,6 @@ pub const CHECKS: &[Check] = &[
     unchecked_permission::CHECK,
     unknown_agent_key::CHECK,
     never_matches::CHECK,
-    delegation_escalation::CHECK,
-    headless_ask::CHECK,
     // After the rule-order kinds: at a place both speak for, the rule-order finding does
     // (these two sit on an agent's first deny only to have a place).
     self_modification::CHECK,
@@ -138,6 +136,10 @@ pub const CHECKS: &[Check] = &[
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
     legacy_tools::CHECK,
+    // At a place another kind also speaks for (a legacy `tools: {write: false}`), at the
+    // same level, that kind's finding is the one to read.
+    delegation_escalation::CHECK,
+    headless_ask::CHECK,
     js_key_order::CHECK,
     env_injection::CHECK,
     secret_readable::CHECK,
@@ -361,10 +363,12 @@ impl<'a> Ctx<'a> {
     /// reachability pass judges only yours): a cheap sample first, else the automaton.
     pub fn live_input(&self, a: usize, i: usize) -> Option<Input> {
         let an = &self.analyses[a];
-        self.quick[a].decided_sample(an, i).or_else(|| match an.decides(i) {
-            crate::glob::automaton::Outcome::Witness(w) => Some(w),
-            _ => None,
-        })
+        self.quick[a]
+            .decided_sample(an, i)
+            .or_else(|| match an.decides(i) {
+                crate::glob::automaton::Outcome::Witness(w) => Some(w),
+                _ => None,
+            })
     }
 
     /// An input that rules `i` and `j` of agent `a` both match, or `Empty` when they are

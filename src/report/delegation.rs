@@ -74,9 +74,15 @@ pub fn human(p: &Project, edges: &[Edge], only: Option<&str>, style: Style) -> S
             ));
         }
     }
-    let subs: Vec<&Agent> = p.agents.iter().filter(|a| delegation::is_subagent(a)).collect();
+    let subs: Vec<&Agent> = p
+        .agents
+        .iter()
+        .filter(|a| delegation::is_subagent(a))
+        .collect();
     if !subs.is_empty() {
-        out.push_str("\nA subagent's session adds after its own rules (unless its ruleset names them):\n");
+        out.push_str(
+            "\nA subagent's session adds after its own rules (unless its ruleset names them):\n",
+        );
         for sub in subs {
             let f = forced(sub);
             out.push_str(&format!(
@@ -97,7 +103,10 @@ pub fn human(p: &Project, edges: &[Edge], only: Option<&str>, style: Style) -> S
 }
 
 pub fn json(p: &Project, edges: &[Edge], only: Option<&str>) -> String {
-    let shown: Vec<usize> = callers(p, edges, only).into_iter().map(|(i, _)| i).collect();
+    let shown: Vec<usize> = callers(p, edges, only)
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect();
     let edges: Vec<serde_json::Value> = edges
         .iter()
         .filter(|e| shown.contains(&e.caller))
@@ -131,8 +140,5 @@ pub fn json(p: &Project, edges: &[Edge], only: Option<&str>) -> String {
         "agents": agents,
         "edges": edges,
     });
-    format!(
-        "{}\n",
-        serde_json::to_string_pretty(&v).unwrap_or_default()
-    )
+    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
 }
