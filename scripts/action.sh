@@ -67,7 +67,7 @@ set +e
 if [ "$format" = github ]; then
     # Annotations attach to a file of the pull request only by its path relative to the
     # repository (the workspace); permaudit names files by absolute path.
-    "$bin" "${args[@]}" --format github --fail-on "$fail_on" > "$RUNNER_TEMP/permaudit-annotations.txt"
+    "$bin" "${args[@]}" --format github --absolute-paths --fail-on "$fail_on" > "$RUNNER_TEMP/permaudit-annotations.txt"
     code=$?
     ws=${GITHUB_WORKSPACE%/}
     prefix="file=${ws//:/%3A}/"
@@ -94,7 +94,9 @@ fi
 # 4. Counts and the job summary, from the versioned JSON report.
 report="$RUNNER_TEMP/permaudit-report.json"
 set +e
-"$bin" "${args[@]}" --format json --fail-on never > "$report" 2> "$RUNNER_TEMP/permaudit-stderr.txt"
+# Absolute paths: the summary makes them relative to the workspace, wherever the
+# project root (the git worktree) is.
+"$bin" "${args[@]}" --format json --absolute-paths --fail-on never > "$report" 2> "$RUNNER_TEMP/permaudit-stderr.txt"
 json_code=$?
 set -e
 if [ "$json_code" = 0 ] && command -v node >/dev/null; then
