@@ -94,12 +94,7 @@ pub(super) fn decide_command(
                 overridden: Vec::new(),
             };
         }
-        let w = ctx.witness(agent, &Input::new(perm, pattern));
-        Decision {
-            rule: w.as_ref().and_then(|w| w.rule),
-            effect: w.map_or(Effect::Ask, |w| w.action),
-            overridden: Vec::new(),
-        }
+        ctx.decision(agent, perm, pattern)
     })
 }
 

@@ -90,12 +90,7 @@ fn decide_in(
                 overridden: Vec::new(),
             };
         }
-        let w = ctx.witness(agent, &Input::new(perm, pattern));
-        Decision {
-            rule: w.as_ref().and_then(|w| w.rule),
-            effect: w.map_or(Effect::Ask, |w| w.action),
-            overridden: Vec::new(),
-        }
+        ctx.decision(agent, perm, pattern)
     };
     if permission == "bash" {
         let d = decide_command_with(ctx, splitter, input, one);
@@ -110,6 +105,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
     let project = ctx.project;
     let mode = ctx.mode;
     let session = mode.session_rules();
+    // One splitter for the run (a tree-sitter parser), borrowed by the `want` callback of
+    // `recognisable`, which is an `Fn`.
+    let splitter = std::cell::RefCell::new(Splitter::new());
     let edges = delegation::edges(project);
     for (a, agent) in project.agents.iter().enumerate() {
         // Judged on the real-config corpus: a `task` allow the author wrote
@@ -127,6 +125,14 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
         if reachable.is_empty() {
             continue;
         }
+        // Each subagent as its session evaluates it: its session rules, built once.
+        let children: Vec<(&delegation::Edge, Vec<Rule>)> = reachable
+            .iter()
+            .map(|e| {
+                let sub = &project.agents[e.callee];
+                (*e, delegation::child_session_rules(&session, sub))
+            })
+            .collect();
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(loc) = r.loc else { continue };
             if !is_own(r.layer) || r.action.effective() != Effect::Deny {
@@ -143,18 +149,17 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 .collect();
             // The subagents that do `input` without asking, with their decision.
             let escalations = |permission: &str, input: &str| {
-                let mut splitter = Splitter::new();
-                let (own, _) = decide_in(ctx, &mut splitter, agent, &session, permission, input);
+                let splitter = &mut *splitter.borrow_mut();
+                let (own, _) = decide_in(ctx, splitter, agent, &session, permission, input);
                 if own != Effect::Deny {
                     return Vec::new();
                 }
-                reachable
+                children
                     .iter()
-                    .filter_map(|e| {
+                    .filter_map(|(e, child)| {
                         let sub = &project.agents[e.callee];
-                        let child = delegation::child_session_rules(&session, sub);
                         let (effect, rule) =
-                            decide_in(ctx, &mut splitter, sub, &child, permission, input);
+                            decide_in(ctx, splitter, sub, child, permission, input);
                         (mode.resolve(effect) == Effect::Allow).then_some((*e, effect, rule))
                     })
                     .collect::<Vec<_>>()

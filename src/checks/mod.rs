@@ -371,6 +371,22 @@ impl<'a> Ctx<'a> {
             })
     }
 
+    /// [`Ctx::witness`] as a [`Decision`] (no rule: OpenCode's default ask), for the shell
+    /// decider's per-pattern callback.
+    pub fn decision(
+        &self,
+        agent: &Agent,
+        permission: &str,
+        subject: &str,
+    ) -> crate::model::agents::Decision {
+        let w = self.witness(agent, &Input::new(permission, subject));
+        crate::model::agents::Decision {
+            rule: w.as_ref().and_then(|w| w.rule),
+            effect: w.map_or(Effect::Ask, |w| w.action),
+            overridden: Vec::new(),
+        }
+    }
+
     /// An input that rules `i` and `j` of agent `a` both match, or `Empty` when they are
     /// disjoint ([`Analysis::intersection`] behind a cheap exact test).
     pub fn intersection(
