@@ -5,7 +5,7 @@
 
 mod check_support;
 
-use check_support::Tree;
+use check_support::{Tree, findings_of as ids};
 use serde_json::Value;
 
 const CONFIG: &str = r#"{
@@ -18,16 +18,6 @@ const CONFIG: &str = r#"{
 
 fn tree() -> Tree {
     Tree::new().file("project/opencode.json", CONFIG)
-}
-
-fn ids(v: &Value, id: &str) -> Vec<Value> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["id"] == id)
-        .cloned()
-        .collect()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod check_support;
 
-use check_support::Tree;
+use check_support::{Tree, findings_of as ids};
 
 const CONFIG: &str = r#"{
   "permission": {
@@ -17,16 +17,6 @@ const CONFIG: &str = r#"{
   }
 }
 "#;
-
-fn ids(v: &serde_json::Value, id: &str) -> Vec<serde_json::Value> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["id"] == id)
-        .cloned()
-        .collect()
-}
 
 #[test]
 fn check_reports_the_risks_of_the_realistic_config() {

@@ -7,6 +7,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The findings of kind `id` in a `check --format json` report.
+pub fn findings_of(v: &serde_json::Value, id: &str) -> Vec<serde_json::Value> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == id)
+        .cloned()
+        .collect()
+}
+
 /// A temporary tree: `project/` (a git worktree, where OpenCode would start), `home/`
 /// and `managed/`.
 pub struct Tree {
