@@ -128,6 +128,16 @@ impl Paths {
             .map(Path::to_path_buf)
             .collect()
     }
+
+    /// The project: the worktree root, or the start directory outside git (a worktree of
+    /// `/`). Output names files relative to it; `--project-only` reads only below it.
+    pub fn project_root(&self) -> &Path {
+        if self.worktree == Path::new("/") {
+            &self.cwd
+        } else {
+            &self.worktree
+        }
+    }
 }
 
 /// The machine as `--project-only` shows it: only the project's own files (under the git
@@ -148,11 +158,7 @@ pub struct ProjectOnly<'h> {
 impl<'h> ProjectOnly<'h> {
     pub fn new(inner: &'h dyn Host, cwd: &Path) -> ProjectOnly<'h> {
         let paths = Paths::from_host(inner, cwd);
-        let root = if paths.worktree == Path::new("/") {
-            paths.cwd.clone()
-        } else {
-            paths.worktree.clone()
-        };
+        let root = paths.project_root().to_path_buf();
         let hidden = vec![
             paths.config.clone(),
             paths.data.clone(),

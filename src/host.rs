@@ -1,5 +1,6 @@
-//! The real machine: the one [`Host`] that reads files and the environment. Only the CLI
-//! layer constructs it; everything below sees the trait.
+//! The real machine: the one [`Host`] that reads files and the environment (and
+//! [`write_atomically`], the one write). Only the CLI layer constructs it; everything below
+//! sees the trait.
 
 use crate::discover::{Host, ReadError, ReadErrorKind};
 use crate::load::MAX_FILE_BYTES;
@@ -87,6 +88,35 @@ impl Host for RealHost {
         out.sort();
         out
     }
+}
+
+/// Write `bytes` to `path` through a new temporary file in the same directory, renamed
+/// over `path` once complete; on any error the temporary file is removed and `path` is
+/// untouched. The one write permaudit makes (`check --write-baseline`).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.permaudit-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// An in-memory machine for tests and fuzzing: files, directories and environment variables.

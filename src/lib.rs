@@ -22,7 +22,7 @@ pub mod cli;
 pub mod delegation;
 pub mod diff;
 pub mod discover;
-pub mod generate;
+pub mod explain;
 pub mod glob;
 pub mod host;
 pub mod load;

@@ -7,16 +7,18 @@
 //! that `permaudit schema` prints. The schema is generated from [`Settings`] itself, and
 //! the keys accepted here are the schema's properties: they cannot drift apart.
 //!
-//! Parsing is pure: text in, [`Settings`] or a located [`SettingsError`] out. The CLI finds
-//! and reads the file.
+//! Parsing is pure: text in, [`Settings`] or a located [`SettingsError`] out. [`Setup`]
+//! finds and reads the file (and the baseline it names) through a [`Host`].
 
 use crate::checks::{CHECKS, Level, did_you_mean, find_check};
-use crate::source::{Loc, SourceId};
+use crate::discover::{Host, Paths};
+use crate::source::{Loc, Origin, SourceFile, SourceId, SourceMap};
 use crate::syntax::jsonc;
 use crate::syntax::value::{Node, Value};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// Where `check` looks for the settings, in the start directory or the nearest parent up
 /// to the project root.
@@ -271,6 +273,165 @@ pub fn parse(text: &str, source: SourceId) -> Result<Settings, SettingsError> {
     }
     serde_json::from_value(crate::load::to_json(&node.value))
         .map_err(|e| err(node.loc, e.to_string()))
+}
+
+/// What `check` knows before the project loads: permaudit's settings, where they were
+/// found, and the scope. Found through a [`Host`]: the CLI passes the real machine.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub settings: Settings,
+    /// The settings file, if one was read.
+    pub file: Option<PathBuf>,
+    /// The project root: the worktree root, or the start directory outside git. Output
+    /// names files relative to it.
+    pub root: PathBuf,
+    /// The start directory (`-C`): command-line paths are relative to it.
+    pub cwd: PathBuf,
+    /// Only the project's own OpenCode config (`--project-only` or the settings' key).
+    pub project_only: bool,
+    /// Files named by absolute path (`--absolute-paths`).
+    pub absolute: bool,
+}
+
+/// Why `check` cannot start: a file it was told to read (or found) is unreadable or
+/// refused.
+#[derive(Debug)]
+pub enum SetupError {
+    /// `what` (`permaudit settings`, `baseline`) at `path` cannot be read.
+    Unreadable {
+        what: &'static str,
+        path: PathBuf,
+        message: String,
+    },
+    /// The settings file is refused: the sources hold it, the error locates the place.
+    Settings {
+        sources: SourceMap,
+        error: crate::load::LoadError,
+    },
+    /// A baseline entry is refused, at `loc` in the project's sources.
+    Baseline(SettingsError),
+}
+
+impl Setup {
+    /// Find and read the settings: `config` (relative to `cwd`), or the conventional file
+    /// nearest the start directory up to the project root.
+    pub fn find(
+        host: &dyn Host,
+        cwd: &Path,
+        config: Option<&Path>,
+        project_only: bool,
+        absolute: bool,
+    ) -> Result<Setup, SetupError> {
+        let paths = Paths::from_host(host, cwd);
+        let root = paths.project_root().to_path_buf();
+        let file = match config {
+            Some(f) => Some(paths.cwd.join(f)),
+            None => paths
+                .up_to_worktree()
+                .iter()
+                .map(|d| d.join(CONVENTIONAL_PATH))
+                .find(|f| host.is_file(f)),
+        };
+        let mut settings = Settings::default();
+        if let Some(path) = &file {
+            let text = read_text(host, "permaudit settings", path)?;
+            let mut sources = SourceMap::new();
+            let id = sources.add(SourceFile::new(Origin::File(path.clone()), text));
+            if !absolute {
+                sources.relative_to(&root);
+            }
+            match parse(&sources.get(id).text, id) {
+                Ok(s) => settings = s,
+                Err(e) => {
+                    let error = crate::load::LoadError::Unauditable {
+                        loc: e.loc,
+                        message: format!("permaudit's settings: {}", e.message),
+                    };
+                    return Err(SetupError::Settings { sources, error });
+                }
+            }
+        }
+        Ok(Setup {
+            project_only: project_only || settings.project_only == Some(true),
+            settings,
+            file,
+            root,
+            cwd: paths.cwd,
+            absolute,
+        })
+    }
+
+    /// A path the settings name, relative to the settings file's directory.
+    pub fn setting_path(&self, p: Option<&str>) -> Option<PathBuf> {
+        let dir = self.file.as_ref()?.parent()?;
+        p.map(|p| crate::discover::normalize(&dir.join(p)))
+    }
+
+    /// The samples file: `given` (relative to the start directory), the settings'
+    /// `samples`, or the conventional one nearest the start directory.
+    pub fn samples_path(
+        &self,
+        host: &dyn Host,
+        paths: &Paths,
+        given: Option<&Path>,
+    ) -> Option<PathBuf> {
+        given
+            .map(|f| paths.cwd.join(f))
+            .or_else(|| self.setting_path(self.settings.samples.as_deref()))
+            .or_else(|| {
+                paths
+                    .up_to_worktree()
+                    .iter()
+                    .map(|d| d.join(crate::checks::sample_mismatch::CONVENTIONAL_PATH))
+                    .find(|f| host.is_file(f))
+            })
+    }
+
+    /// The baseline (`given`, else the settings' `baseline`), added to `sources` so that
+    /// stale entries point into it.
+    #[allow(clippy::type_complexity)]
+    pub fn read_baseline(
+        &self,
+        host: &dyn Host,
+        sources: &mut SourceMap,
+        given: Option<&Path>,
+    ) -> Result<Option<Vec<(crate::suppress::Entry, Loc)>>, SetupError> {
+        let Some(path) = given
+            .map(|f| self.cwd.join(f))
+            .or_else(|| self.setting_path(self.settings.baseline.as_deref()))
+        else {
+            return Ok(None);
+        };
+        let text = read_text(host, "baseline", &path)?;
+        let id = sources.add(SourceFile::new(Origin::File(path), text));
+        crate::suppress::parse_baseline(&sources.get(id).text, id)
+            .map(Some)
+            .map_err(SetupError::Baseline)
+    }
+
+    /// A file's path as output names it: relative to the project root unless absolute
+    /// paths were asked for.
+    pub fn shown(&self, f: &Path) -> String {
+        if self.absolute {
+            f.display().to_string()
+        } else {
+            f.strip_prefix(&self.root)
+                .unwrap_or(f)
+                .display()
+                .to_string()
+        }
+    }
+}
+
+/// A file's text (invalid UTF-8 replaced), or why it cannot be read.
+fn read_text(host: &dyn Host, what: &'static str, path: &Path) -> Result<String, SetupError> {
+    host.read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| SetupError::Unreadable {
+            what,
+            path: path.to_path_buf(),
+            message: e.message,
+        })
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! `source`, and `overridden` (indices of earlier matching rules).
 
 use super::{Style, source_json};
+use crate::delegation::RunMode;
+use crate::explain::Call;
 use crate::model::agents::{Agent, Decision};
 use crate::project::Project;
 use serde_json::json;
@@ -85,16 +87,20 @@ pub fn human(
     out
 }
 
-/// Renders many decisions of one agent and permission quickly: what does not depend on the
-/// input (the agent, the permission, each rule's action, layer and source) is rendered once
-/// per rule, so a streamed `explain` spends its time deciding, not formatting. The output
-/// is byte for byte that of [`json`] and [`human`] (tested below).
+/// Renders the decisions of one agent and permission (`explain`'s one renderer, every
+/// [`Call`] shape, JSON or human, with what a headless run makes of each). Fast for streams:
+/// what does not depend on the input (the agent, the permission, each rule's action, layer
+/// and source) is rendered once per rule, so a streamed `explain` spends its time deciding,
+/// not formatting. The output is byte for byte that of [`json`] and [`human`] (tested
+/// below).
 pub struct Renderer<'a> {
     p: &'a Project,
     a: &'a Agent,
     permission: &'a str,
     style: Style,
     json: bool,
+    /// `--headless`: who answers the asks.
+    mode: Option<RunMode>,
     /// `{"version":1,"agent":…,"permission":…,"input":`
     head: String,
     /// Per rule (last: no rule): `,"action":…,"rule":…,"configured_action":…,"layer":…,"source":…,"overridden":`
@@ -110,6 +116,7 @@ impl<'a> Renderer<'a> {
         permission: &'a str,
         json: bool,
         style: Style,
+        mode: Option<RunMode>,
     ) -> Renderer<'a> {
         let head = format!(
             "{{\"version\":1,\"agent\":{},\"permission\":{},\"input\":",
@@ -122,6 +129,7 @@ impl<'a> Renderer<'a> {
             permission,
             style,
             json,
+            mode,
             head,
             tails: vec![None; a.rules.len() + 1],
             described: vec![None; a.rules.len()],
@@ -163,28 +171,62 @@ impl<'a> Renderer<'a> {
             .unwrap_or("")
     }
 
-    /// Write the decision of one input: `rule` decided it, `overridden` are the earlier
-    /// matching rules in order.
+    /// Write the decision of one input, one JSON object a line or the human lines; with a
+    /// run mode, also what `opencode run` makes of it (JSON: `"run": {"mode", "action"}`;
+    /// human: a line when the decision asks).
     pub fn write(
         &mut self,
         out: &mut dyn std::io::Write,
         input: &str,
-        rule: Option<usize>,
-        overridden: &[usize],
+        call: &Call<'_>,
     ) -> std::io::Result<()> {
-        if self.json {
-            out.write_all(self.head.as_bytes())?;
-            serde_json::to_writer(&mut *out, input).map_err(std::io::Error::other)?;
-            out.write_all(self.tail(rule).as_bytes())?;
-            out.write_all(b"[")?;
-            for (k, o) in overridden.iter().enumerate() {
-                if k > 0 {
-                    out.write_all(b",")?;
+        let effect = call.effect(self.a);
+        if !self.json {
+            let (p, a, permission, style) = (self.p, self.a, self.permission, self.style);
+            let mut text = match call {
+                Call::Rule { rule, overridden } => self.rule_human(input, *rule, overridden),
+                Call::Bash { request, decided } => bash_human(p, a, input, request, decided, style),
+                Call::Tool { request, decided } => {
+                    tool_human(p, a, permission, input, request.as_ref(), decided, style)
                 }
-                write!(out, "{o}")?;
+            };
+            if let Some(mode) = self.mode
+                && effect == crate::model::Effect::Ask
+            {
+                text.push_str(&style.dim(&format!("       headless: {}\n", asked(mode))));
             }
-            return out.write_all(b"]}\n");
+            return out.write_all(text.as_bytes());
         }
+        match call {
+            Call::Rule { rule, overridden } => {
+                out.write_all(self.head.as_bytes())?;
+                serde_json::to_writer(&mut *out, input).map_err(std::io::Error::other)?;
+                out.write_all(self.tail(*rule).as_bytes())?;
+                write_indices(out, overridden)?;
+            }
+            Call::Bash { request, decided } => self.write_bash(out, input, request, decided)?,
+            Call::Tool { request, decided } => {
+                let v = tool_json(
+                    self.p,
+                    self.a,
+                    self.permission,
+                    input,
+                    request.as_ref(),
+                    decided,
+                );
+                let text = serde_json::to_string(&v).unwrap_or_default();
+                out.write_all(text.strip_suffix('}').unwrap_or(&text).as_bytes())?;
+            }
+        }
+        if let Some(mode) = self.mode {
+            let run = json!({"mode": mode.as_str(), "action": mode.resolve(effect)});
+            write!(out, ",\"run\":{run}")?;
+        }
+        out.write_all(b"}\n")
+    }
+
+    /// [`human`]'s text, each rule described once.
+    fn rule_human(&mut self, input: &str, rule: Option<usize>, overridden: &[usize]) -> String {
         let effect = rule
             .and_then(|i| self.a.rules.get(i))
             .map_or(crate::model::Effect::Ask, |r| r.action.effective());
@@ -200,7 +242,7 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        out.write_all(text.as_bytes())
+        text
     }
 }
 
@@ -237,9 +279,9 @@ impl Renderer<'_> {
         write_indices(out, &d.overridden)
     }
 
-    /// `explain bash` JSON for one command, byte for byte [`bash_json`]'s, with each rule's
-    /// fields rendered once (for streams).
-    pub fn write_bash(
+    /// `explain bash` JSON for one command, byte for byte [`bash_json`]'s without its closing
+    /// brace, with each rule's fields rendered once (for streams).
+    fn write_bash(
         &mut self,
         out: &mut dyn std::io::Write,
         input: &str,
@@ -304,7 +346,7 @@ impl Renderer<'_> {
             self.write_decision(out, dec)?;
             out.write_all(b"}")?;
         }
-        out.write_all(b"]}\n")
+        out.write_all(b"]")
     }
 }
 
@@ -579,32 +621,10 @@ pub fn tool_human(
     out
 }
 
-/// `explain --headless`: what a non-interactive `opencode run` makes of one rendered
-/// decision. JSON (one object a line) gains `"run": {"mode", "action"}`; the human form a
-/// line when the decision asks.
-pub fn headless(
-    rendered: &mut Vec<u8>,
-    mode: crate::delegation::RunMode,
-    effect: crate::model::Effect,
-    json: bool,
-    style: Style,
-) {
-    let action = mode.resolve(effect);
-    if json {
-        if rendered.ends_with(b"}\n") {
-            rendered.truncate(rendered.len() - 2);
-            let run = json!({"mode": mode.as_str(), "action": action});
-            rendered.extend_from_slice(format!(",\"run\":{run}}}\n").as_bytes());
-        }
-        return;
-    }
-    if effect == crate::model::Effect::Ask {
-        let what = match mode {
-            crate::delegation::RunMode::Auto => {
-                "`opencode run --auto` approves it once: allow, nobody is asked"
-            }
-            _ => "`opencode run` rejects it (\"auto-rejecting\"): deny",
-        };
-        rendered.extend_from_slice(style.dim(&format!("       headless: {what}\n")).as_bytes());
+/// What a non-interactive `opencode run` does with an ask.
+fn asked(mode: RunMode) -> &'static str {
+    match mode {
+        RunMode::Auto => "`opencode run --auto` approves it once: allow, nobody is asked",
+        _ => "`opencode run` rejects it (\"auto-rejecting\"): deny",
     }
 }

@@ -10,4 +10,4 @@ pub mod decide;
 pub mod file;
 pub mod split;
 
-pub use split::{Env, External, Part, Request, Splitter};
+pub use split::{Env, External, Part, Places, Request, Splitter};

@@ -149,6 +149,34 @@ pub struct Env<'a> {
     pub is_dir: &'a dyn Fn(&str) -> bool,
 }
 
+/// The directories of an [`Env`] as owned strings (from a project's `Paths`), so an `Env`
+/// can borrow them with the `is_dir` answer of whichever machine is asked.
+#[derive(Debug, Clone)]
+pub struct Places {
+    pub cwd: String,
+    pub worktree: String,
+    pub home: String,
+}
+
+impl Places {
+    pub fn of(paths: &crate::discover::Paths) -> Places {
+        Places {
+            cwd: paths.cwd.to_string_lossy().into_owned(),
+            worktree: paths.worktree.to_string_lossy().into_owned(),
+            home: paths.home.to_string_lossy().into_owned(),
+        }
+    }
+
+    pub fn env<'a>(&'a self, is_dir: &'a dyn Fn(&str) -> bool) -> Env<'a> {
+        Env {
+            cwd: &self.cwd,
+            worktree: &self.worktree,
+            home: &self.home,
+            is_dir,
+        }
+    }
+}
+
 /// A reusable tree-sitter-bash parser.
 pub struct Splitter {
     parser: Parser,

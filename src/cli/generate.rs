@@ -1,11 +1,24 @@
 //! `permaudit completions SHELL` and `permaudit man`: shell completion scripts and the man
-//! page, generated from the clap definition in `cli` so they cannot drift from it. The CLI
+//! page, generated from the clap definition in `cli/mod.rs` so they cannot drift from it. The CLI
 //! writes them to standard output; packagers redirect it (`permaudit man > permaudit.1`).
 
-use crate::cli::Cli;
+use super::{Cli, EXIT_OK, EXIT_REFUSED};
 use clap::CommandFactory;
 use clap_complete::Shell;
 use std::io::{self, Write};
+
+/// The exit code of a generated document written to `out`; a closed pipe (`permaudit man |
+/// head`) is not an error.
+pub fn written(written: io::Result<()>, out: &mut dyn Write) -> i32 {
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            EXIT_REFUSED
+        }
+    }
+}
 
 /// The completion script of `shell` for every command, option and value of `permaudit`.
 pub fn completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {

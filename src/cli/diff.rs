@@ -2,8 +2,8 @@
 //! ls-tree` and `git cat-file`, into memory; or a directory), loads both projects through
 //! [`RootedHost`]s, and hands them to [`crate::diff`]. Never writes a checkout.
 
-use super::{EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED};
-use crate::glob::Platform;
+use super::git::Stderr;
+use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED};
 use crate::host::{GitTree, RealHost, RootedHost, Tree};
 use crate::project::Project;
 use crate::report::diff::{Side, SideKind, Sides};
@@ -11,7 +11,6 @@ use crate::report::{self, Style};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
@@ -72,18 +71,7 @@ enum Source {
 
 /// Run `git -C root ARGS`; stdout, or git's own complaint.
 fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !o.status.success() {
-        let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
-        return Err(format!("git {}: {msg}", args.join(" ")));
-    }
-    Ok(o.stdout)
+    super::git::run(root, args, Stderr::Capture)
 }
 
 /// A revision's tree as a lazy in-memory tree: the listing now, each blob when read.
@@ -115,14 +103,9 @@ fn git_index(root: &Path) -> Result<GitTree, String> {
     })
 }
 
-pub fn run(
-    cwd: &Path,
-    platform: Platform,
-    args: &DiffArgs,
-    out_style: Style,
-    err_style: Style,
-    out: &mut dyn Write,
-) -> i32 {
+pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
+    let (cwd, platform) = (ctx.cwd.as_path(), ctx.platform);
+    let (out_style, err_style): (Style, Style) = (ctx.out_style, ctx.err_style);
     let base = match &args.base_dir {
         Some(d) => Source::Dir(cwd.join(d)),
         None => Source::Rev(args.base.clone().unwrap_or_else(|| "HEAD".into())),
@@ -220,14 +203,9 @@ pub fn run(
             commands.push(c);
         }
     }
-    let places = super::ShellPlaces::of(&head_p);
+    let places = crate::shell::Places::of(head_p.loaded.paths());
     let is_dir = |p: &str| crate::discover::Host::is_dir(head_host, Path::new(p));
-    let env = crate::shell::Env {
-        cwd: &places.cwd,
-        worktree: &places.worktree,
-        home: &places.home,
-        is_dir: &is_dir,
-    };
+    let env = places.env(&is_dir);
     let mut splitter = crate::shell::Splitter::new();
     let requests: Vec<crate::shell::Request> = commands
         .iter()

@@ -1,0 +1,334 @@
+//! `permaudit check`: settings (`settings::Setup`), the project, samples, the checks,
+//! suppressions, one of the output forms, and the exit code.
+
+use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED, HeadlessArg, write_pretty};
+use crate::checks::Finding;
+use crate::host::RealHost;
+use crate::project::Project;
+use crate::report::{self, Style};
+use crate::settings::{Setup, SetupError};
+use clap::ValueEnum;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CheckArgs {
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+    /// Exit 1 when a finding reaches this level [default: error, or the settings'
+    /// `fail-on`].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Samples to decide, one `AGENT PERMISSION INPUT [=> ACTION]` a line (default:
+    /// `.opencode/permaudit-samples.txt` in the start directory or a parent, if any).
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
+    /// Judge the config as a non-interactive `opencode run` uses it: every ask rejected
+    /// (`reject`, the default) or approved (`auto`, as `run --auto`). Adds
+    /// `headless-ask`; delegation through an ask follows the same answer.
+    #[arg(long, value_enum, value_name = "ANSWER", num_args = 0..=1, require_equals = true, default_missing_value = "reject")]
+    pub headless: Option<HeadlessArg>,
+    #[command(flatten)]
+    pub ci: CiArgs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Human,
+    /// One line per finding: `path:line:col: level[id] message`.
+    Concise,
+    Json,
+    Sarif,
+    Github,
+}
+
+/// `check`'s flags for keeping it on in CI: settings, suppressions, scope, output forms.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CiArgs {
+    /// permaudit's settings file (default: `.opencode/permaudit.jsonc` in the start
+    /// directory or the nearest parent up to the project root, if any).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Read only the project's own OpenCode config: no global, user or managed config and
+    /// no OPENCODE_* variables (the same answer on every machine).
+    #[arg(long)]
+    pub project_only: bool,
+    /// Show every finding: inline `permaudit-ignore` comments hide nothing.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Hide the findings listed in this baseline file; report its entries that match
+    /// nothing (`stale-baseline`).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the findings as a baseline to FILE (atomically; the only thing permaudit ever
+    /// writes) and exit 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Only errors and the summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// How many findings of each kind, instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Name files by absolute path (default: relative to the project root).
+    #[arg(long)]
+    pub absolute_paths: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl From<FailOn> for crate::settings::FailOn {
+    fn from(f: FailOn) -> crate::settings::FailOn {
+        match f {
+            FailOn::Error => crate::settings::FailOn::Error,
+            FailOn::Warning => crate::settings::FailOn::Warning,
+            FailOn::Info => crate::settings::FailOn::Info,
+            FailOn::Never => crate::settings::FailOn::Never,
+        }
+    }
+}
+
+pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, i32> {
+    let ci = &args.ci;
+    let setup = Setup::find(
+        &RealHost,
+        &ctx.cwd,
+        ci.config.as_deref(),
+        ci.project_only,
+        ci.absolute_paths,
+    )
+    .map_err(|e| setup_error(e, None, ctx.err_style))?;
+    let project_only_host;
+    let host: &dyn crate::discover::Host = if setup.project_only {
+        project_only_host = crate::discover::ProjectOnly::new(&RealHost, &ctx.cwd);
+        &project_only_host
+    } else {
+        &RealHost
+    };
+    let profile = ctx.profile()?;
+    let root = (!setup.absolute).then_some(setup.root.as_path());
+    let mut project = ctx.load(host, profile, root)?;
+    check(&mut project, args, &setup, ctx.out_style, out)
+}
+
+/// Print why `check` cannot start; the exit code.
+fn setup_error(e: SetupError, project: Option<&Project>, style: Style) -> i32 {
+    match e {
+        SetupError::Unreadable {
+            what,
+            path,
+            message,
+        } => eprintln!("error: {what} {}: {message}", path.display()),
+        SetupError::Settings { sources, error } => {
+            eprint!("{}", report::error::render_error(&sources, &error, style));
+        }
+        SetupError::Baseline(e) => match project {
+            Some(p) => eprintln!("{}: error: {}", p.loaded.sources.position(e.loc), e.message),
+            None => eprintln!("error: {}", e.message),
+        },
+    }
+    EXIT_REFUSED
+}
+
+/// The loaded project checked: samples, findings, suppressions, output, exit code.
+fn check(
+    project: &mut Project,
+    args: &CheckArgs,
+    setup: &Setup,
+    style: Style,
+    out: &mut dyn Write,
+) -> Result<i32, i32> {
+    use crate::checks::sample_mismatch;
+    use crate::source::{Origin, SourceFile};
+    let ci = &args.ci;
+    // The OpenCode config read: every source so far.
+    let config_sources: Vec<crate::source::SourceId> =
+        project.loaded.sources.iter().map(|(id, _)| id).collect();
+    let path = setup.samples_path(&RealHost, project.loaded.paths(), args.samples.as_deref());
+    let mut samples = Vec::new();
+    let mut outcomes = Vec::new();
+    if let Some(path) = path {
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                eprintln!("error: samples file {}: {e}", path.display());
+                return Err(EXIT_REFUSED);
+            }
+        };
+        let id = project
+            .loaded
+            .sources
+            .add(SourceFile::new(Origin::File(path), text.clone()));
+        let parsed = sample_mismatch::parse(&text, id)
+            .and_then(|s| sample_mismatch::decide(project, &s).map(|o| (s, o)));
+        match parsed {
+            Ok((s, o)) => (samples, outcomes) = (s, o),
+            Err(e) => {
+                let pos = project.loaded.sources.position(e.loc);
+                eprintln!("{pos}: error: bad sample: {}", e.message);
+                return Err(EXIT_REFUSED);
+            }
+        }
+    }
+    let baseline = setup
+        .read_baseline(
+            &RealHost,
+            &mut project.loaded.sources,
+            ci.baseline.as_deref(),
+        )
+        .map_err(|e| setup_error(e, Some(project), style))?;
+    let project = &*project;
+    let mode = args.headless.map(Into::into).unwrap_or_default();
+    let mut findings = crate::checks::run_as(project, mode);
+    findings.extend(crate::checks::consolidate(
+        project,
+        sample_mismatch::findings(project, &samples, &outcomes),
+    ));
+    let inputs = crate::suppress::Inputs {
+        settings: &setup.settings,
+        inline: if ci.no_ignore { &[] } else { &config_sources },
+        baseline: baseline.as_deref(),
+        root: &setup.root,
+    };
+    if let Some(file) = &ci.write_baseline {
+        let inputs = crate::suppress::Inputs {
+            baseline: None,
+            ..inputs
+        };
+        let kept = crate::suppress::apply(project, findings, &inputs).findings;
+        return Ok(write_baseline(project, &kept, &setup.root, file));
+    }
+    let mut outcome = crate::suppress::apply(project, findings, &inputs);
+    let findings = std::mem::take(&mut outcome.findings);
+    let s = report::check::Samples {
+        samples: &samples,
+        outcomes: &outcomes,
+    };
+    match args.format {
+        CheckFormat::Human | CheckFormat::Concise => {
+            let text = check_text(
+                project,
+                &findings,
+                s,
+                setup,
+                args,
+                &config_sources,
+                &outcome,
+                style,
+            );
+            let _ = out.write_all(text.as_bytes());
+        }
+        CheckFormat::Json => write_pretty(out, &report::check::json(project, &findings, s)),
+        CheckFormat::Sarif => write_pretty(out, &report::check::sarif(project, &findings)),
+        CheckFormat::Github => {
+            let _ = out.write_all(report::check::github(project, &findings).as_bytes());
+        }
+    }
+    let fail_on = args.fail_on.map(Into::into).or(setup.settings.fail_on);
+    Ok(exit_for(&findings, fail_on))
+}
+
+/// `check`'s exit code: 1 when a finding reaches the `--fail-on` level (default error).
+fn exit_for(findings: &[Finding], fail_on: Option<crate::settings::FailOn>) -> i32 {
+    let threshold = fail_on
+        .unwrap_or(crate::settings::FailOn::Error)
+        .threshold();
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.level >= t)) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+/// The human and concise reports: header (human), findings (only errors with `-q`) or
+/// counts per kind (`--statistics`), samples (human), summary.
+#[allow(clippy::too_many_arguments)]
+fn check_text(
+    project: &Project,
+    findings: &[Finding],
+    samples: report::check::Samples<'_>,
+    setup: &Setup,
+    args: &CheckArgs,
+    config: &[crate::source::SourceId],
+    outcome: &crate::suppress::Outcome,
+    style: Style,
+) -> String {
+    use crate::checks::Level;
+    let ci = &args.ci;
+    let sources = &project.loaded.sources;
+    let mut out = String::new();
+    let human = args.format == CheckFormat::Human;
+    if human && !ci.quiet {
+        let names: Vec<String> = config.iter().map(|&id| sources.get(id).name()).collect();
+        let settings = setup.file.as_deref().map(|f| setup.shown(f));
+        out.push_str(&report::check::header(
+            &names,
+            settings.as_deref(),
+            setup.project_only,
+        ));
+    }
+    let shown: Vec<Finding> = findings
+        .iter()
+        .filter(|f| !ci.quiet || f.level == Level::Error)
+        .cloned()
+        .collect();
+    if ci.statistics {
+        out.push_str(&report::check::statistics(&shown));
+    } else if human {
+        out.push_str(&report::check::findings_human(project, &shown, style));
+        if !ci.quiet {
+            out.push_str(&report::check::samples_table(project, samples, style));
+        }
+    } else {
+        out.push_str(&report::check::concise(project, &shown));
+    }
+    let (e, w, i) = report::check::summary(findings);
+    out.push_str(&report::check::summary_line(e, w, i));
+    let hidden: Vec<String> = [
+        (outcome.hidden_by_comments, "by permaudit-ignore comments"),
+        (outcome.hidden_by_baseline, "by the baseline"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} hidden {why}"))
+    .collect();
+    if !hidden.is_empty() {
+        out.push_str(&format!(" ({})", hidden.join(", ")));
+    }
+    out.push('\n');
+    out
+}
+
+/// `--write-baseline FILE`: the findings as baseline entries, written atomically (never
+/// half a file).
+fn write_baseline(
+    project: &Project,
+    findings: &[Finding],
+    root: &std::path::Path,
+    file: &std::path::Path,
+) -> i32 {
+    let entries = crate::suppress::entries(project, findings, root);
+    let text = crate::suppress::baseline_text(&entries);
+    let path = project.loaded.paths().cwd.join(file);
+    match crate::host::write_atomically(&path, text.as_bytes()) {
+        Ok(()) => {
+            let n = text.matches("\"id\":").count();
+            eprintln!(
+                "wrote {n} baseline {} to {}",
+                if n == 1 { "entry" } else { "entries" },
+                path.display()
+            );
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("error: cannot write the baseline {}: {e}", path.display());
+            EXIT_REFUSED
+        }
+    }
+}

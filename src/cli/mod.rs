@@ -1,0 +1,296 @@
+//! The command line: the only layer that touches the machine (arguments, environment,
+//! files, terminal, processes). This file holds the clap definition and the dispatch; each
+//! command has a file of its own that turns its arguments into a library call and a report
+//! (`report` renders everything printed).
+
+mod check;
+mod diff;
+mod explain;
+mod generate;
+mod git;
+mod map;
+mod rule;
+mod rules;
+mod schema;
+
+pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
+pub use diff::{DiffArgs, DiffFailOn, DiffFormat};
+pub use explain::ExplainArgs;
+pub use map::MapArgs;
+pub use rules::RulesArgs;
+
+use crate::discover::Host;
+use crate::glob::Platform;
+use crate::host::RealHost;
+use crate::profile::Profile;
+use crate::project::Project;
+use crate::report::{self, Style};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "permaudit",
+    version,
+    about = "Audit OpenCode permission configuration exactly as OpenCode 1.18.34 evaluates it"
+)]
+pub struct Cli {
+    /// The directory OpenCode would start in (default: the current directory).
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// When to colour output (honours NO_COLOR).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The OpenCode build audited: Windows builds match case-insensitively.
+    #[arg(long, global = true, value_enum, default_value_t = PlatformArg::Unix)]
+    pub platform: PlatformArg,
+    /// The OpenCode release audited (X.Y.Z, 1.14.34 or newer): its profile of config
+    /// handling and built-in rules (README "OpenCode versions").
+    #[arg(long, global = true, value_name = "X.Y.Z", default_value = "1.18.34")]
+    pub opencode_version: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PlatformArg {
+    Unix,
+    Windows,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+/// Who answers the permissions that ask (`--headless`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HeadlessArg {
+    /// `opencode run`: every ask is rejected.
+    Reject,
+    /// `opencode run --auto` (`--yolo`, `--dangerously-skip-permissions`): every ask is
+    /// approved once.
+    Auto,
+}
+
+impl From<HeadlessArg> for crate::delegation::RunMode {
+    fn from(h: HeadlessArg) -> Self {
+        match h {
+            HeadlessArg::Reject => crate::delegation::RunMode::Headless,
+            HeadlessArg::Auto => crate::delegation::RunMode::Auto,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find rules that never take effect, shadowed denies and broken or suspicious entries,
+    /// each proven with an example input.
+    Check(CheckArgs),
+    /// Print the JSON Schema of permaudit's settings file (`.opencode/permaudit.jsonc`).
+    Schema,
+    /// Show the documentation of a finding kind (or list them all).
+    Rule {
+        /// A finding id such as `shadowed-deny`.
+        id: Option<String>,
+    },
+    /// Print each agent's merged ruleset with provenance.
+    Rules(RulesArgs),
+    /// Decide inputs as OpenCode would: the action, the deciding rule, what it overrode.
+    Explain(ExplainArgs),
+    /// What a config change does to every agent's decisions: BASE vs HEAD (default: the
+    /// `HEAD` commit vs the work tree), each change proven with an input.
+    Diff(DiffArgs),
+    /// Decide read and edit of every file git tracks, for each agent: a collapsed tree,
+    /// what each agent edits without asking, secret-shaped files it reads without asking.
+    Map(MapArgs),
+    /// Print the completion script for a shell (e.g. `permaudit completions bash >
+    /// /etc/bash_completion.d/permaudit`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output (`permaudit man > permaudit.1`).
+    Man,
+}
+
+/// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
+pub const EXIT_REFUSED: i32 = 2;
+
+fn style_for(choice: ColorChoice, tty: bool) -> Style {
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    Style { color }
+}
+
+/// Run the CLI; returns the exit code.
+pub fn run(cli: Cli) -> i32 {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let code = match dispatch(cli, &mut out) {
+        Ok(code) | Err(code) => code,
+    };
+    let _ = out.flush();
+    code
+}
+
+/// The command's exit code; `Err` is an early exit (its message already printed).
+fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
+    // Generated from the argument definitions alone: no start directory, no config.
+    match cli.command {
+        Command::Completions { shell } => {
+            return Ok(generate::written(generate::completions(shell, out), out));
+        }
+        Command::Man => return Ok(generate::written(generate::man(out), out)),
+        _ => {}
+    }
+    let ctx = Context::new(&cli)?;
+    match cli.command {
+        Command::Completions { .. } | Command::Man => Ok(EXIT_OK),
+        Command::Rule { id } => Ok(rule::run(id.as_deref(), out)),
+        Command::Schema => Ok(schema::run(out)),
+        Command::Check(args) => check::run(&ctx, &args, out),
+        Command::Diff(args) => {
+            ctx.profile()?;
+            Ok(diff::run(&ctx, &args, out))
+        }
+        Command::Rules(args) => rules::run(&ctx.project()?, &args, ctx.out_style, out),
+        Command::Explain(args) => explain::run(&ctx.project()?, &args, ctx.out_style, out),
+        Command::Map(args) => map::run(&ctx.project()?, &args, ctx.out_style, out),
+    }
+}
+
+/// What every command that reads a project shares: the start directory, the platform and
+/// release audited, the styles of both streams.
+struct Context {
+    cwd: PathBuf,
+    platform: Platform,
+    opencode_version: String,
+    out_style: Style,
+    err_style: Style,
+}
+
+impl Context {
+    fn new(cli: &Cli) -> Result<Context, i32> {
+        let cwd = match &cli.dir {
+            Some(d) => std::path::absolute(d).map_err(|e| {
+                eprintln!("error: -C {}: {e}", d.display());
+                EXIT_REFUSED
+            })?,
+            None => std::env::current_dir().map_err(|e| {
+                eprintln!("error: cannot read the current directory: {e}");
+                EXIT_REFUSED
+            })?,
+        };
+        if !cwd.is_dir() {
+            eprintln!("error: -C {}: not a directory", cwd.display());
+            return Err(EXIT_REFUSED);
+        }
+        Ok(Context {
+            cwd,
+            platform: match cli.platform {
+                PlatformArg::Unix => Platform::Unix,
+                PlatformArg::Windows => Platform::Windows,
+            },
+            opencode_version: cli.opencode_version.clone(),
+            out_style: style_for(cli.color, std::io::stdout().is_terminal()),
+            err_style: style_for(cli.color, std::io::stderr().is_terminal()),
+        })
+    }
+
+    /// `--opencode-version`'s profile (its note, if any, on stderr).
+    fn profile(&self) -> Result<Profile, i32> {
+        let profile = Profile::parse(&self.opencode_version).map_err(|e| {
+            eprintln!("error: {e}");
+            EXIT_REFUSED
+        })?;
+        if let Some(note) = &profile.note {
+            eprintln!("note: {note}");
+        }
+        Ok(profile)
+    }
+
+    /// The project as OpenCode loads it on this machine.
+    fn project(&self) -> Result<Project, i32> {
+        let profile = self.profile()?;
+        self.load(&RealHost, profile, None)
+    }
+
+    /// Load the project through `host`; with `root`, files are named relative to it. A
+    /// refused config is rendered on stderr; discovery notes and warnings go there too.
+    fn load(&self, host: &dyn Host, profile: Profile, root: Option<&Path>) -> Result<Project, i32> {
+        let project = match Project::load_as(host, &self.cwd, self.platform, profile) {
+            Ok(mut p) => {
+                if let Some(root) = root {
+                    p.loaded.sources.relative_to(root);
+                }
+                p
+            }
+            Err(mut f) => {
+                if let Some(root) = root {
+                    f.sources.relative_to(root);
+                }
+                eprint!("{}", report::error::render(&f, self.err_style));
+                return Err(EXIT_REFUSED);
+            }
+        };
+        for note in &project.loaded.discovery.notes {
+            eprintln!("note: {note}");
+        }
+        for w in &project.loaded.warnings {
+            let pos = project.loaded.sources.position(w.loc);
+            eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
+        }
+        Ok(project)
+    }
+}
+
+/// The agents `--agent` names (all without it), or the exit code of an unknown name.
+fn select_agents<'p>(
+    project: &'p Project,
+    agent: Option<&str>,
+) -> Result<Vec<&'p crate::model::agents::Agent>, i32> {
+    match agent {
+        Some(name) => match project.agent(name) {
+            Some(a) => Ok(vec![a]),
+            None => Err(unknown_agent(project, name)),
+        },
+        None => Ok(project.agents.iter().collect()),
+    }
+}
+
+fn unknown_agent(p: &Project, name: &str) -> i32 {
+    let names: Vec<&str> = p.agents.iter().map(|a| a.name.as_str()).collect();
+    eprintln!(
+        "error: no agent named `{name}` (agents: {})",
+        names.join(", ")
+    );
+    EXIT_REFUSED
+}
+
+/// Pretty JSON straight to the (buffered) output: the check report is serialized one
+/// finding at a time, never held as one value.
+fn write_pretty<T: serde::Serialize>(out: &mut dyn Write, v: &T) {
+    if serde_json::to_writer_pretty(&mut *out, v).is_ok() {
+        let _ = out.write_all(b"\n");
+    }
+}
+
+/// The machine's answer to the shell's one question (is this path a directory?).
+fn is_dir(p: &str) -> bool {
+    RealHost.is_dir(Path::new(p))
+}
