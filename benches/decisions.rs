@@ -13,10 +13,10 @@
 //! JavaScript regexes). `--compare` adds the rule-by-rule evaluator and `regex`'s
 //! `RegexSet` over a CESU-8 encoding of UTF-16, on samples.
 
+use permaudit::agents::evaluate;
 use permaudit::glob::Platform;
 use permaudit::glob::compiled::{CompiledRuleset, Want};
 use permaudit::host::RealHost;
-use permaudit::model::agents::evaluate;
 use permaudit::model::{Effect, Rule};
 use permaudit::project::Project;
 use std::path::PathBuf;
@@ -222,7 +222,7 @@ fn main() {
         &tally,
     );
 
-    // Rule by rule, as `model::agents::evaluate` (a sample).
+    // Rule by rule, as `agents::evaluate` (a sample).
     let sample: Vec<&str> = inputs.iter().step_by(1000).copied().collect();
     let mut tally = Tally::new();
     let t = Instant::now();

@@ -9,6 +9,7 @@
 
 #![allow(dead_code)]
 
+use permaudit::agents::evaluate;
 use permaudit::checks::{self, sample_mismatch};
 use permaudit::glob::analysis::{Analysis, Input, RuleShape};
 use permaudit::glob::automaton::{Outcome, Word};
@@ -18,7 +19,6 @@ use permaudit::glob::compiled::{
 use permaudit::glob::wildcard::{Platform, Token, Wildcard, subject_units};
 use permaudit::host::MemHost;
 use permaudit::load::LoadError;
-use permaudit::model::agents::evaluate;
 use permaudit::model::{Action, Form, Layer, Rule};
 use permaudit::project::Project;
 use permaudit::report::{self, Style};

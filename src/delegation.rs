@@ -20,7 +20,7 @@
 //!   primary session delegates). `experimental.primary_tools` (denied in every subagent
 //!   session) is not modelled.
 
-use crate::model::agents::{Agent, Mode, evaluate, is_hidden};
+use crate::agents::{Agent, Mode, evaluate, is_hidden};
 use crate::model::{Action, Effect, Form, Layer, Rule};
 use crate::project::Project;
 

@@ -3,7 +3,7 @@
 //! Two loaded projects (the *base* and the *head* side) are compared as decision functions:
 //! for every agent present on both sides and every input `(permission, subject)`, does the
 //! final effect (allow, ask, deny) differ? Agents present on one side only, and default
-//! tools hidden or shown ([`crate::model::agents::hidden_tools`]), are reported as events.
+//! tools hidden or shown ([`crate::agents::hidden_tools`]), are reported as events.
 //!
 //! # Construction
 //!
@@ -28,7 +28,7 @@
 //! `*` filled by ordinary text) when it lies in the same region.
 //!
 //! *Proof.* Every reported witness is re-decided on both sides by
-//! [`crate::model::agents::evaluate`] over the agent's whole ruleset; a witness that did
+//! [`crate::agents::evaluate`] over the agent's whole ruleset; a witness that did
 //! not re-decide as claimed is reported as inconclusive, never as a change. A query past
 //! its [`Budget`] is inconclusive too: never "no change".
 //!
@@ -37,10 +37,10 @@
 //! costs one comparison. Rule identity for the comparison is (permission, pattern, effect):
 //! where a rule was written, its layer and its form do not change a decision.
 
+use crate::agents::{Agent, Decision, hidden_tools};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Product, Word};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::glob::{Platform, Wildcard};
-use crate::model::agents::{Agent, Decision, hidden_tools};
 use crate::model::{Effect, Rule};
 use crate::project::Project;
 use crate::shell::Request;
@@ -474,7 +474,7 @@ fn live_from(l: &[Key], patterns: &mut Patterns) -> usize {
 }
 
 /// The decision of a whole ruleset for one permission name, as
-/// [`crate::model::agents::evaluate`] makes it (the last rule whose permission glob matches
+/// [`crate::agents::evaluate`] makes it (the last rule whose permission glob matches
 /// the name and whose pattern matches the subject), with the rules whose permission glob
 /// matches the name picked once and every pattern compiled once. A word holding a lone
 /// surrogate, which no `&str` can, is matched unit by unit the same way.
@@ -558,7 +558,7 @@ fn tool_events(b: &Agent, h: &Agent, platform: Platform, events: &mut Vec<Event>
         hidden_tools(&b.rules, platform),
         hidden_tools(&h.rules, platform),
     );
-    for t in crate::model::agents::DEFAULT_TOOLS {
+    for t in crate::agents::DEFAULT_TOOLS {
         let class = match (hb.contains(&t), hh.contains(&t)) {
             (true, false) => Class::ToolShown,
             (false, true) => Class::ToolHidden,

@@ -1,7 +1,7 @@
 //! `explain`'s decisions: one input decided as OpenCode's tool would ask about it, for one
 //! agent and permission, with the compiled evaluator (many inputs in a row: `--stdin`).
 //!
-//! - a tool hidden from the agent (its `* deny` rule, `model::agents::hiding_rule`) is
+//! - a tool hidden from the agent (its `* deny` rule, `agents::hiding_rule`) is
 //!   denied whatever the input: the model is never offered it;
 //! - `bash`: the command is split as the bash tool splits it (`shell::Splitter`), and every
 //!   part is decided, after the `external_directory` ask its path arguments raise;
@@ -11,9 +11,9 @@
 //!
 //! Rendering is `report::explain`'s; reading input and writing output the CLI's.
 
+use crate::agents::{Agent, Decision};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::model::Effect;
-use crate::model::agents::{Agent, Decision};
 use crate::project::Project;
 use crate::shell::decide::Decided;
 use crate::shell::file::FileRequest;
@@ -75,10 +75,8 @@ impl<'p> Explainer<'p> {
             ext: (permission == "bash" || file_tool).then(|| compile("external_directory")),
             splitter: (permission == "bash").then(Splitter::new),
             file_tool,
-            hiding: (!crate::model::agents::NOT_TOOLS.contains(&permission))
-                .then(|| {
-                    crate::model::agents::hiding_rule(&agent.rules, permission, project.platform)
-                })
+            hiding: (!crate::agents::NOT_TOOLS.contains(&permission))
+                .then(|| crate::agents::hiding_rule(&agent.rules, permission, project.platform))
                 .flatten(),
             matching: Vec::new(),
         }
@@ -161,7 +159,7 @@ pub fn decide_commands(
             compiled(project, a, "bash"),
             compiled(project, a, "external_directory"),
         );
-        let hiding = crate::model::agents::hiding_rule(&a.rules, "bash", project.platform);
+        let hiding = crate::agents::hiding_rule(&a.rules, "bash", project.platform);
         for (row, request) in rows.iter_mut().zip(requests) {
             if let Some(rule) = hiding {
                 row.push(crate::shell::decide::hidden(rule));

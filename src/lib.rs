@@ -17,6 +17,7 @@
     )
 )]
 
+pub mod agents;
 pub mod checks;
 pub mod cli;
 pub mod delegation;

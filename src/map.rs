@@ -13,9 +13,9 @@
 //! tree that the report collapses is built once, with each directory's files as a
 //! contiguous range of the sorted list.
 
+use crate::agents::Agent;
 use crate::glob::compiled::{MultiGlob, PrefixCache, Want};
 use crate::glob::{Platform, Wildcard};
-use crate::model::agents::Agent;
 use crate::model::{Effect, Rule};
 use std::collections::HashMap;
 use std::ops::Range;

@@ -1,9 +1,9 @@
 //! A loaded project: every agent's final ruleset, ready to query.
 
+use crate::agents::{self, Agent};
 use crate::discover::Host;
 use crate::glob::Platform;
 use crate::load::{self, Failure, Loaded};
-use crate::model::agents::{self, Agent};
 use crate::profile::Profile;
 use std::path::Path;
 

@@ -308,7 +308,8 @@ pub enum SetupError {
         sources: SourceMap,
         error: crate::load::LoadError,
     },
-    /// A baseline entry is refused, at `loc` in the project's sources.
+    /// A baseline entry is refused, at `loc` in the project's sources
+    /// (`suppress::read_baseline`).
     Baseline(SettingsError),
 }
 
@@ -387,26 +388,12 @@ impl Setup {
             })
     }
 
-    /// The baseline (`given`, else the settings' `baseline`), added to `sources` so that
-    /// stale entries point into it.
-    #[allow(clippy::type_complexity)]
-    pub fn read_baseline(
-        &self,
-        host: &dyn Host,
-        sources: &mut SourceMap,
-        given: Option<&Path>,
-    ) -> Result<Option<Vec<(crate::suppress::Entry, Loc)>>, SetupError> {
-        let Some(path) = given
+    /// The baseline file: `given` (relative to the start directory), else the settings'
+    /// `baseline`.
+    pub fn baseline_path(&self, given: Option<&Path>) -> Option<PathBuf> {
+        given
             .map(|f| self.cwd.join(f))
             .or_else(|| self.setting_path(self.settings.baseline.as_deref()))
-        else {
-            return Ok(None);
-        };
-        let text = read_text(host, "baseline", &path)?;
-        let id = sources.add(SourceFile::new(Origin::File(path), text));
-        crate::suppress::parse_baseline(&sources.get(id).text, id)
-            .map(Some)
-            .map_err(SetupError::Baseline)
     }
 
     /// A file's path as output names it: relative to the project root unless absolute
@@ -424,7 +411,11 @@ impl Setup {
 }
 
 /// A file's text (invalid UTF-8 replaced), or why it cannot be read.
-fn read_text(host: &dyn Host, what: &'static str, path: &Path) -> Result<String, SetupError> {
+pub(crate) fn read_text(
+    host: &dyn Host,
+    what: &'static str,
+    path: &Path,
+) -> Result<String, SetupError> {
     host.read(path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .map_err(|e| SetupError::Unreadable {

@@ -355,6 +355,19 @@ pub fn baseline_text(entries: &[Entry]) -> String {
     serde_json::to_string_pretty(&file).unwrap_or_default() + "\n"
 }
 
+/// Read the baseline at `path` through `host` and add it to `sources`, so that stale
+/// entries point into it; each entry with its place.
+pub fn read_baseline(
+    host: &dyn crate::discover::Host,
+    sources: &mut SourceMap,
+    path: &Path,
+) -> Result<Vec<(Entry, Loc)>, crate::settings::SetupError> {
+    use crate::source::{Origin, SourceFile};
+    let text = crate::settings::read_text(host, "baseline", path)?;
+    let id = sources.add(SourceFile::new(Origin::File(path.to_path_buf()), text));
+    parse_baseline(&sources.get(id).text, id).map_err(crate::settings::SetupError::Baseline)
+}
+
 /// Parse a baseline file: each entry with its place in the file.
 pub fn parse_baseline(text: &str, source: SourceId) -> Result<Vec<(Entry, Loc)>, SettingsError> {
     use crate::syntax::jsonc;

@@ -187,7 +187,7 @@ fn env_injection_in_values_keys_and_comments() {
 /// denied command is allowed. A deny of the whole prefix leaves nothing to ask.
 #[test]
 fn always_overrides_deny_witnesses_hold_with_the_stored_allow_appended() {
-    use permaudit::model::agents::evaluate;
+    use permaudit::agents::evaluate;
     use permaudit::model::{Action, Effect, Layer, Rule};
     let cfg =
         r#"{"permission":{"bash":{"*":"ask","git push --force*":"deny","git status":"allow"}}}"#;

@@ -1,6 +1,6 @@
 //! Properties of `permaudit check` on random small configurations (in-memory machines):
 //!
-//! * every witness a finding reports, decided again with `model::agents::evaluate` over
+//! * every witness a finding reports, decided again with `agents::evaluate` over
 //!   that agent's rules, gives exactly the action and the deciding rule the finding
 //!   claims, and for reachability findings it matches the rule reported and is decided by
 //!   a later one;
@@ -10,10 +10,10 @@
 //! The configurations mix permission keys and globs, both forms, duplicate and
 //! integer-like keys, agent rules and legacy `tools`, on both platforms.
 
+use permaudit::agents::evaluate;
 use permaudit::checks::{Finding, run};
 use permaudit::glob::Platform;
 use permaudit::host::MemHost;
-use permaudit::model::agents::evaluate;
 use permaudit::project::Project;
 use proptest::prelude::*;
 use std::path::Path;

@@ -1,11 +1,11 @@
 //! The compiled evaluator against the simple one: over random rulesets and inputs it must
-//! give exactly `model::agents::evaluate`'s decision (deciding rule and overridden rules),
+//! give exactly `agents::evaluate`'s decision (deciding rule and overridden rules),
 //! on both platforms, in both modes, with caches small enough to be cleared mid-input, and
 //! when resuming from the previous input's prefix.
 
+use permaudit::agents::evaluate;
 use permaudit::glob::Platform;
 use permaudit::glob::compiled::{CompiledRuleset, MultiGlob, PrefixCache, Want};
-use permaudit::model::agents::evaluate;
 use permaudit::model::{Action, Form, Layer, Rule};
 use proptest::prelude::*;
 

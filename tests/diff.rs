@@ -18,10 +18,10 @@
 
 mod support;
 
+use permaudit::agents::evaluate;
 use permaudit::diff::{self, Change, Class, Diff};
 use permaudit::glob::Platform;
 use permaudit::host::MemHost;
-use permaudit::model::agents::evaluate;
 use permaudit::model::{Action, Rule};
 use permaudit::project::Project;
 use std::path::Path;

@@ -173,8 +173,7 @@ fn agent_rules_come_after_user_rules() {
             "glob * deny"
         ]
     );
-    let hidden =
-        permaudit::model::agents::hidden_tools(&p.agent("build").unwrap().rules, Platform::Unix);
+    let hidden = permaudit::agents::hidden_tools(&p.agent("build").unwrap().rules, Platform::Unix);
     assert_eq!(hidden, ["glob", "edit", "write", "webfetch"]);
 }
 

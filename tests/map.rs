@@ -2,9 +2,9 @@
 //! directories (isolated HOME, no OpenCode environment), plus `map::decide` against the
 //! simple evaluator on random rulesets and sorted path lists.
 
+use permaudit::agents::{Agent, Mode, evaluate};
 use permaudit::glob::Platform;
 use permaudit::map::{self, FileSet, NO_RULE, Tree};
-use permaudit::model::agents::{Agent, Mode, evaluate};
 use permaudit::model::{Action, Form, Layer, Rule};
 use proptest::prelude::*;
 use serde_json::Value;

@@ -32,9 +32,9 @@
 //! that `--auto` answers "once", which stores nothing.
 
 use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::agents::{Agent, Decision};
 use crate::glob::Wildcard;
 use crate::glob::analysis::{Analysis, Input, RuleShape};
-use crate::model::agents::{Agent, Decision};
 use crate::model::{Action, Effect};
 use crate::shell::Splitter;
 use crate::shell::decide::decide;

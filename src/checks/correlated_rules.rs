@@ -29,8 +29,8 @@
 //! Move the deny after the later rule if it must always hold, or narrow the later rule.
 
 use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::agents::Agent;
 use crate::model::Effect;
-use crate::model::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "correlated-rules",

@@ -21,7 +21,7 @@
 //! Remove the rule, or move it after the rule that overrides it.
 
 use super::{Check, Ctx, Finding, Level, Witness};
-use crate::model::agents::Agent;
+use crate::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "dead-rule",

@@ -37,10 +37,10 @@
 use super::always_overrides_deny::decide_command_with;
 use super::read_only_agent_writes::samples;
 use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
+use crate::agents::{Agent, Decision};
 use crate::delegation;
 use crate::glob::analysis::Input;
 use crate::glob::wildcard::Wildcard;
-use crate::model::agents::{Agent, Decision};
 use crate::model::{Effect, Rule};
 use crate::shell::Splitter;
 
@@ -207,7 +207,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             }
             // An agent of mode `all` (the default of an agent file) is often written as a
             // subagent, where it cannot delegate (`subagent_depth` 1): a note, not a warning.
-            let level = if agent.mode == crate::model::agents::Mode::All {
+            let level = if agent.mode == crate::agents::Mode::All {
                 Level::Info
             } else {
                 CHECK.level

@@ -10,9 +10,9 @@
 //! claim false, only easier to read.
 
 use super::{Ctx, Witness};
+use crate::agents::Agent;
 use crate::glob::analysis::Input;
 use crate::glob::wildcard::{Token, Wildcard};
-use crate::model::agents::Agent;
 
 /// Permissions whose inputs are paths.
 fn is_path_permission(permission: &str) -> bool {

@@ -32,10 +32,10 @@
 //! several files) is left alone.
 
 use super::{Check, Ctx, Finding, Level, Quick, TailMemo, describe};
+use crate::agents::{Agent, expand};
 use crate::glob::Wildcard;
 use crate::glob::analysis::Input;
 use crate::glob::automaton::{Outcome, Word, shortest_member};
-use crate::model::agents::{Agent, expand};
 use crate::model::{Action, Form, Rule};
 use crate::source::Loc;
 use crate::syntax::jsonc::{WrittenObject, WrittenProp};

@@ -35,10 +35,10 @@
 //! when `bash` already has patterns, add `"*": "deny"` as their first entry.
 
 use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use crate::agents::Agent;
 use crate::glob::Wildcard;
 use crate::glob::analysis::Input;
 use crate::glob::automaton::shortest_member;
-use crate::model::agents::Agent;
 use crate::model::config::{PermEntry, tool_permission_name};
 use crate::model::{Action, Effect, Layer};
 

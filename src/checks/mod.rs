@@ -35,9 +35,9 @@ pub mod unknown_agent_key;
 pub mod unusable_allow;
 pub mod unused_ignore;
 
+use crate::agents::{Agent, evaluate};
 use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
 use crate::glob::compiled::{CompiledRuleset, Want};
-use crate::model::agents::{Agent, evaluate};
 use crate::model::{Effect, Layer, Rule};
 
 use crate::project::Project;
@@ -378,9 +378,9 @@ impl<'a> Ctx<'a> {
         agent: &Agent,
         permission: &str,
         subject: &str,
-    ) -> crate::model::agents::Decision {
+    ) -> crate::agents::Decision {
         let w = self.witness(agent, &Input::new(permission, subject));
-        crate::model::agents::Decision {
+        crate::agents::Decision {
             rule: w.as_ref().and_then(|w| w.rule),
             effect: w.map_or(Effect::Ask, |w| w.action),
             overridden: Vec::new(),

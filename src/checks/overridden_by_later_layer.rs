@@ -21,7 +21,7 @@
 //! Keep one source of truth, or accept the override knowingly.
 
 use super::{Check, Ctx, Finding, Level, Witness, describe};
-use crate::model::agents::Agent;
+use crate::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "overridden-by-later-layer",

@@ -30,9 +30,9 @@
 //! (`agent.build.permission`).
 
 use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::agents::evaluate;
 use crate::glob::analysis::Input;
 use crate::glob::wildcard::{Token, Wildcard};
-use crate::model::agents::evaluate;
 use crate::model::{Effect, Layer};
 
 pub const CHECK: Check = Check {

@@ -33,7 +33,7 @@
 //! shows the rules involved), or correct the sample.
 
 use super::{Check, Finding, Level, Witness, describe};
-use crate::model::agents::evaluate;
+use crate::agents::evaluate;
 use crate::model::{Action, Effect};
 use crate::project::Project;
 use crate::source::{Loc, SourceId, SourceMap, Span};

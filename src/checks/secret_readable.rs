@@ -17,8 +17,8 @@
 //! End the `read` (and `edit`) rules with `"*.env": "ask"`, `"*.env.*": "ask"` (or deny).
 
 use super::{Check, Ctx, Finding, Level};
+use crate::agents::evaluate;
 use crate::model::Effect;
-use crate::model::agents::evaluate;
 
 pub const CHECK: Check = Check {
     id: "secret-readable",

@@ -31,7 +31,7 @@
 //! `"edit": {"*": "allow", "opencode.json*": "ask", ".opencode/*": "ask"}`.
 
 use super::{Check, Ctx, Finding, Level, Witness};
-use crate::model::agents::evaluate;
+use crate::agents::evaluate;
 use crate::model::{Action, Effect};
 
 pub const CHECK: Check = Check {

@@ -19,7 +19,7 @@
 //! Put the ask after the broader allow (specific rules last).
 
 use super::{Check, Ctx, Finding, Level, Witness};
-use crate::model::agents::Agent;
+use crate::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "shadowed-ask",

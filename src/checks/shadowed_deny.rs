@@ -27,8 +27,8 @@
 //! an earlier file cannot be moved by a later file.
 
 use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::agents::Agent;
 use crate::model::Effect;
-use crate::model::agents::Agent;
 
 pub const CHECK: Check = Check {
     id: "shadowed-deny",

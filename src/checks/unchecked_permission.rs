@@ -136,7 +136,7 @@ fn meant(key: &str) -> Option<String> {
 /// kept out (at most a question too many), nor does a key for a tool that does not exist:
 /// info. A deny or ask loses its protection, unless what OpenCode does check already
 /// decides at least as strictly (`"write": "deny"` beside `"edit": "deny"`): then info.
-fn level(ctx: &Ctx<'_>, agent: &crate::model::agents::Agent, r: &crate::model::Rule) -> Level {
+fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) -> Level {
     use super::overlap::openness;
     let wanted = r.action.effective();
     if wanted == crate::model::Effect::Allow || matches!(r.permission.as_str(), "list" | "todoread")
@@ -151,7 +151,7 @@ fn level(ctx: &Ctx<'_>, agent: &crate::model::agents::Agent, r: &crate::model::R
     } else {
         r.pattern.as_str()
     };
-    let d = crate::model::agents::evaluate(&agent.rules, &target, subject, ctx.project.platform);
+    let d = crate::agents::evaluate(&agent.rules, &target, subject, ctx.project.platform);
     if openness(d.effect) <= openness(wanted) {
         Level::Info
     } else {

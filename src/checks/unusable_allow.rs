@@ -22,9 +22,9 @@
 //! Put the `* deny` first and the allows after it.
 
 use super::{Check, Ctx, Finding, Level};
+use crate::agents::{DEFAULT_TOOLS, is_hidden, tool_permission};
 use crate::glob::Wildcard;
 use crate::model::Effect;
-use crate::model::agents::{DEFAULT_TOOLS, is_hidden, tool_permission};
 
 pub const CHECK: Check = Check {
     id: "unusable-allow",

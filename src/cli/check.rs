@@ -176,13 +176,13 @@ fn check(
             }
         }
     }
-    let baseline = setup
-        .read_baseline(
-            &RealHost,
-            &mut project.loaded.sources,
-            ci.baseline.as_deref(),
-        )
-        .map_err(|e| setup_error(e, Some(project), style))?;
+    let baseline = match setup.baseline_path(ci.baseline.as_deref()) {
+        Some(path) => Some(
+            crate::suppress::read_baseline(&RealHost, &mut project.loaded.sources, &path)
+                .map_err(|e| setup_error(e, Some(project), style))?,
+        ),
+        None => None,
+    };
     let project = &*project;
     let mode = args.headless.map(Into::into).unwrap_or_default();
     let mut findings = crate::checks::run_as(project, mode);

@@ -79,7 +79,7 @@ fn delegation(
 /// decide every command for every agent, render.
 fn commands(
     project: &Project,
-    agents: &[&crate::model::agents::Agent],
+    agents: &[&crate::agents::Agent],
     format: Format,
     style: Style,
     out: &mut dyn Write,
@@ -121,7 +121,7 @@ fn commands(
 /// render.
 fn files(
     project: &Project,
-    agents: &[&crate::model::agents::Agent],
+    agents: &[&crate::agents::Agent],
     args: &MapArgs,
     style: Style,
     out: &mut dyn Write,

@@ -263,7 +263,7 @@ impl Context {
 fn select_agents<'p>(
     project: &'p Project,
     agent: Option<&str>,
-) -> Result<Vec<&'p crate::model::agents::Agent>, i32> {
+) -> Result<Vec<&'p crate::agents::Agent>, i32> {
     match agent {
         Some(name) => match project.agent(name) {
             Some(a) => Ok(vec![a]),

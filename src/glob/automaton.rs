@@ -311,7 +311,7 @@ enum Visit {
 
 /// States are hashed once per transition: FxHash, not the default SipHash (a sixth of a
 /// large search).
-type States = IndexSet<Box<[u64]>, std::hash::BuildHasherDefault<super::compiled::Fx>>;
+type States = IndexSet<Box<[u64]>, std::hash::BuildHasherDefault<super::Fx>>;
 
 /// The BFS tree: states in discovery order, which is also the queue order.
 struct Tree {

@@ -19,7 +19,7 @@
 //!
 //! | engine | ns per decision |
 //! |---|---|
-//! | rule by rule (`model::agents::evaluate`), a sample | 224,000 |
+//! | rule by rule (`agents::evaluate`), a sample | 224,000 |
 //! | `regex::bytes::RegexSet` over CESU-8, all matches, a sample | 1,700–2,200 |
 //! | this DFA, last match (`map`, benchmark) | 54–73 |
 //! | this DFA, all matches (`explain`) | 75 |
@@ -65,7 +65,7 @@
 
 use super::wildcard::{Platform, fold};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 /// What a search computes.
@@ -101,38 +101,7 @@ enum Tok {
     End,
 }
 
-/// FxHash: the state sets are trusted, in-process data (also the product automaton's
-/// states, [`crate::glob::automaton`]).
-#[derive(Default)]
-pub(crate) struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-        for b in chunks.remainder() {
-            self.write_u64(*b as u64);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<super::Fx>>;
 
 /// One DFA state.
 #[derive(Debug, Clone)]

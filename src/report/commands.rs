@@ -12,8 +12,8 @@
 //! `line` (1-based).
 
 use super::Style;
+use crate::agents::Agent;
 use crate::model::Effect;
-use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::shell::Request;
 use crate::shell::corpus::Command;

@@ -2,8 +2,8 @@
 //! [`crate::delegation`]), as text or versioned JSON.
 
 use super::{Style, source_json};
+use crate::agents::Agent;
 use crate::delegation::{self, Edge};
-use crate::model::agents::Agent;
 use crate::project::Project;
 use serde_json::json;
 

@@ -13,8 +13,8 @@
 //! side and by the directory on a `--base-dir`/`--head-dir` side.
 
 use super::Style;
+use crate::agents::Agent;
 use crate::diff::{Cause as From, Change, Class, Diff};
-use crate::model::agents::Agent;
 use crate::project::Project;
 use crate::shell::corpus::Command;
 use crate::source::Loc;

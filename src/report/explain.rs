@@ -5,9 +5,9 @@
 //! `source`, and `overridden` (indices of earlier matching rules).
 
 use super::{Style, source_json};
+use crate::agents::{Agent, Decision};
 use crate::delegation::RunMode;
 use crate::explain::Call;
-use crate::model::agents::{Agent, Decision};
 use crate::project::Project;
 use serde_json::json;
 

@@ -13,8 +13,8 @@
 //! nothing matched (OpenCode asks).
 
 use super::Style;
+use crate::agents::Agent;
 use crate::map::{AgentMap, FileSet, NO_RULE, Tree, effect, is_secret_shaped};
-use crate::model::agents::Agent;
 use crate::model::{Effect, Rule};
 use crate::project::Project;
 use std::collections::HashMap;

@@ -6,7 +6,7 @@
 //! "hidden_tools":[…]}`; with every agent, `{"version":1,"agents":[…]}`.
 
 use super::{Style, source_json};
-use crate::model::agents::{Agent, hidden_tools};
+use crate::agents::{Agent, hidden_tools};
 use crate::project::Project;
 use serde_json::json;
 

@@ -311,7 +311,7 @@ fn workflow_runs(path: &str, text: &str) -> Vec<Command> {
             let Some(t) = script.get(child.byte_range()) else {
                 continue;
             };
-            let t = super::split::js_trim(t);
+            let t = crate::syntax::js::js_trim(t);
             if t.is_empty() {
                 continue;
             }

@@ -9,8 +9,8 @@
 //! pattern at all, such as `cd .`, runs without a question).
 
 use super::split::Request;
+use crate::agents::Decision;
 use crate::model::Effect;
-use crate::model::agents::Decision;
 
 /// Which ask decided the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Decided {
     }
 }
 
-/// Decide `req` with `eval(permission, pattern)` (e.g. [`crate::model::agents::evaluate`]
+/// Decide `req` with `eval(permission, pattern)` (e.g. [`crate::agents::evaluate`]
 /// over the agent's rules, or the compiled evaluator).
 pub fn decide(req: &Request, eval: impl FnMut(&str, &str) -> Decision) -> Decided {
     decide_asks(&req.external_patterns, "bash", &req.patterns, eval)

@@ -38,6 +38,7 @@
 //! directory?) is a function the caller passes in.
 
 use super::arity;
+use crate::syntax::js::{js_space, js_trim};
 use tree_sitter::{Node, Parser, Tree};
 
 /// Commands whose name keeps them out of the asked patterns (bundle `He`).
@@ -262,8 +263,7 @@ fn collect_parts(tree: &Tree, src: &str) -> Vec<Part> {
             };
             let raw = text(&whole);
             let trimmed = js_trim(raw);
-            let start =
-                whole.start_byte() + (raw.len() - raw.trim_start_matches(is_js_space).len());
+            let start = whole.start_byte() + (raw.len() - raw.trim_start_matches(js_space).len());
             let asked = tokens
                 .first()
                 .is_some_and(|t| !NO_PATTERN.contains(&t.as_str()));
@@ -467,17 +467,6 @@ pub(crate) fn dirname(p: &str) -> String {
 /// The `external_directory` pattern of a directory: `path.join(dir, "*")`.
 pub fn dir_pattern(dir: &str) -> String {
     join(dir, "*")
-}
-
-/// JavaScript's `String.prototype.trim` whitespace: WhiteSpace and LineTerminator (Rust's
-/// `char::is_whitespace` plus U+FEFF, minus U+0085).
-fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
-}
-
-/// JavaScript's `trim()`.
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
 }
 
 #[cfg(test)]

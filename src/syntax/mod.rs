@@ -2,6 +2,7 @@
 //! `{env:…}`/`{file:…}` substitution, and JavaScript object semantics.
 
 pub mod frontmatter;
+pub mod js;
 pub mod jsonc;
 pub mod subst;
 pub mod value;

@@ -16,6 +16,8 @@
 //! still points at what the user wrote: offsets inside a substituted value map to the
 //! `{env:…}` or `{file:…}` token that produced it.
 
+use super::js::js_trim;
+
 /// A text after substitution, with a way back to the original offsets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Substituted {
@@ -122,24 +124,6 @@ fn rebuild(text: &str, pieces: Vec<(usize, usize, String, String)>) -> Substitut
         segs,
         replaced,
     }
-}
-
-/// JavaScript `String.prototype.trim`: WhiteSpace and LineTerminator code points.
-pub fn js_trim(s: &str) -> &str {
-    fn ws(c: char) -> bool {
-        matches!(
-            c,
-            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-                ..='\u{200a}'
-                    | '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{202f}'
-                    | '\u{205f}'
-                    | '\u{3000}'
-                    | '\u{feff}'
-        )
-    }
-    s.trim_matches(ws)
 }
 
 /// `JSON.stringify(s).slice(1, -1)`.

@@ -4,11 +4,11 @@
 //! An agent's ruleset is `defaults ++ built-in rules ++ user ++ agent config`, and then,
 //! unless a rule denies it, the trailing `external_directory` allow for tool output.
 
-use super::config::{Leaf, PermEntry, PermissionMap};
-use super::rule::{Action, Effect, Form, Layer, Rule};
 use crate::discover::{Paths, relative};
 use crate::glob::{Platform, Wildcard};
 use crate::load::Merged;
+use crate::model::config::{Leaf, PermEntry, PermissionMap};
+use crate::model::rule::{Action, Effect, Form, Layer, Rule};
 use crate::profile::Switches;
 use crate::syntax::value::JsObject;
 use serde::Serialize;
