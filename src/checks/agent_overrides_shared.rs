@@ -120,27 +120,28 @@ pub fn run(
             } else {
                 CHECK.level
             };
-            out.push(Finding {
-                id: CHECK.id,
-                level,
-                agents: vec![agent.name.clone()],
-                rule: Some(d),
-                loc: rule.loc,
-                message: format!(
-                    "for agent `{}` this rule undoes {} shared {}: {}{}; e.g. {} {} → {}",
-                    agent.name,
-                    undone.len(),
-                    if undone.len() == 1 { "rule" } else { "rules" },
-                    named.join(", "),
-                    if more > 0 { format!(" and {more} more") } else { String::new() },
-                    w.permission,
-                    serde_json::to_string(&w.input).unwrap_or_default(),
-                    w.action
-                ),
-                related: Vec::new(),
-                witnesses: vec![w],
-                help: Some("if the shared rules should hold for this agent too, repeat them after its own rules".into()),
-            });
+            let message = format!(
+                "for agent `{}` this rule undoes {} shared {}: {}{}; e.g. {} {} → {}",
+                agent.name,
+                undone.len(),
+                if undone.len() == 1 { "rule" } else { "rules" },
+                named.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                },
+                w.permission,
+                serde_json::to_string(&w.input).unwrap_or_default(),
+                w.action
+            );
+            let help: String = "if the shared rules should hold for this agent too, repeat them after its own rules".into();
+            out.push(
+                Finding::at_rule(&CHECK, agent, d, message)
+                    .with_level(level)
+                    .with_witnesses(vec![w])
+                    .with_help(help),
+            );
         }
     }
 }

@@ -205,26 +205,23 @@ fn finding(
             .and_then(|k| agent.rules[k].loc)
             .map(|l| vec![(l, format!("asks for {}", q(&asker)))])
             .unwrap_or_default();
-        return Some(Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agents: vec![agent.name.clone()],
-            rule: Some(i),
-            loc: r.loc,
-            message: format!(
-                "answering \"Always\" to bash {} (asked by {}) stores {} as an allow evaluated after every configured rule; from then on bash {} is allowed although this deny denies it",
-                q(&asker),
-                decided_by(&aw),
-                q(&always),
-                q(&w)
-            ),
-            related,
-            witnesses: vec![aw, dw],
-            help: Some(format!(
-                "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
-                q(&always)
-            )),
-        });
+        let message = format!(
+            "answering \"Always\" to bash {} (asked by {}) stores {} as an allow evaluated after every configured rule; from then on bash {} is allowed although this deny denies it",
+            q(&asker),
+            decided_by(&aw),
+            q(&always),
+            q(&w)
+        );
+        let help: String = format!(
+            "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
+            q(&always)
+        );
+        return Some(
+            Finding::at_rule(&CHECK, agent, i, message)
+                .with_related(related)
+                .with_witnesses(vec![aw, dw])
+                .with_help(help),
+        );
     }
     None
 }

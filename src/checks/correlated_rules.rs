@@ -77,27 +77,21 @@ pub fn finding(
     } else {
         Level::Info
     };
-    Finding {
-        id: CHECK.id,
-        level,
-        agents: vec![agent.name.clone()],
-        rule: Some(i),
-        loc: r.loc,
-        message: format!(
-            "this {} is partly overridden by {} at {}, which does not lie inside it: {} {} matches both and is {}{other_way}",
-            r.action,
-            d.map(describe).unwrap_or_default(),
-            d.map(|d| ctx.place(d)).unwrap_or_default(),
-            theirs.permission,
-            q(&theirs.input),
-            verb(theirs.action),
-        ),
-        related,
-        witnesses: mine.into_iter().chain([theirs]).collect(),
-        help: Some(
-            "if the later rule is an intended exception, narrow it to lie inside this one; otherwise put this rule after it".into(),
-        ),
-    }
+    let message = format!(
+        "this {} is partly overridden by {} at {}, which does not lie inside it: {} {} matches both and is {}{other_way}",
+        r.action,
+        d.map(describe).unwrap_or_default(),
+        d.map(|d| ctx.place(d)).unwrap_or_default(),
+        theirs.permission,
+        q(&theirs.input),
+        verb(theirs.action),
+    );
+    let help: String = "if the later rule is an intended exception, narrow it to lie inside this one; otherwise put this rule after it".into();
+    Finding::at_rule(&CHECK, agent, i, message)
+        .with_level(level)
+        .with_related(related)
+        .with_witnesses(mine.into_iter().chain([theirs]).collect())
+        .with_help(help)
 }
 
 fn verb(e: Effect) -> &'static str {

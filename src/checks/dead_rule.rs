@@ -32,25 +32,16 @@ pub const CHECK: Check = Check {
 
 /// The finding for rule `i`: `redundant` when its witness ends in its own answer.
 pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness, redundant: bool) -> Finding {
-    let (example, related) = super::shadowed_deny::decided_by(ctx, agent, &w);
     let kind = if redundant { "redundant" } else { "shadowed" };
-    Finding {
-        id: CHECK.id,
-        level: if redundant {
-            Level::Info
-        } else {
-            Level::Warning
-        },
-        agents: vec![agent.name.clone()],
-        rule: Some(i),
-        loc: agent.rules[i].loc,
-        message: format!("this rule never decides anything ({kind}): {example}"),
-        related,
-        witnesses: vec![w],
-        help: Some(if redundant {
-            "remove it: later rules already give the same answer".into()
-        } else {
-            "move it after the rule that overrides it, or remove it".into()
-        }),
+    let what = format!("this rule never decides anything ({kind})");
+    let finding = super::overlap::rule_order(ctx, agent, i, &CHECK, &what, w);
+    if redundant {
+        finding
+            .with_level(Level::Info)
+            .with_help("remove it: later rules already give the same answer".into())
+    } else {
+        finding
+            .with_level(Level::Warning)
+            .with_help("move it after the rule that overrides it, or remove it".into())
     }
 }

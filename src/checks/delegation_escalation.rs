@@ -134,7 +134,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             })
             .collect();
         for (i, r) in agent.rules.iter().enumerate() {
-            let Some(loc) = r.loc else { continue };
+            if r.loc.is_none() {
+                continue;
+            }
             if !is_own(r.layer) || r.action.effective() != Effect::Deny {
                 continue;
             }
@@ -212,41 +214,39 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 CHECK.level
             };
-            out.push(Finding {
-                id: CHECK.id,
-                level,
-                agents: vec![agent.name.clone()],
-                rule: Some(i),
-                loc: Some(loc),
-                message: format!(
-                    "`{}` denies {permission} {} here, but may start {} through the task tool ({}), and `{}` does it {how} ({})",
-                    agent.name,
-                    serde_json::to_string(&input).unwrap_or_default(),
-                    names.join(", "),
-                    decider(agent, edge.rule),
-                    sub.name,
-                    decider(sub, sub_rule),
-                ),
-                related,
-                witnesses: vec![
-                    Witness {
-                        permission: permission.to_string(),
-                        input: input.clone(),
-                        action: Effect::Deny,
-                        rule: Some(i),
-                    },
-                    Witness {
-                        permission: "task".into(),
-                        input: sub.name.clone(),
-                        action: edge.action,
-                        rule: edge.rule,
-                    },
-                ],
-                help: Some(format!(
-                    "deny it for `{}` too, write the deny where every agent gets it, or keep `{}` from starting it: {{\"task\": {{\"{}\": \"deny\"}}}}",
-                    sub.name, agent.name, sub.name
-                )),
-            });
+            let message = format!(
+                "`{}` denies {permission} {} here, but may start {} through the task tool ({}), and `{}` does it {how} ({})",
+                agent.name,
+                serde_json::to_string(&input).unwrap_or_default(),
+                names.join(", "),
+                decider(agent, edge.rule),
+                sub.name,
+                decider(sub, sub_rule),
+            );
+            let help: String = format!(
+                "deny it for `{}` too, write the deny where every agent gets it, or keep `{}` from starting it: {{\"task\": {{\"{}\": \"deny\"}}}}",
+                sub.name, agent.name, sub.name
+            );
+            out.push(
+                Finding::at_rule(&CHECK, agent, i, message)
+                    .with_level(level)
+                    .with_related(related)
+                    .with_witnesses(vec![
+                        Witness {
+                            permission: permission.to_string(),
+                            input: input.clone(),
+                            action: Effect::Deny,
+                            rule: Some(i),
+                        },
+                        Witness {
+                            permission: "task".into(),
+                            input: sub.name.clone(),
+                            action: edge.action,
+                            rule: edge.rule,
+                        },
+                    ])
+                    .with_help(help),
+            );
             // Once per agent: the way out (task) is the same for all its denies.
             break;
         }

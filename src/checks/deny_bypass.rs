@@ -67,7 +67,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
         }
         let mut reported = std::collections::HashSet::new();
         for (i, r) in agent.rules.iter().enumerate() {
-            let Some(loc) = r.loc else { continue };
+            if r.loc.is_none() {
+                continue;
+            }
             let permission = r.permission.as_str();
             if r.action != Action::Deny || !matches!(permission, "read" | "edit") {
                 continue;
@@ -110,38 +112,33 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 Level::Info
             };
-            out.push(Finding {
-                id: CHECK.id,
-                level,
-                agents: vec![agent.name.clone()],
-                rule: Some(i),
-                loc: Some(loc),
-                message: format!(
-                    "this deny ({}) does not stop bash: `{command}` runs without asking (decided by {})",
-                    describe(r),
-                    decider
-                        .map(|k| ctx.place(&agent.rules[k]))
-                        .unwrap_or_else(|| "no rule".into())
-                ),
-                related: Vec::new(),
-                witnesses: vec![
-                    Witness {
-                        permission: permission.to_string(),
-                        input: path,
-                        action: Effect::Deny,
-                        rule: Some(i),
-                    },
-                    Witness {
-                        permission: "bash".into(),
-                        input: command,
-                        action: Effect::Allow,
-                        rule: decider,
-                    },
-                ],
-                help: Some(
-                    "OpenCode checks `read`/`edit` in its file tools only: ask or deny the commands as well (`\"bash\": {\"*\": \"ask\", …}`)".into(),
-                ),
-            });
+            let message = format!(
+                "this deny ({}) does not stop bash: `{command}` runs without asking (decided by {})",
+                describe(r),
+                decider
+                    .map(|k| ctx.place(&agent.rules[k]))
+                    .unwrap_or_else(|| "no rule".into())
+            );
+            let help: String = "OpenCode checks `read`/`edit` in its file tools only: ask or deny the commands as well (`\"bash\": {\"*\": \"ask\", …}`)".into();
+            out.push(
+                Finding::at_rule(&CHECK, agent, i, message)
+                    .with_level(level)
+                    .with_witnesses(vec![
+                        Witness {
+                            permission: permission.to_string(),
+                            input: path,
+                            action: Effect::Deny,
+                            rule: Some(i),
+                        },
+                        Witness {
+                            permission: "bash".into(),
+                            input: command,
+                            action: Effect::Allow,
+                            rule: decider,
+                        },
+                    ])
+                    .with_help(help),
+            );
         }
     }
 }

@@ -70,25 +70,22 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 "built-in"
             };
-            out.push(Finding {
-                id: CHECK.id,
-                level,
-                agents: vec![agent.name.clone()],
-                rule: Some(i),
-                loc: r.loc,
-                message: format!(
-                    "{whose} ({}) asks for {} {}: {outcome}",
-                    describe(r),
-                    w.permission,
-                    serde_json::to_string(&w.input).unwrap_or_default()
-                ),
-                related: Vec::new(),
-                witnesses: vec![w],
-                help: Some(match ctx.mode {
-                    RunMode::Auto => "deny what the job must never do: `--auto` approves every ask".into(),
-                    _ => "allow what the job needs and deny the rest: nobody answers an ask in `opencode run`".into(),
-                }),
-            });
+            let message = format!(
+                "{whose} ({}) asks for {} {}: {outcome}",
+                describe(r),
+                w.permission,
+                serde_json::to_string(&w.input).unwrap_or_default()
+            );
+            let help: String = match ctx.mode {
+                RunMode::Auto => "deny what the job must never do: `--auto` approves every ask".into(),
+                _ => "allow what the job needs and deny the rest: nobody answers an ask in `opencode run`".into(),
+            };
+            out.push(
+                Finding::at_rule(&CHECK, agent, i, message)
+                    .with_level(level)
+                    .with_witnesses(vec![w])
+                    .with_help(help),
+            );
         }
     }
 }

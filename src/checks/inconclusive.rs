@@ -42,23 +42,13 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 continue;
             }
             memo.run(ctx, ai, i, out, || {
-                vec![Finding {
-                    id: CHECK.id,
-                    level: CHECK.level,
-                    agents: vec![agent.name.clone()],
-                    rule: Some(i),
-                    loc: r.loc,
-                    message: format!(
-                        "permaudit could not prove within its analysis budget whether {} ever takes effect; findings about it are not reported",
-                        describe(r)
-                    ),
-                    related: Vec::new(),
-                    witnesses: Vec::new(),
-                    help: Some(
-                        "check it on concrete inputs with `permaudit explain` or `--samples`"
-                            .into(),
-                    ),
-                }]
+                let message = format!(
+                    "permaudit could not prove within its analysis budget whether {} ever takes effect; findings about it are not reported",
+                    describe(r)
+                );
+                let help: String = "check it on concrete inputs with `permaudit explain` or `--samples`"
+                    .into();
+                vec![Finding::at_rule(&CHECK, agent, i, message).with_help(help)]
             });
         }
     }

@@ -106,6 +106,44 @@ pub struct Finding {
     pub help: Option<String>,
 }
 
+impl Finding {
+    /// `check`'s finding at rule `i` of `agent` (the rule's place, the agent named), at the
+    /// check's level, with no related place, witness or help yet.
+    pub fn at_rule(check: &Check, agent: &Agent, i: usize, message: String) -> Finding {
+        Finding {
+            id: check.id,
+            level: check.level,
+            agents: vec![agent.name.clone()],
+            rule: Some(i),
+            loc: agent.rules.get(i).and_then(|r| r.loc),
+            message,
+            related: Vec::new(),
+            witnesses: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn with_level(self, level: Level) -> Finding {
+        Finding { level, ..self }
+    }
+
+    pub fn with_help(self, help: String) -> Finding {
+        Finding {
+            help: Some(help),
+            ..self
+        }
+    }
+
+    /// Other places involved, with what they did.
+    pub fn with_related(self, related: Vec<(Loc, String)>) -> Finding {
+        Finding { related, ..self }
+    }
+
+    pub fn with_witnesses(self, witnesses: Vec<Witness>) -> Finding {
+        Finding { witnesses, ..self }
+    }
+}
+
 /// A finding kind: id, default level, docs.
 #[derive(Debug, Clone, Copy)]
 pub struct Check {

@@ -157,17 +157,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 } else {
                     Level::Warning
                 };
-                out.push(Finding {
-                    id: CHECK.id,
-                    level,
-                    agents: vec![agent.name.clone()],
-                    rule: Some(i),
-                    loc: Some(loc),
-                    message,
-                    related: Vec::new(),
-                    witnesses: Vec::new(),
-                    help: None,
-                });
+                out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
             }
         }
     }

@@ -18,12 +18,56 @@
 //! or nothing for plain redundancy.
 
 use super::{
-    Ctx, Finding, Reach, TailMemo, Witness, correlated_rules, dead_rule, overridden_by_later_layer,
-    same_origin, shadowed_ask, shadowed_deny,
+    Check, Ctx, Finding, Reach, TailMemo, Witness, correlated_rules, dead_rule, describe,
+    overridden_by_later_layer, same_origin, shadowed_ask, shadowed_deny,
 };
+use crate::agents::Agent;
 use crate::glob::analysis::Input;
 use crate::glob::automaton::Outcome;
 use crate::model::{Effect, Layer};
+
+/// A rule-order finding of `check` for rule `i`: `what` it is (`this deny never takes
+/// effect`), then the input that shows it and the later rule that decides it, which is the
+/// related place. At the check's level; no help yet.
+pub fn rule_order(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    i: usize,
+    check: &Check,
+    what: &str,
+    w: Witness,
+) -> Finding {
+    let (example, related) = decided_by(ctx, agent, &w);
+    Finding {
+        related,
+        witnesses: vec![w],
+        ..Finding::at_rule(check, agent, i, format!("{what}: {example}"))
+    }
+}
+
+/// `e.g. PERM "INPUT" is decided by RULE at PLACE → ACTION`, and the decider as a label.
+fn decided_by(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    w: &Witness,
+) -> (String, Vec<(crate::source::Loc, String)>) {
+    let d = w.rule.and_then(|k| agent.rules.get(k));
+    let input = serde_json::to_string(&w.input).unwrap_or_default();
+    let by = d
+        .map(|d| format!("{} at {}", describe(d), ctx.place(d)))
+        .unwrap_or_else(|| "no rule (OpenCode's default)".into());
+    let related = d
+        .and_then(|d| d.loc)
+        .map(|l| vec![(l, format!("this later rule decides {input} → {}", w.action))])
+        .unwrap_or_default();
+    (
+        format!(
+            "e.g. {} {input} is decided by {by} → {}",
+            w.permission, w.action
+        ),
+        related,
+    )
+}
 
 /// How much an effect lets through: deny < ask < allow.
 pub fn openness(e: Effect) -> u8 {

@@ -33,21 +33,12 @@ pub const CHECK: Check = Check {
 /// The finding for rule `i`, overridden by its witness's decider from another origin.
 pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
     let r = &agent.rules[i];
-    let (example, related) = super::shadowed_deny::decided_by(ctx, agent, &w);
     let from = w
         .rule
         .and_then(|k| agent.rules.get(k))
         .map(|d| format!(" by {} [{}]", describe(d), d.layer))
         .unwrap_or_default();
-    Finding {
-        id: CHECK.id,
-        level: CHECK.level,
-        agents: vec![agent.name.clone()],
-        rule: Some(i),
-        loc: r.loc,
-        message: format!("this [{}] rule is overridden{from}: {example}", r.layer),
-        related,
-        witnesses: vec![w],
-        help: Some("keep one source of truth, or accept the override knowingly".into()),
-    }
+    let what = format!("this [{}] rule is overridden{from}", r.layer);
+    super::overlap::rule_order(ctx, agent, i, &CHECK, &what, w)
+        .with_help("keep one source of truth, or accept the override knowingly".into())
 }

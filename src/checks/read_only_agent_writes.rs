@@ -93,7 +93,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .cloned()
             .collect();
         for (i, r) in agent.rules.iter().enumerate() {
-            let Some(loc) = r.loc else { continue };
+            if r.loc.is_none() {
+                continue;
+            }
             if !shared(r.layer) || r.action.effective() != Effect::Allow {
                 continue;
             }
@@ -109,29 +111,25 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .then_some(input)
             });
             let Some(input) = found else { continue };
-            out.push(Finding {
-                id: CHECK.id,
-                level: CHECK.level,
-                agents: vec![agent.name.clone()],
-                rule: Some(i),
-                loc: Some(loc),
-                message: format!(
-                    "a read-only built-in agent may edit {} without asking: this shared rule ({}) comes after its built-in edit deny",
-                    serde_json::to_string(&input).unwrap_or_default(),
-                    describe(r)
-                ),
-                related: Vec::new(),
-                witnesses: vec![Witness {
-                    permission: "edit".into(),
-                    input,
-                    action: Effect::Allow,
-                    rule: Some(i),
-                }],
-                help: Some(format!(
-                    "keep it read-only in its own block, which comes last: {{\"agent\": {{\"{}\": {{\"permission\": {{\"edit\": \"deny\"}}}}}}}}",
-                    agent.name
-                )),
-            });
+            let message = format!(
+                "a read-only built-in agent may edit {} without asking: this shared rule ({}) comes after its built-in edit deny",
+                serde_json::to_string(&input).unwrap_or_default(),
+                describe(r)
+            );
+            let help: String = format!(
+                "keep it read-only in its own block, which comes last: {{\"agent\": {{\"{}\": {{\"permission\": {{\"edit\": \"deny\"}}}}}}}}",
+                agent.name
+            );
+            out.push(
+                Finding::at_rule(&CHECK, agent, i, message)
+                    .with_witnesses(vec![Witness {
+                        permission: "edit".into(),
+                        input,
+                        action: Effect::Allow,
+                        rule: Some(i),
+                    }])
+                    .with_help(help),
+            );
         }
     }
 }

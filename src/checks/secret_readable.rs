@@ -63,28 +63,27 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 }
             }
             for (k, witnesses) in blamed {
-                let rule = &agent.rules[k];
-                out.push(Finding {
-                    id: CHECK.id,
-                    level: CHECK.level,
-                    agents: vec![agent.name.clone()],
-                    rule: Some(k),
-                    loc: rule.loc,
-                    message: format!(
-                        "this rule lets the agent {permission} {} without asking (without it OpenCode would ask or deny)",
-                        witnesses
-                            .iter()
-                            .map(|w| format!("`{}`", w.input))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ),
-                    related: Vec::new(),
-                    witnesses,
-                    help: Some(format!(
-                        "add `\"*.env\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",
-                        if permission == "read" { "read" } else { "edited" }
-                    )),
-                });
+                let message = format!(
+                    "this rule lets the agent {permission} {} without asking (without it OpenCode would ask or deny)",
+                    witnesses
+                        .iter()
+                        .map(|w| format!("`{}`", w.input))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
+                let help: String = format!(
+                    "add `\"*.env\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",
+                    if permission == "read" {
+                        "read"
+                    } else {
+                        "edited"
+                    }
+                );
+                out.push(
+                    Finding::at_rule(&CHECK, agent, k, message)
+                        .with_witnesses(witnesses)
+                        .with_help(help),
+                );
             }
         }
     }

@@ -82,7 +82,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         else {
             continue;
         };
-        let Some(loc) = restriction.loc else { continue };
+        if restriction.loc.is_none() {
+            continue;
+        }
         // An agent that runs any program without asking can already undo every
         // restriction (`python3 -c …`): its config files are not the weak point.
         if evaluate(&agent.rules, "bash", ANY_PROGRAM, platform).effect == Effect::Allow {
@@ -105,25 +107,19 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .rule
             .map(|k| ctx.place(&agent.rules[k]))
             .unwrap_or_else(|| "no rule".into());
-        out.push(Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agents: vec![agent.name.clone()],
-            rule: Some(first),
-            loc: Some(loc),
-            message: format!(
-                "may edit {} without asking (decided by {decider}), so it can rewrite this rule and its other restrictions",
-                witnesses
-                    .iter()
-                    .map(|w| format!("`{}`", w.input))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            related: Vec::new(),
-            witnesses,
-            help: Some(
-                "ask before config edits, last in `edit`: {\"opencode.json*\": \"ask\", \".opencode/*\": \"ask\"}".into(),
-            ),
-        });
+        let message = format!(
+            "may edit {} without asking (decided by {decider}), so it can rewrite this rule and its other restrictions",
+            witnesses
+                .iter()
+                .map(|w| format!("`{}`", w.input))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let help: String = "ask before config edits, last in `edit`: {\"opencode.json*\": \"ask\", \".opencode/*\": \"ask\"}".into();
+        out.push(
+            Finding::at_rule(&CHECK, agent, first, message)
+                .with_witnesses(witnesses)
+                .with_help(help),
+        );
     }
 }

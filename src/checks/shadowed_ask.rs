@@ -30,18 +30,6 @@ pub const CHECK: Check = Check {
 
 /// The finding for ask `i`, whose witness a later rule allows.
 pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
-    let (example, related) = super::shadowed_deny::decided_by(ctx, agent, &w);
-    Finding {
-        id: CHECK.id,
-        level: CHECK.level,
-        agents: vec![agent.name.clone()],
-        rule: Some(i),
-        loc: agent.rules[i].loc,
-        message: format!("this ask never asks: {example}"),
-        related,
-        witnesses: vec![w],
-        help: Some(
-            "put the ask after the broader allow that overrides it (last match wins)".into(),
-        ),
-    }
+    super::overlap::rule_order(ctx, agent, i, &CHECK, "this ask never asks", w)
+        .with_help("put the ask after the broader allow that overrides it (last match wins)".into())
 }

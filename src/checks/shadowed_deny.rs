@@ -37,68 +37,24 @@ pub const CHECK: Check = Check {
     docs: include_str!("shadowed_deny.rs"),
 };
 
-/// `e.g. PERM "INPUT" is decided by RULE at PLACE → ACTION`, and the decider as a label.
-pub fn decided_by(
-    ctx: &Ctx<'_>,
-    agent: &Agent,
-    w: &Witness,
-) -> (String, Vec<(crate::source::Loc, String)>) {
-    let d = w.rule.and_then(|k| agent.rules.get(k));
-    let input = serde_json::to_string(&w.input).unwrap_or_default();
-    let by = d
-        .map(|d| format!("{} at {}", describe(d), ctx.place(d)))
-        .unwrap_or_else(|| "no rule (OpenCode's default)".into());
-    let related = d
-        .and_then(|d| d.loc)
-        .map(|l| vec![(l, format!("this later rule decides {input} → {}", w.action))])
-        .unwrap_or_default();
-    (
-        format!(
-            "e.g. {} {input} is decided by {by} → {}",
-            w.permission, w.action
-        ),
-        related,
-    )
-}
-
 /// The finding for deny `i`, whose witness ends in allow (error) or ask (warning).
 pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
-    let (example, related) = decided_by(ctx, agent, &w);
-    Finding {
-        id: CHECK.id,
-        level: if w.action == Effect::Allow {
-            Level::Error
-        } else {
-            Level::Warning
-        },
-        agents: vec![agent.name.clone()],
-        rule: Some(i),
-        loc: agent.rules[i].loc,
-        message: format!("this deny never takes effect: {example}"),
-        related,
-        witnesses: vec![w],
-        help: Some(
-            "put the deny after the broader rule that overrides it (last match wins)".into(),
-        ),
-    }
+    let level = if w.action == Effect::Allow {
+        Level::Error
+    } else {
+        Level::Warning
+    };
+    super::overlap::rule_order(ctx, agent, i, &CHECK, "this deny never takes effect", w)
+        .with_level(level)
+        .with_help("put the deny after the broader rule that overrides it (last match wins)".into())
 }
 
 /// A dead deny for which no input could be shown (the later rules' overlaps were past the
 /// budget): still dead, proven.
 pub fn without_witness(_ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Finding {
-    let r = &agent.rules[i];
-    Finding {
-        id: CHECK.id,
-        level: CHECK.level,
-        agents: vec![agent.name.clone()],
-        rule: Some(i),
-        loc: r.loc,
-        message: format!(
-            "this deny never takes effect: {} is shadowed by later rules",
-            describe(r)
-        ),
-        related: Vec::new(),
-        witnesses: Vec::new(),
-        help: None,
-    }
+    let what = format!(
+        "this deny never takes effect: {} is shadowed by later rules",
+        describe(&agent.rules[i])
+    );
+    Finding::at_rule(&CHECK, agent, i, what)
 }

@@ -178,17 +178,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 message.is_some().then_some(out.len()),
             );
             if let Some(message) = message {
-                out.push(Finding {
-                    id: CHECK.id,
-                    level: level(ctx, agent, r),
-                    agents: vec![agent.name.clone()],
-                    rule: Some(i),
-                    loc: Some(loc),
-                    message,
-                    related: Vec::new(),
-                    witnesses: Vec::new(),
-                    help: None,
-                });
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, message).with_level(level(ctx, agent, r)),
+                );
             }
         }
     }

@@ -63,22 +63,18 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 if let Some(l) = agent.rules[h].loc {
                     related.push((l, "this `* deny` hides the tool".to_string()));
                 }
-                out.push(Finding {
-                    id: CHECK.id,
-                    level: CHECK.level,
-                    agents: vec![agent.name.clone()],
-                    rule: Some(i),
-                    loc: r.loc,
-                    message: format!(
-                        "the `{tool}` tool is hidden from the model by `{}` \"*\" deny at {}, so this {} can never be used",
-                        agent.rules[h].permission,
-                        ctx.place(&agent.rules[h]),
-                        r.action
-                    ),
-                    related,
-                    witnesses: Vec::new(),
-                    help: Some("put the `* deny` before the allows: the tool stays visible and unmatched calls are denied".into()),
-                });
+                let message = format!(
+                    "the `{tool}` tool is hidden from the model by `{}` \"*\" deny at {}, so this {} can never be used",
+                    agent.rules[h].permission,
+                    ctx.place(&agent.rules[h]),
+                    r.action
+                );
+                let help: String = "put the `* deny` before the allows: the tool stays visible and unmatched calls are denied".into();
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, message)
+                        .with_related(related)
+                        .with_help(help),
+                );
             }
         }
     }
