@@ -252,7 +252,9 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The candidate nearest `word`, if it is near enough to be a typo of it.
+/// The candidate `word` (lower-cased) is most likely a typo of: at most two edits away, and
+/// fewer than half the candidate's length (ties: the smallest name). The one did-you-mean of
+/// permaudit: permission names, agent keys, settings keys and finding kinds.
 pub fn did_you_mean<'c>(
     word: &str,
     candidates: impl IntoIterator<Item = &'c str>,

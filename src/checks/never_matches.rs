@@ -28,7 +28,6 @@
 use super::{Check, Ctx, Finding, Level};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
-use std::collections::HashMap;
 
 pub const CHECK: Check = Check {
     id: "never-matches",
@@ -132,24 +131,13 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    // One finding per place, naming every agent whose ruleset holds the rule.
-    let mut seen: HashMap<_, Option<usize>> = HashMap::new();
+    // One finding per agent; `consolidate` makes it one per place, naming every agent.
     for agent in ctx.agents.iter() {
         for (i, r) in agent.rules.iter().enumerate() {
-            let Some(loc) = r.loc else { continue };
-            if let Some(&k) = seen.get(&(loc, r.permission.clone(), r.pattern.clone())) {
-                if let Some(f) = k.and_then(|k| out.get_mut(k)) {
-                    let f: &mut Finding = f;
-                    f.agents.push(agent.name.clone());
-                }
+            if r.loc.is_none() {
                 continue;
             }
-            let message = diagnose(&r.permission, &r.pattern, ctx);
-            seen.insert(
-                (loc, r.permission.clone(), r.pattern.clone()),
-                message.is_some().then_some(out.len()),
-            );
-            if let Some(message) = message {
+            if let Some(message) = diagnose(&r.permission, &r.pattern, ctx) {
                 // A deny or ask that never matches protects nothing: a warning. An allow that
                 // never matches costs a question at most: info.
                 let level = if r.action.effective() == crate::model::Effect::Allow {

@@ -26,7 +26,6 @@
 //! for commands: `{"bash": {"rm *": "deny"}}`.
 
 use super::{Check, Ctx, Finding, Level};
-use std::collections::HashMap;
 
 pub const CHECK: Check = Check {
     id: "unchecked-permission",
@@ -54,17 +53,6 @@ pub const CHECKED: &[&str] = &[
     "plan_enter",
     "plan_exit",
 ];
-
-/// The candidate `word` is most likely a typo of: at most two edits away, and fewer than
-/// half the candidate's length (ties: the smallest name).
-pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| (super::levenshtein(word, c), *c))
-        .min()
-        .filter(|(d, c)| *d <= 2 && *d < c.len() / 2 + 1)
-        .map(|(_, c)| c)
-}
 
 /// Why `key` is never checked, or `None` when it is fine.
 pub fn diagnose(key: &str) -> Option<String> {
@@ -105,7 +93,7 @@ pub fn diagnose(key: &str) -> Option<String> {
     if key.contains('_') || key.contains('-') || key.contains('.') {
         return None; // an MCP or plugin tool key
     }
-    Some(match closest(&lower, CHECKED) {
+    Some(match super::did_you_mean(&lower, CHECKED.iter().copied()) {
         Some(c) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
         None => format!(
             "`{key}` is not a permission OpenCode checks (unless a plugin tool has exactly this id); MCP tools are named `SERVER_TOOL`: for a server named `{key}`, write `{key}_*`"
@@ -160,27 +148,15 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    // One finding per place, naming every agent whose ruleset holds the rule.
-    let mut seen: HashMap<_, Option<usize>> = HashMap::new();
+    // One finding per agent; `consolidate` makes it one per place, naming every agent.
     for agent in ctx.agents.iter() {
         for (i, r) in agent.rules.iter().enumerate() {
-            let Some(loc) = r.loc else { continue };
-            if let Some(&k) = seen.get(&(loc, r.permission.clone())) {
-                if let Some(f) = k.and_then(|k| out.get_mut(k)) {
-                    let f: &mut Finding = f;
-                    f.agents.push(agent.name.clone());
-                }
+            if r.loc.is_none() {
                 continue;
             }
-            let message = diagnose(&r.permission);
-            seen.insert(
-                (loc, r.permission.clone()),
-                message.is_some().then_some(out.len()),
-            );
-            if let Some(message) = message {
-                out.push(
-                    Finding::at_rule(&CHECK, agent, i, message).with_level(level(ctx, agent, r)),
-                );
+            if let Some(message) = diagnose(&r.permission) {
+                let level = level(ctx, agent, r);
+                out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
             }
         }
     }

@@ -27,7 +27,8 @@
 //! Use the key OpenCode reads: `permission` (singular), `tools` (plural), and put
 //! permissions under `permission`: `{"agent": {"review": {"permission": {"edit": "deny"}}}}`.
 
-use super::unchecked_permission::{CHECKED, closest};
+use super::did_you_mean;
+use super::unchecked_permission::CHECKED;
 use super::{Check, Ctx, Finding, Level};
 use crate::model::config::{AGENT_KEYS, TOP_LEVEL_KEYS};
 
@@ -70,7 +71,7 @@ pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
         .iter()
         .find(|k| k.to_lowercase() == lower)
         .copied()
-        .or_else(|| closest(&lower, &known))?;
+        .or_else(|| did_you_mean(&lower, known.iter().copied()))?;
     Some(format!(
         "`{key}` is not a key of {place}: {fate}, and what it holds has no effect; did you mean `{meant}`?"
     ))
