@@ -426,17 +426,27 @@ pub fn evaluate(rules: &[Rule], permission: &str, input: &str, platform: Platfor
         })
         .map(|(i, _)| i)
         .collect();
-    match matching.split_last() {
-        Some((&last, earlier)) => Decision {
-            rule: Some(last),
-            effect: rules[last].action.effective(),
-            overridden: earlier.to_vec(),
-        },
-        None => Decision {
-            rule: None,
-            effect: Effect::Ask,
-            overridden: Vec::new(),
-        },
+    Decision::of_matching(rules, &matching)
+}
+
+impl Decision {
+    /// The decision given the indices of every matching rule, in order: the last one
+    /// decides, the others are overridden; none matching is OpenCode's default ask.
+    pub fn of_matching(rules: &[Rule], matching: &[usize]) -> Decision {
+        match matching.split_last() {
+            Some((&last, earlier)) => Decision {
+                rule: Some(last),
+                effect: rules
+                    .get(last)
+                    .map_or(Effect::Ask, |r| r.action.effective()),
+                overridden: earlier.to_vec(),
+            },
+            None => Decision {
+                rule: None,
+                effect: Effect::Ask,
+                overridden: Vec::new(),
+            },
+        }
     }
 }
 

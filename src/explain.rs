@@ -106,7 +106,7 @@ impl<'p> Explainer<'p> {
                 _ => &mut *eval,
             };
             e.matching(pattern, matching);
-            decision_of(agent, matching)
+            Decision::of_matching(&agent.rules, matching)
         };
         if let Some(splitter) = self.splitter.as_mut() {
             let request = splitter.request(input, env);
@@ -168,28 +168,12 @@ pub fn decide_commands(
             let d = decide(request, |perm, pattern| {
                 let e = if perm == "bash" { &mut bash } else { &mut ext };
                 e.matching(pattern, &mut matching);
-                decision_of(a, &matching)
+                Decision::of_matching(&a.rules, &matching)
             });
             row.push(d);
         }
     }
     rows
-}
-
-/// The decision given every matching rule index, in order (last wins; none: ask).
-fn decision_of(a: &Agent, matching: &[usize]) -> Decision {
-    match matching.split_last() {
-        Some((&rule, earlier)) => Decision {
-            rule: Some(rule),
-            effect: a.rules[rule].action.effective(),
-            overridden: earlier.to_vec(),
-        },
-        None => Decision {
-            rule: None,
-            effect: Effect::Ask,
-            overridden: Vec::new(),
-        },
-    }
 }
 
 /// One agent's rules for one permission in the compiled evaluator (every match kept).

@@ -284,6 +284,18 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// Every rule written in a file (one with a place), in every agent of this pass:
+    /// `(agent, index, rule)`.
+    pub fn written(&self) -> impl Iterator<Item = (&Agent, usize, &Rule)> {
+        self.agents.iter().flat_map(|a| {
+            a.rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.loc.is_some())
+                .map(move |(i, r)| (a, i, r))
+        })
+    }
+
     pub fn new(project: &'a Project) -> Ctx<'a> {
         Ctx::with_agents(
             project,
@@ -589,13 +601,16 @@ pub fn run_as(project: &Project, mode: crate::delegation::RunMode) -> Vec<Findin
     always_overrides_deny::run(&ctx, &mut out);
     let mut out = consolidate(project, out);
     let rank = |id: &str| CHECKS.iter().position(|c| c.id == id).unwrap_or(usize::MAX);
-    out.sort_by_key(|f| {
-        (
-            std::cmp::Reverse(f.level),
-            rank(f.id),
-            f.loc.map(|l| (l.source, l.span.start)),
-        )
-    });
+    let sort = |out: &mut Vec<Finding>| {
+        out.sort_by_key(|f| {
+            (
+                std::cmp::Reverse(f.level),
+                rank(f.id),
+                f.loc.map(|l| (l.source, l.span.start)),
+            )
+        })
+    };
+    sort(&mut out);
     // Each place once: the most severe finding about a rule speaks for it (on a tie, the
     // earlier kind in `CHECKS`, the more specific one); but a reordered key
     // (`js-key-order`) is the cause of whatever else happens there, so it speaks instead,
@@ -630,13 +645,7 @@ pub fn run_as(project: &Project, mode: crate::delegation::RunMode) -> Vec<Findin
         }
         _ => true,
     });
-    out.sort_by_key(|f| {
-        (
-            std::cmp::Reverse(f.level),
-            rank(f.id),
-            f.loc.map(|l| (l.source, l.span.start)),
-        )
-    });
+    sort(&mut out);
     out
 }
 
@@ -909,26 +918,12 @@ fn overridden(
     quick: &Quick,
     i: usize,
 ) -> crate::glob::automaton::Outcome<crate::glob::analysis::Overridden> {
-    use crate::glob::analysis::Overridden;
-    use crate::glob::automaton::Outcome;
-    let mut inconclusive = false;
-    for j in an.later_candidates(i) {
-        match an.intersection(i, j) {
-            Outcome::Witness(input) => match quick.decide(&input.permission, &input.subject) {
-                Some(decider) if decider > i => {
-                    return Outcome::Witness(Overridden { input, decider });
-                }
-                _ => inconclusive = true,
-            },
-            Outcome::Empty => {}
-            Outcome::Inconclusive => inconclusive = true,
-        }
-    }
-    if inconclusive {
-        Outcome::Inconclusive
-    } else {
-        Outcome::Empty
-    }
+    crate::glob::analysis::first_override(
+        i,
+        an.later_candidates(i),
+        |j| an.intersection(i, j),
+        |input| quick.decide(&input.permission, &input.subject),
+    )
 }
 
 /// Cache budget of each of `Quick`'s compiled evaluators (one per agent and permission

@@ -132,21 +132,16 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
-    for agent in ctx.agents.iter() {
-        for (i, r) in agent.rules.iter().enumerate() {
-            if r.loc.is_none() {
-                continue;
-            }
-            if let Some(message) = diagnose(&r.permission, &r.pattern, ctx) {
-                // A deny or ask that never matches protects nothing: a warning. An allow that
-                // never matches costs a question at most: info.
-                let level = if r.action.effective() == crate::model::Effect::Allow {
-                    Level::Info
-                } else {
-                    Level::Warning
-                };
-                out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
-            }
+    for (agent, i, r) in ctx.written() {
+        if let Some(message) = diagnose(&r.permission, &r.pattern, ctx) {
+            // A deny or ask that never matches protects nothing: a warning. An allow that
+            // never matches costs a question at most: info.
+            let level = if r.action.effective() == crate::model::Effect::Allow {
+                Level::Info
+            } else {
+                Level::Warning
+            };
+            out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
         }
     }
 }

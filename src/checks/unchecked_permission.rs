@@ -149,15 +149,10 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
-    for agent in ctx.agents.iter() {
-        for (i, r) in agent.rules.iter().enumerate() {
-            if r.loc.is_none() {
-                continue;
-            }
-            if let Some(message) = diagnose(&r.permission) {
-                let level = level(ctx, agent, r);
-                out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
-            }
+    for (agent, i, r) in ctx.written() {
+        if let Some(message) = diagnose(&r.permission) {
+            let level = level(ctx, agent, r);
+            out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
         }
     }
 }

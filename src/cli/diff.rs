@@ -206,11 +206,7 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
     let places = crate::shell::Places::of(head_p.loaded.paths());
     let is_dir = |p: &str| crate::discover::Host::is_dir(head_host, Path::new(p));
     let env = places.env(&is_dir);
-    let mut splitter = crate::shell::Splitter::new();
-    let requests: Vec<crate::shell::Request> = commands
-        .iter()
-        .map(|c| splitter.request(&c.text, &env))
-        .collect();
+    let requests = crate::shell::corpus::split(&commands, &env);
     let mut d = d;
     d.commands = crate::diff::commands(&base_p, &head_p, &requests);
 

@@ -89,11 +89,7 @@ fn commands(
     let commands = crate::shell::corpus::read(&RealHost, root);
     let places = crate::shell::Places::of(paths);
     let env = places.env(&super::is_dir);
-    let mut splitter = crate::shell::Splitter::new();
-    let requests: Vec<crate::shell::Request> = commands
-        .iter()
-        .map(|c| splitter.request(&c.text, &env))
-        .collect();
+    let requests = crate::shell::corpus::split(&commands, &env);
     let decided = crate::explain::decide_commands(project, agents, &requests);
     let rows: Vec<report::commands::Row<'_>> = commands
         .iter()

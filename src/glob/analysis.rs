@@ -352,26 +352,12 @@ impl Analysis {
     /// anything from rule `i`.
     pub fn overridden(&self, i: usize) -> Outcome<Overridden> {
         let mut budget = Budget::new(self.budget);
-        let mut inconclusive = false;
-        for j in self.later_candidates(i) {
-            match self.intersect(i, j, &mut budget) {
-                Outcome::Witness(input) => match self.decision(&input) {
-                    // The witness matches j > i, so its decider is at least j; evaluating it
-                    // concretely keeps the answer exact even past an inconclusive later check.
-                    Some(decider) if decider > i => {
-                        return Outcome::Witness(Overridden { input, decider });
-                    }
-                    _ => inconclusive = true,
-                },
-                Outcome::Empty => {}
-                Outcome::Inconclusive => inconclusive = true,
-            }
-        }
-        if inconclusive {
-            Outcome::Inconclusive
-        } else {
-            Outcome::Empty
-        }
+        first_override(
+            i,
+            self.later_candidates(i),
+            |j| self.intersect(i, j, &mut budget),
+            |input| self.decision(input),
+        )
     }
 
     /// Is every input rule `inner` matches also matched by rule `outer`? `Empty` means
@@ -585,6 +571,37 @@ fn minimal(cells: &[Cell]) -> impl Iterator<Item = &Cell> {
                 && d.accepting.iter().all(|k| c.accepting.contains(k))
         })
     })
+}
+
+/// The first of the `later` rules (in the order given) that shares an input with rule `i`
+/// which a rule after `i` decides: that input and its decider (the `decide` of the whole
+/// ruleset), [`Outcome::Empty`] when no later rule takes anything from `i`, inconclusive
+/// when an intersection was. The witness matches some `j > i`, so its decider is at least
+/// `j`; deciding it concretely keeps the answer exact even past an inconclusive check.
+pub fn first_override(
+    i: usize,
+    later: impl Iterator<Item = usize>,
+    mut intersect: impl FnMut(usize) -> Outcome<Input>,
+    mut decide: impl FnMut(&Input) -> Option<usize>,
+) -> Outcome<Overridden> {
+    let mut inconclusive = false;
+    for j in later {
+        match intersect(j) {
+            Outcome::Witness(input) => match decide(&input) {
+                Some(decider) if decider > i => {
+                    return Outcome::Witness(Overridden { input, decider });
+                }
+                _ => inconclusive = true,
+            },
+            Outcome::Empty => {}
+            Outcome::Inconclusive => inconclusive = true,
+        }
+    }
+    if inconclusive {
+        Outcome::Inconclusive
+    } else {
+        Outcome::Empty
+    }
 }
 
 #[cfg(test)]

@@ -375,7 +375,8 @@ fn decision_fields(
 }
 
 /// The version 1 fields of a call decided by several asks: those of the deciding ask
-/// (`rule` null when nothing was asked).
+/// (`rule` null when nothing was asked), and `decided_by` (`"external_directory"`, the
+/// permission, `"hidden"`, or null when nothing is asked).
 fn decided_head(
     p: &Project,
     a: &Agent,
@@ -394,6 +395,15 @@ fn decided_head(
     m.insert("permission".into(), json!(permission));
     m.insert("input".into(), json!(input));
     m.extend(decision_fields(p, a, d.decision().unwrap_or(&none)));
+    use crate::shell::decide::Decider;
+    m.insert(
+        "decided_by".into(),
+        json!(d.decider.map(|x| match x {
+            Decider::External(_) => "external_directory",
+            Decider::Bash(_) => permission,
+            Decider::Hidden => "hidden",
+        })),
+    );
     m
 }
 
@@ -441,16 +451,7 @@ pub fn bash_json(
     req: &crate::shell::Request,
     d: &crate::shell::decide::Decided,
 ) -> serde_json::Value {
-    use crate::shell::decide::Decider;
     let mut m = decided_head(p, a, "bash", input, d);
-    m.insert(
-        "decided_by".into(),
-        json!(d.decider.map(|x| match x {
-            Decider::External(_) => "external_directory",
-            Decider::Bash(_) => "bash",
-            Decider::Hidden => "hidden",
-        })),
-    );
     let parts: Vec<serde_json::Value> = req
         .parts
         .iter()
@@ -495,11 +496,10 @@ pub fn bash_human(
     d: &crate::shell::decide::Decided,
     style: Style,
 ) -> String {
-    let mut out = headline(style, d.effect, &a.name, "bash", input);
-    if let Some(text) = hidden_line(p, a, d) {
-        out.push_str(&text);
-        return out;
-    }
+    let mut out = match call_headline(p, a, "bash", input, d, style) {
+        Ok(out) => out,
+        Err(hidden) => return hidden,
+    };
     let line = |out: &mut String, dec: &Decision| ask_line(p, a, style, out, dec);
     for (pat, dec) in req.external_patterns.iter().zip(&d.external) {
         out.push_str(&format!(
@@ -534,13 +534,27 @@ pub fn bash_human(
     out
 }
 
-/// `       the tool is hidden from this agent: rule N …` when `d` is a hidden tool's.
-fn hidden_line(p: &Project, a: &Agent, d: &crate::shell::decide::Decided) -> Option<String> {
-    let rule = d.hidden.as_ref()?.rule?;
-    Some(format!(
-        "       the tool is hidden from this agent (the model is never offered it): {}\n",
-        describe(p, a, rule)
-    ))
+/// The headline of a call decided by several asks; `Err` when the tool is hidden: the
+/// headline and `       the tool is hidden from this agent: rule N …`, all there is to say.
+fn call_headline(
+    p: &Project,
+    a: &Agent,
+    permission: &str,
+    input: &str,
+    d: &crate::shell::decide::Decided,
+    style: Style,
+) -> Result<String, String> {
+    let mut out = headline(style, d.effect, &a.name, permission, input);
+    match d.hidden.as_ref().and_then(|h| h.rule) {
+        Some(rule) => {
+            out.push_str(&format!(
+                "       the tool is hidden from this agent (the model is never offered it): {}\n",
+                describe(p, a, rule)
+            ));
+            Err(out)
+        }
+        None => Ok(out),
+    }
 }
 
 /// `explain` of a tool call that is more than one decision (a file tool's path outside
@@ -558,14 +572,6 @@ pub fn tool_json(
 ) -> serde_json::Value {
     use crate::shell::decide::Decider;
     let mut m = decided_head(p, a, permission, input, d);
-    m.insert(
-        "decided_by".into(),
-        json!(d.decider.map(|x| match x {
-            Decider::External(_) => "external_directory",
-            Decider::Bash(_) => permission,
-            Decider::Hidden => "hidden",
-        })),
-    );
     let hidden = d.decider == Some(Decider::Hidden);
     m.insert(
         "pattern".into(),
@@ -592,11 +598,10 @@ pub fn tool_human(
     d: &crate::shell::decide::Decided,
     style: Style,
 ) -> String {
-    let mut out = headline(style, d.effect, &a.name, permission, input);
-    if let Some(text) = hidden_line(p, a, d) {
-        out.push_str(&text);
-        return out;
-    }
+    let mut out = match call_headline(p, a, permission, input, d, style) {
+        Ok(out) => out,
+        Err(hidden) => return hidden,
+    };
     let Some(req) = req else {
         return out;
     };

@@ -327,6 +327,15 @@ fn workflow_runs(path: &str, text: &str) -> Vec<Command> {
     out
 }
 
+/// Every command split as the bash tool splits it, with one parser, under `env`.
+pub fn split(commands: &[Command], env: &super::Env<'_>) -> Vec<super::Request> {
+    let mut splitter = super::Splitter::new();
+    commands
+        .iter()
+        .map(|c| splitter.request(&c.text, env))
+        .collect()
+}
+
 /// Read every command file of the project rooted at `root` through `host` (the root's
 /// `package.json`, Makefile and justfile, and `.github/workflows/*.yml|yaml`), in that
 /// order, workflows sorted by name.

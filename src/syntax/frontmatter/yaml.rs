@@ -322,13 +322,7 @@ impl Loader<'_> {
                     self.complete(&mut stack, &mut root, y, merge)?;
                 }
                 Event::SequenceStart(style, anchor, tag) => {
-                    if stack.len() >= MAX_DEPTH {
-                        return Err((
-                            s,
-                            e,
-                            format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
-                        ));
-                    }
+                    too_deep(&stack, s, e)?;
                     stack.push(Frame::Seq {
                         items: Vec::new(),
                         block: style == StructureStyle::Block,
@@ -339,13 +333,7 @@ impl Loader<'_> {
                     });
                 }
                 Event::MappingStart(style, anchor, tag) => {
-                    if stack.len() >= MAX_DEPTH {
-                        return Err((
-                            s,
-                            e,
-                            format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
-                        ));
-                    }
+                    too_deep(&stack, s, e)?;
                     stack.push(Frame::Map {
                         obj: YMap::default(),
                         overridable: HashSet::new(),
@@ -368,15 +356,8 @@ impl Loader<'_> {
                     else {
                         return Err((s, e, "unbalanced sequence".into()));
                     };
-                    let span = (start, e.max(start));
                     let v = construct_seq(items, tag.as_deref()).map_err(|m| (start, e, m))?;
-                    let y = Y::new(v, span);
-                    self.charge(1, 0, span)?;
-                    self.check_height(&y)?;
-                    if anchor != 0 {
-                        self.anchors.insert(anchor, y.clone());
-                    }
-                    self.complete(&mut stack, &mut root, y, false)?;
+                    self.close(&mut stack, &mut root, v, (start, e), anchor)?;
                 }
                 Event::MappingEnd => {
                     let Some(Frame::Map {
@@ -393,15 +374,8 @@ impl Loader<'_> {
                     if let Some((k, _)) = pending {
                         return Err((k.span.0, k.span.1, "a mapping key without a value".into()));
                     }
-                    let span = (start, e.max(start));
                     let v = construct_map(obj, tag.as_deref()).map_err(|m| (start, e, m))?;
-                    let y = Y::new(v, span);
-                    self.charge(1, 0, span)?;
-                    self.check_height(&y)?;
-                    if anchor != 0 {
-                        self.anchors.insert(anchor, y.clone());
-                    }
-                    self.complete(&mut stack, &mut root, y, false)?;
+                    self.close(&mut stack, &mut root, v, (start, e), anchor)?;
                 }
                 _ => {}
             }
@@ -459,6 +433,26 @@ impl Loader<'_> {
             Some(_) => {}
         }
         Ok(())
+    }
+
+    /// A finished collection `v` spanning `(start, end)`: counted, height-checked,
+    /// anchored, and put where it belongs.
+    pub(super) fn close(
+        &mut self,
+        stack: &mut [Frame],
+        root: &mut Option<Y>,
+        v: YV,
+        (start, end): (usize, usize),
+        anchor: usize,
+    ) -> Result<(), YErr> {
+        let span = (start, end.max(start));
+        let y = Y::new(v, span);
+        self.charge(1, 0, span)?;
+        self.check_height(&y)?;
+        if anchor != 0 {
+            self.anchors.insert(anchor, y.clone());
+        }
+        self.complete(stack, root, y, false)
     }
 
     pub(super) fn check_height(&self, y: &Y) -> Result<(), YErr> {
@@ -739,4 +733,16 @@ pub(super) fn to_node(y: Y, source: SourceId, to_orig: &dyn Fn(usize) -> usize) 
         loc: loc(y.span),
         key: y.key.map(loc),
     }
+}
+
+/// A collection may not open past [`MAX_DEPTH`] levels.
+fn too_deep(stack: &[Frame], s: usize, e: usize) -> Result<(), YErr> {
+    if stack.len() >= MAX_DEPTH {
+        return Err((
+            s,
+            e,
+            format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
+        ));
+    }
+    Ok(())
 }
