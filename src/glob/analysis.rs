@@ -828,16 +828,7 @@ mod tests {
     }
 
     fn all_strings(max: usize) -> Vec<String> {
-        let mut out = vec![String::new()];
-        let mut layer = vec![String::new()];
-        for _ in 0..max {
-            layer = layer
-                .iter()
-                .flat_map(|s| INPUT_UNITS.iter().map(move |c| format!("{s}{c}")))
-                .collect();
-            out.extend(layer.iter().cloned());
-        }
-        out
+        crate::glob::automaton::tests::all_strings(&INPUT_UNITS, max)
     }
 
     /// Evaluates every input up to the bounds with the real matcher, keeping only what the

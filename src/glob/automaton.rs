@@ -861,7 +861,7 @@ fn any_in(bits: &[u64], first: usize, last: usize) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -1038,6 +1038,30 @@ mod tests {
             .prop_map(|cs| cs.into_iter().collect())
     }
 
+    /// A search's answer on a tiny query against every short string: a witness lies in
+    /// `what` and is a shortest one; `Empty` only when no string does.
+    fn agrees_with_brute_force(
+        got: Outcome<Word>,
+        inside: impl Fn(&str) -> bool,
+        what: &str,
+    ) -> Result<(), TestCaseError> {
+        let brute = all_strings(&SUBJECT_UNITS, 5)
+            .into_iter()
+            .find(|s| inside(s));
+        match got {
+            Outcome::Witness(word) => {
+                let s = word.to_exact_string().unwrap();
+                prop_assert!(inside(&s), "witness {s:?} is not in the {what}");
+                if let Some(b) = brute {
+                    prop_assert_eq!(word.len(), b.encode_utf16().count(), "not shortest");
+                }
+            }
+            Outcome::Empty => prop_assert_eq!(brute, None),
+            Outcome::Inconclusive => prop_assert!(false, "inconclusive on a tiny query"),
+        }
+        Ok(())
+    }
+
     /// Every string over `units` of length at most `max`, shortest first.
     pub(crate) fn all_strings(units: &[char], max: usize) -> Vec<String> {
         let mut out = vec![String::new()];
@@ -1067,18 +1091,7 @@ mod tests {
             let got = difference(&t, &refs, Platform::Unix, &mut Budget::default());
             let inside = |s: &str| t.is_match(s, Platform::Unix)
                 && !os.iter().any(|o| o.is_match(s, Platform::Unix));
-            let brute = all_strings(&SUBJECT_UNITS, 5).into_iter().find(|s| inside(s));
-            match got {
-                Outcome::Witness(word) => {
-                    let s = word.to_exact_string().unwrap();
-                    prop_assert!(inside(&s), "witness {s:?} is not in the difference");
-                    if let Some(b) = brute {
-                        prop_assert_eq!(word.len(), b.encode_utf16().count(), "not shortest");
-                    }
-                }
-                Outcome::Empty => prop_assert_eq!(brute, None),
-                Outcome::Inconclusive => prop_assert!(false, "inconclusive on a tiny query"),
-            }
+            agrees_with_brute_force(got, inside, "difference")?;
         }
 
         /// `cells` lists exactly the acceptance signatures that occur, each with a witness
@@ -1122,18 +1135,7 @@ mod tests {
             let refs: Vec<&Wildcard> = gs.iter().collect();
             let got = intersection(&refs, platform, &mut Budget::default());
             let inside = |s: &str| gs.iter().all(|g| g.is_match(s, platform));
-            let brute = all_strings(&SUBJECT_UNITS, 5).into_iter().find(|s| inside(s));
-            match got {
-                Outcome::Witness(word) => {
-                    let s = word.to_exact_string().unwrap();
-                    prop_assert!(inside(&s), "witness {s:?} is not in the intersection");
-                    if let Some(b) = brute {
-                        prop_assert_eq!(word.len(), b.encode_utf16().count(), "not shortest");
-                    }
-                }
-                Outcome::Empty => prop_assert_eq!(brute, None),
-                Outcome::Inconclusive => prop_assert!(false, "inconclusive on a tiny query"),
-            }
+            agrees_with_brute_force(got, inside, "intersection")?;
         }
     }
 }

@@ -2,9 +2,15 @@
 
 use super::*;
 
-use super::*;
-
 const SRC: SourceId = SourceId(7);
+
+/// `permission.bash` of `n` (read from `t`) is `deny`, written as `written`; its node.
+fn denies_bash<'n>(t: &str, n: &'n Node, written: &str) -> &'n Node {
+    let bash = get(n, &["permission", "bash"]);
+    assert_eq!(s(bash), "deny");
+    assert_eq!(at(t, bash.loc), written);
+    bash
+}
 
 fn data(text: &str) -> Node {
     match parse(text, SRC) {
@@ -90,9 +96,7 @@ fn bom_is_stripped() {
     // c01
     let t = "\u{feff}---\npermission:\n  bash: deny\n---\nbody";
     let n = data(t);
-    let bash = get(&n, &["permission", "bash"]);
-    assert_eq!(s(bash), "deny");
-    assert_eq!(at(t, bash.loc), "deny");
+    let bash = denies_bash(t, &n, "deny");
     assert_eq!(at(t, bash.key.unwrap()), "bash");
 }
 
@@ -102,9 +106,7 @@ fn crlf_works() {
     let t = "---\r\npermission:\r\n  bash: deny\r\n---\r\nbody\r\nline2";
     let n = data(t);
     assert_eq!(keys(&n), ["permission"]);
-    let bash = get(&n, &["permission", "bash"]);
-    assert_eq!(s(bash), "deny");
-    assert_eq!(at(t, bash.loc), "deny");
+    denies_bash(t, &n, "deny");
 }
 
 #[test]
@@ -157,9 +159,7 @@ fn language_tags() {
     // c13: `---json` is JSON.parse.
     let t = "---json\n{\"permission\": {\"bash\": \"deny\"}, \"a\": 1}\n---\nbody";
     let n = data(t);
-    let bash = get(&n, &["permission", "bash"]);
-    assert_eq!(s(bash), "deny");
-    assert_eq!(at(t, bash.loc), "\"deny\"");
+    denies_bash(t, &n, "\"deny\"");
     // c12: `---js` evaluates JavaScript.
     for t in [
         "---js\n({permission:{bash:\"deny\"}})\n---\n",
@@ -517,9 +517,7 @@ fn sanitize_case_c_fixed() {
     assert_eq!(s(d), "foo: bar");
     assert_eq!(at(t, d.loc), "foo: bar");
     assert_eq!(at(t, d.key.unwrap()), "description");
-    let bash = get(&n, &["permission", "bash"]);
-    assert_eq!(s(bash), "deny");
-    assert_eq!(at(t, bash.loc), "deny");
+    let bash = denies_bash(t, &n, "deny");
     assert_eq!(at(t, bash.key.unwrap()), "bash");
     // With CRLF, and a value that is not rewritten.
     let t = "---\r\nmodel: x/y:z\r\nname: a: b\r\nmode: all\r\n---\r\n";
