@@ -15,10 +15,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(100 1000 5000 10000)
-cargo build --release --locked -q
-bin="$PWD/target/release/permaudit"
-work=$(mktemp -d "${TMPDIR:-/tmp}/permaudit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/bench/common.sh
+source scripts/bench/common.sh
+bin=$BIN
+work=$W
 baseline=${BASELINE:-}
 if [ -n "$baseline" ]; then
   printf '%8s %9s %9s %9s %9s %9s %7s\n' rules findings seconds cpu base_find base_cpu ratio

@@ -645,8 +645,7 @@ fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Obs
                 {
                     Fate::AutoRejected
                 } else if ending.lines().any(|l| {
-                    l.contains("prevents you from using this specific tool call")
-                        && l.contains(r#""permission":"doom_loop""#)
+                    l.contains(oracle::DENIED) && l.contains(r#""permission":"doom_loop""#)
                 }) {
                     Fate::Denied
                 } else {
@@ -657,17 +656,13 @@ fn observe(case: &LiveCase, proj: &Path, log: &Path, stderr: &str) -> Result<Obs
             } else if let Some(child) = call.child {
                 match &result {
                     _ if !reqs(child).is_empty() => Fate::Ran,
-                    Some(r) if r.contains("prevents you from using this specific tool call") => {
-                        Fate::Denied
-                    }
+                    Some(r) if r.contains(oracle::DENIED) => Fate::Denied,
                     Some(r) => return Err(format!("task call {s} of conversation {c}: {r}")),
                     None => Fate::AutoRejected,
                 }
             } else {
                 match &result {
-                    Some(r) if r.contains("prevents you from using this specific tool call") => {
-                        Fate::Denied
-                    }
+                    Some(r) if r.contains(oracle::DENIED) => Fate::Denied,
                     Some(r) if r.contains("rejected permission") => Fate::AutoRejected,
                     Some(_) => Fate::Ran,
                     // The conversation ended here: the root's session stopped, or a child's

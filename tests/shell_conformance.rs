@@ -31,7 +31,7 @@ mod support;
 use serde_json::{Value, json};
 use std::path::Path;
 use support::harness::{self, Scratch, say};
-use support::oracle::{self, Located};
+use support::oracle::{self, Located, ToolFate};
 use support::rng::Rng;
 
 /// Harmless simple commands (none writes anything; none reads outside `/etc/hostname`).
@@ -113,54 +113,20 @@ struct Verdicts {
 fn both(bin: &Path, root: &Path, fakebin: &Path, config: &str, command: &str) -> Verdicts {
     let proj = root.join("proj");
     std::fs::write(proj.join("opencode.json"), config).unwrap();
-    let env = vec![
-        (
-            "PATH".to_string(),
-            format!(
-                "{}:{}",
-                fakebin.display(),
-                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
-            ),
-        ),
-        ("HOME".to_string(), root.join("home").display().to_string()),
-        ("OPENCODE_DISABLE_AUTOUPDATE".to_string(), "1".to_string()),
-        ("OPENCODE_DISABLE_MODELS_FETCH".to_string(), "1".to_string()),
-        (
-            "OPENCODE_TEST_MANAGED_CONFIG_DIR".to_string(),
-            root.join("managed").display().to_string(),
-        ),
-    ];
+    let env = harness::isolated_env(root, fakebin);
     let params = json!({"command": command, "description": "conformance"}).to_string();
-    let args = [
-        "debug", "agent", "build", "--pure", "--tool", "bash", "--params", &params,
-    ];
-    let mut run = harness::with_slot(|| oracle::run(bin, &proj, &env, &args));
-    if run.code == Some(124) {
-        run = harness::with_slot(|| oracle::run(bin, &proj, &env, &args));
-    }
-    let all = format!("{}{}", run.stdout, run.stderr);
-    let oracle = if all.contains("prevents you from using this specific tool call") {
-        Ok(true)
-    } else if run.stdout.contains("\"result\"") {
-        Ok(false)
-    } else {
-        Err(format!(
+    let run = oracle::debug_tool(bin, &proj, &env, "bash", &params);
+    let oracle = match oracle::tool_fate(&run, "bash") {
+        Ok(ToolFate::Denied) => Ok(true),
+        Ok(ToolFate::NotDenied) if run.stdout.contains("\"result\"") => Ok(false),
+        _ => Err(format!(
             "unrecognised OpenCode output (exit {:?}):\n{}",
             run.code,
-            oracle::strip_ansi(&all)
-        ))
+            oracle::strip_ansi(&format!("{}{}", run.stdout, run.stderr))
+        )),
     };
-    let out = std::process::Command::new(harness::permaudit_bin())
-        .arg("-C")
-        .arg(&proj)
-        .args(["explain", "bash", command, "--format", "json"])
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .expect("permaudit");
-    let permaudit = serde_json::from_slice(&out.stdout).unwrap_or_else(
-        |e| json!({"error": format!("{e}: {}", String::from_utf8_lossy(&out.stderr))}),
-    );
+    let permaudit = harness::explain_json(&proj, &env, "bash", command)
+        .unwrap_or_else(|e| json!({ "error": e }));
     Verdicts { oracle, permaudit }
 }
 
@@ -168,16 +134,7 @@ fn run_case(bin: &Path, scratch: &Scratch, seed: u64, index: u64) -> Result<Stri
     let mut rng = Rng::for_case(seed, 0x5_4E11, index);
     let cmd = command(&mut rng, 3);
     let root = scratch.case_root(&format!("sh{index}"));
-    std::fs::create_dir_all(root.join("proj")).unwrap();
-    std::fs::create_dir_all(root.join("home")).unwrap();
-    std::fs::create_dir_all(root.join("managed")).unwrap();
-    let ok = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root.join("proj"))
-        .args(["init", "-q"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "git init");
+    harness::git_project(&root, &["home", "managed"]);
 
     // 1. outcome under a random allow list.
     let mut bash = vec![("*".to_string(), "deny")];

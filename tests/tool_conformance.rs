@@ -17,7 +17,7 @@ mod support;
 use serde_json::{Value, json};
 use std::path::Path;
 use support::harness::{self, Scratch, say};
-use support::oracle::{self, Located};
+use support::oracle::{self, Located, ToolFate};
 
 /// `{ROOT}` in configs and inputs is the case root (its `proj/` is the worktree).
 struct Case {
@@ -131,7 +131,7 @@ fn params(tool: &str, input: &str) -> String {
     .to_string()
 }
 
-/// OpenCode's verdict: `Some("hidden")`, `Some("deny")` or `Some("not denied")`.
+/// OpenCode's verdict: `"hidden"`, `"deny"` or `"not denied"`.
 fn oracle_verdict(
     bin: &Path,
     root: &Path,
@@ -139,21 +139,18 @@ fn oracle_verdict(
     c: &Case,
 ) -> Result<&'static str, String> {
     let input = c.input.replace("{ROOT}", &root.display().to_string());
-    let p = params(c.tool, &input);
-    let args = [
-        "debug", "agent", "build", "--pure", "--tool", c.tool, "--params", &p,
-    ];
-    let run = harness::with_slot(|| oracle::run(bin, &root.join("proj"), env, &args));
-    let all = oracle::strip_ansi(&format!("{}{}", run.stdout, run.stderr));
-    if all.contains(&format!("Tool {} is disabled for agent build", c.tool)) {
-        Ok("hidden")
-    } else if all.contains("prevents you from using this specific tool call") {
-        Ok("deny")
-    } else if run.code == Some(124) {
-        Err(format!("OpenCode timed out:\n{all}"))
-    } else {
-        Ok("not denied")
-    }
+    let run = oracle::debug_tool(
+        bin,
+        &root.join("proj"),
+        env,
+        c.tool,
+        &params(c.tool, &input),
+    );
+    Ok(match oracle::tool_fate(&run, c.tool)? {
+        ToolFate::Hidden => "hidden",
+        ToolFate::Denied => "deny",
+        ToolFate::NotDenied => "not denied",
+    })
 }
 
 fn permaudit_verdict(
@@ -162,16 +159,7 @@ fn permaudit_verdict(
     c: &Case,
 ) -> Result<(&'static str, Value), String> {
     let input = c.input.replace("{ROOT}", &root.display().to_string());
-    let out = std::process::Command::new(harness::permaudit_bin())
-        .arg("-C")
-        .arg(root.join("proj"))
-        .args(["explain", c.tool, &input, "--format", "json"])
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .map_err(|e| e.to_string())?;
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stderr)))?;
+    let v = harness::explain_json(&root.join("proj"), env, c.tool, &input)?;
     let verdict = if v["decided_by"] == "hidden" {
         "hidden"
     } else if v["action"] == "deny" {
@@ -193,19 +181,10 @@ fn file_tools_and_hidden_tools_match_opencode() {
     let results = harness::parallel((0..CASES.len()).collect(), |i| {
         let c = &CASES[i];
         let root = scratch.case_root(&format!("tool{i}"));
-        for d in ["proj", "home", "managed", "outside", "other"] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
+        harness::git_project(&root, &["home", "managed", "outside", "other"]);
         std::fs::write(root.join("outside/f"), "outside\n").unwrap();
         std::fs::write(root.join("other/f"), "other\n").unwrap();
         std::fs::write(root.join("proj/f"), "inside\n").unwrap();
-        let ok = std::process::Command::new("git")
-            .arg("-C")
-            .arg(root.join("proj"))
-            .args(["init", "-q"])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "git init");
         let config = c.config.replace("{ROOT}", &root.display().to_string());
         std::fs::write(root.join("proj/opencode.json"), &config).unwrap();
         let env = harness::isolated_env(&root, &scratch.fakebin);

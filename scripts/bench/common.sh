@@ -1,4 +1,4 @@
-# Shared by scripts/bench.sh and scripts/bench-diff.sh (sourced, from the repository root):
+# Shared by scripts/bench.sh, scripts/bench-diff.sh and scripts/bench-check.sh (sourced, from the repository root):
 # the release build, permaudit run in isolation, and the median wall time of repeated runs.
 #
 # Sets ROOT, BIN, W (a scratch directory removed on exit); defines pa and median.

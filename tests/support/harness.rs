@@ -221,6 +221,41 @@ pub fn isolated_env(root: &Path, fakebin: &Path) -> Vec<(String, String)> {
     ]
 }
 
+/// A case root for the tool suites: `proj/` (a git repository: OpenCode's worktree) and the
+/// other directories named, empty.
+pub fn git_project(root: &Path, dirs: &[&str]) {
+    for d in ["proj"].iter().chain(dirs) {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(root.join("proj"))
+        .args(["init", "-q"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "git init");
+}
+
+/// `permaudit -C PROJ explain PERMISSION INPUT --format json` under exactly `env`: the one
+/// JSON line, or what went wrong.
+pub fn explain_json(
+    proj: &Path,
+    env: &[(String, String)],
+    permission: &str,
+    input: &str,
+) -> Result<serde_json::Value, String> {
+    let out = Command::new(permaudit_bin())
+        .arg("-C")
+        .arg(proj)
+        .args(["explain", permission, input, "--format", "json"])
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .map_err(|e| e.to_string())?;
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
 pub fn permaudit_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_permaudit"))
 }

@@ -323,11 +323,59 @@ pub fn parse_refusal(err: &str) -> Option<Refusal> {
     })
 }
 
+/// What `debug agent --tool` prints when a rule denies the call.
+pub const DENIED: &str = "prevents you from using this specific tool call";
+
+/// What OpenCode's own tool did with one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolFate {
+    /// "Tool X is disabled for agent A": the model is never offered it.
+    Hidden,
+    /// A rule denied the call ([`DENIED`]).
+    Denied,
+    /// Neither: every ask let it through (it ran, or failed on its own).
+    NotDenied,
+}
+
+/// One call of `tool` through OpenCode's own tool as agent `build` sees it (`opencode debug
+/// agent build --pure --tool TOOL --params PARAMS`) in `proj`, with exactly `env`; a run
+/// that timed out under load is retried once.
+pub fn debug_tool(
+    bin: &Path,
+    proj: &Path,
+    env: &[(String, String)],
+    tool: &str,
+    params: &str,
+) -> Run {
+    let args = [
+        "debug", "agent", "build", "--pure", "--tool", tool, "--params", params,
+    ];
+    let first = super::harness::with_slot(|| run(bin, proj, env, &args));
+    if first.code != Some(124) {
+        return first;
+    }
+    super::harness::with_slot(|| run(bin, proj, env, &args))
+}
+
+/// The fate of a [`debug_tool`] call of `tool`; `Err` when OpenCode timed out.
+pub fn tool_fate(run: &Run, tool: &str) -> Result<ToolFate, String> {
+    let all = strip_ansi(&format!("{}{}", run.stdout, run.stderr));
+    if all.contains(&format!("Tool {tool} is disabled for agent build")) {
+        Ok(ToolFate::Hidden)
+    } else if all.contains(DENIED) {
+        Ok(ToolFate::Denied)
+    } else if run.code == Some(124) {
+        Err(format!("OpenCode timed out:\n{all}"))
+    } else {
+        Ok(ToolFate::NotDenied)
+    }
+}
+
 /// The glob-tool probe of spec §10.1: Some(true) when the call was denied (the pattern under
 /// test matched), Some(false) when the tool ran, None when the output is neither.
 pub fn glob_denied(run: &Run) -> Option<bool> {
     let all = format!("{}{}", run.stdout, run.stderr_plain());
-    if all.contains("prevents you from using") {
+    if all.contains(DENIED) {
         Some(true)
     } else if all.contains("No files found") {
         Some(false)
