@@ -331,3 +331,93 @@ fn staged_compares_head_with_the_index() {
     let (code, _, _) = run(&r, &["--staged", "HEAD", "HEAD"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn staged_places_name_the_file_not_git_index_syntax() {
+    let r = repo();
+    std::fs::write(r.root.join("opencode.json"), WIDER).unwrap();
+    git(&r.root, &["add", "opencode.json"]);
+    let (_, out, err) = run(&r, &["--staged", "--color", "never"]);
+    // The head side's places read as the staged file: `opencode.json:3:56`, never
+    // `:opencode.json:3:56` (git's index syntax, which no editor opens).
+    assert!(out.contains("[opencode.json:3:"), "{out}{err}");
+    assert!(
+        !out.contains("[:opencode.json") && !out.contains(" :opencode.json"),
+        "{out}"
+    );
+    assert!(out.contains("at HEAD:opencode.json:"), "{out}");
+}
+
+#[test]
+fn a_repository_without_commits_diffs_against_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("proj");
+    let home = dir.path().canonicalize().unwrap().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    git(&root, &["init", "-q", "."]);
+    std::fs::write(root.join("opencode.json"), WIDER).unwrap();
+    let r = Repo {
+        _dir: dir,
+        root,
+        home,
+    };
+    // The default base is the empty tree: every rule is new, as `git diff` would show it.
+    let (code, out, err) = run(&r, &["--color", "never"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("no commits yet: the base side is empty"),
+        "{err}"
+    );
+    assert!(
+        out.contains("permaudit diff: no commits → work tree"),
+        "{out}"
+    );
+    assert!(out.contains("widened") && out.contains("opencode.json:3:"), "{out}");
+    // A revision named outright still has to exist, and the error says why it does not.
+    let (code, _, err) = run(&r, &["HEAD"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`HEAD` is not a revision") && err.contains("no commits yet"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_worst_region_of_a_cause_comes_first() {
+    let r = repo();
+    // One new rule, `**` allow, takes regions that were asked (`*` ask) and regions that
+    // were denied (`git push *` deny): deny → allow is what a reviewer must see first.
+    std::fs::write(
+        r.root.join("opencode.json"),
+        r#"{
+  "permission": {
+    "bash": {"*": "ask", "git push *": "deny", "git status": "allow", "**": "allow"},
+    "edit": "ask"
+  }
+}
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = run(&r, &["--color", "never"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let head = out
+        .lines()
+        .find(|l| l.contains("regions") && l.contains("→ allow"))
+        .unwrap_or_else(|| panic!("no grouped cause:\n{out}"));
+    assert!(head.contains("e.g. \"git push"), "{head}\n{out}");
+    let first = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("e.g. "))
+        .unwrap_or_else(|| panic!("no example line:\n{out}"));
+    assert!(first.contains("deny → allow"), "{first}\n{out}");
+    // The pull-request comment leads with it too.
+    let (_, md, _) = run(&r, &["--format", "markdown"]);
+    let row = md
+        .lines()
+        .find(|l| l.contains("**widened**") && l.contains("bash"))
+        .unwrap_or_else(|| panic!("no row:\n{md}"));
+    let example = row.split(" | ").nth(5).unwrap_or("");
+    assert!(example.starts_with("`git push"), "{row}");
+    assert!(example.contains("(deny → allow)"), "{row}");
+}

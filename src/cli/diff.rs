@@ -64,6 +64,8 @@ pub struct DiffArgs {
 /// Where one side's files come from.
 enum Source {
     Rev(String),
+    /// No files: the default base (`HEAD`) of a repository without commits.
+    Empty,
     Index,
     WorkTree,
     Dir(PathBuf),
@@ -78,14 +80,24 @@ fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
 fn git_tree(root: &Path, rev: &str) -> Result<GitTree, String> {
     let spec = format!("{rev}^{{tree}}");
     let oid = git(root, &["rev-parse", "--verify", "--quiet", &spec]).map_err(|_| {
+        let why = if has_commits(root) {
+            ""
+        } else {
+            ": it has no commits yet"
+        };
         format!(
-            "`{rev}` is not a revision of the repository at {}",
+            "`{rev}` is not a revision of the repository at {}{why}",
             root.display()
         )
     })?;
     let oid = String::from_utf8_lossy(&oid).trim().to_string();
     let listing = git(root, &["ls-tree", "-r", "-l", "-z", "--full-tree", &oid])?;
     Ok(GitTree::from_ls_tree(&listing, blob_reader(root)))
+}
+
+/// Does the repository have a commit (is `HEAD` a revision)?
+fn has_commits(root: &Path) -> bool {
+    git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]).is_ok()
 }
 
 /// Reads blobs by object id with `git cat-file` (the same bytes `git show :PATH` prints for
@@ -131,6 +143,15 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
     } else {
         cwd.to_path_buf()
     };
+    // `permaudit diff` before the first commit: everything in the work tree (or index) is
+    // new, as `git diff` against the empty tree shows it.
+    let base = match base {
+        Source::Rev(_) if args.base.is_none() && !has_commits(&root) => {
+            eprintln!("note: the repository has no commits yet: the base side is empty");
+            Source::Empty
+        }
+        base => base,
+    };
     let mut sides = Vec::with_capacity(2);
     for (role, source) in [("base", base), ("head", head)] {
         let (tree, side) = match source {
@@ -144,10 +165,16 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
                     return EXIT_REFUSED;
                 }
             },
+            Source::Empty => (
+                Tree::Git(GitTree::from_ls_tree(&[], blob_reader(&root))),
+                Side::new("no commits".into(), SideKind::Git, String::new()),
+            ),
+            // Index paths print as the files they stage (`opencode.json:29:7`); the side's
+            // label says "index".
             Source::Index => match git_index(&root) {
                 Ok(t) => (
                     Tree::Git(t),
-                    Side::new("index".into(), SideKind::Index, ":".into()),
+                    Side::new("index".into(), SideKind::Index, String::new()),
                 ),
                 Err(e) => {
                     eprintln!("error: {role}: {e}");

@@ -349,7 +349,19 @@ fn causes<'a>(d: &'a Diff, s: &Sides<'_>) -> Vec<Cause<'a>> {
             }),
         }
     }
+    // The worst region of a cause speaks first (its headline example, the first help
+    // lines): deny → allow before deny → ask, whatever order the search found them in.
+    for k in &mut out {
+        k.regions
+            .sort_by_key(|g| std::cmp::Reverse(change_size(g.first)));
+    }
     out
+}
+
+/// How far a region's decision moved: 2 for deny ↔ allow, 1 for a step to or from ask.
+fn change_size(c: &Change) -> u8 {
+    use crate::checks::overlap::openness;
+    openness(c.before).abs_diff(openness(c.after))
 }
 
 /// Command changes equal but for the agent: (command index, before, after, class, agents).
@@ -725,6 +737,25 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
             } else {
                 ""
             };
+            // The worst regions first, each with its own change when they differ.
+            let mut examples: Vec<String> = k
+                .regions
+                .iter()
+                .take(WITNESSES)
+                .map(|g| match k.regions.len() {
+                    1 => format!("`{}`", cell(&g.first.input)),
+                    _ => format!(
+                        "`{}` ({} → {})",
+                        cell(&g.first.input),
+                        g.first.before,
+                        g.first.after
+                    ),
+                })
+                .collect();
+            examples.dedup();
+            if k.regions.len() > WITNESSES {
+                examples.push(format!("and {} more", k.regions.len() - WITNESSES));
+            }
             let (before, after, change) = if k.on_head() {
                 (
                     format!("{}{others}", cell(&g.before)),
@@ -739,11 +770,11 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
                 )
             };
             out.push_str(&format!(
-                "| {icon} | **{}** {change} | {} | {perm} | {} | `{}` | {before} | {after} |\n",
+                "| {icon} | **{}** {change} | {} | {perm} | {} | {} | {before} | {after} |\n",
                 c.class.as_str(),
                 cell(&k.agents.join(", ")),
                 k.regions.len(),
-                cell(&c.input),
+                examples.join("<br>"),
             ));
         }
         out.push('\n');
