@@ -242,3 +242,23 @@ fn explain_bash_splits_streamed_lines_and_asks_for_outside_directories_first() {
     assert_eq!(recs[2]["rule"], Value::Null);
     assert_eq!(recs[2]["parts"][0]["asked"], false);
 }
+
+#[test]
+fn explain_bash_says_what_always_stores_only_when_the_command_asks() {
+    let (_tmp, root, home) = project();
+    // `echo *` is allowed, `tsc` is asked (`*`, CONFIG): "Always" answers the command's
+    // one question and stores the pattern of every part, the allowed ones too.
+    let (code, out) = run(&root, &home, &["explain", "bash", "echo a && tsc x"], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("ask"), "{out}");
+    assert!(out.contains("\"Always\" would allow \"echo *\""), "{out}");
+    assert!(out.contains("\"Always\" would allow \"tsc *\""), "{out}");
+    // Allowed outright: nobody is asked, nothing is stored.
+    let (code, out) = run(&root, &home, &["explain", "bash", "echo a | echo b"], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("allow"), "{out}");
+    assert!(!out.contains("Always"), "{out}");
+    // Denied outright (`rm *`): nothing is asked either.
+    let (_, out) = run(&root, &home, &["explain", "bash", "echo a && rm x"], b"");
+    assert!(out.starts_with("deny") && !out.contains("Always"), "{out}");
+}

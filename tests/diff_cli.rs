@@ -373,7 +373,10 @@ fn a_repository_without_commits_diffs_against_nothing() {
         out.contains("permaudit diff: no commits → work tree"),
         "{out}"
     );
-    assert!(out.contains("widened") && out.contains("opencode.json:3:"), "{out}");
+    assert!(
+        out.contains("widened") && out.contains("opencode.json:3:"),
+        "{out}"
+    );
     // A revision named outright still has to exist, and the error says why it does not.
     let (code, _, err) = run(&r, &["HEAD"]);
     assert_eq!(code, 2);

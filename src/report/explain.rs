@@ -517,14 +517,24 @@ pub fn bash_human(
             ))),
             Some(always) => {
                 out.push_str(&format!("       part {text}"));
-                match req.patterns.iter().position(|x| *x == part.text) {
-                    Some(k) if k < d.bash.len() => line(&mut out, &d.bash[k]),
-                    _ => out.push('\n'),
+                let dec = req
+                    .patterns
+                    .iter()
+                    .position(|x| *x == part.text)
+                    .and_then(|k| d.bash.get(k));
+                match dec {
+                    Some(dec) => line(&mut out, dec),
+                    None => out.push('\n'),
                 }
-                out.push_str(&style.dim(&format!(
-                    "            \"Always\" would allow {}\n",
-                    serde_json::to_string(always).unwrap_or_default()
-                )));
+                // "Always" answers the command's one question and stores every part's
+                // pattern (spec §2.3, §2.5); a command allowed or denied outright asks
+                // nothing, so nothing would be stored.
+                if d.effect == crate::model::Effect::Ask {
+                    out.push_str(&style.dim(&format!(
+                        "            \"Always\" would allow {}\n",
+                        serde_json::to_string(always).unwrap_or_default()
+                    )));
+                }
             }
         }
     }
