@@ -57,7 +57,9 @@ const verdict =
 
 const out = [];
 out.push("## permaudit", "");
-out.push(`${verdict} · **${error}** errors, **${warning}** warnings, **${info}** notes`, "");
+// "1 error", "2 errors": counts read as a sentence.
+const count = (n, one) => `**${n}** ${one}${n === 1 ? "" : "s"}`;
+out.push(`${verdict} · ${count(error, "error")}, ${count(warning, "warning")}, ${count(info, "note")}`, "");
 const failed = (report.samples || []).filter((s) => s.ok === false);
 if ((report.samples || []).length > 0) {
   out.push(`Samples: ${report.samples.length} decided, ${failed.length} not as expected.`, "");

@@ -58,7 +58,9 @@ node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
   if(s.version!=="2.1.0"||!s.runs[0].results.some(r=>r.ruleId==="shadowed-deny"))process.exit(1)' "$sarif" ||
     fail "$sarif is not SARIF 2.1.0 with the shadowed deny"
 grep -qx '## permaudit' "$T/summary" || fail "summary heading missing: $(cat "$T/summary")"
-grep -q "findings at or above \`error\` (exit 1) · \*\*$(outvar errors)\*\* errors" "$T/summary" || fail "summary verdict: $(cat "$T/summary")"
+# Counts read as a sentence: "1 error", "2 errors".
+errs=$(outvar errors); [ "$errs" = 1 ] && noun=error || noun=errors
+grep -q "findings at or above \`error\` (exit 1) · \*\*$errs\*\* $noun," "$T/summary" || fail "summary verdict: $(cat "$T/summary")"
 grep -q '^| ❌ error | `shadowed-deny` | opencode.json:3:3 | build, .* | this deny never takes effect' "$T/summary" ||
     fail "summary lacks the shadowed-deny row with a workspace-relative place: $(cat "$T/summary")"
 

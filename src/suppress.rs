@@ -425,9 +425,19 @@ pub struct Inputs<'a> {
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub findings: Vec<Finding>,
+    /// Places whose findings the settings turned off (`select`, `ignore`,
+    /// `per-path-ignores`).
+    pub hidden_by_settings: usize,
     pub hidden_by_comments: usize,
     pub hidden_by_baseline: usize,
 }
+
+/// Findings about the suppressions themselves: a baseline never hides them (an ignore
+/// without a reason, or one that hides nothing, is fixed where it is written).
+pub const NOT_BASELINED: &[&str] = &[
+    checks::ignore_without_reason::CHECK.id,
+    checks::unused_ignore::CHECK.id,
+];
 
 /// Apply settings, inline ignores and the baseline to the checks' findings.
 pub fn apply(project: &Project, findings: Vec<Finding>, inputs: &Inputs<'_>) -> Outcome {
@@ -449,7 +459,13 @@ pub fn apply(project: &Project, findings: Vec<Finding>, inputs: &Inputs<'_>) -> 
             })
     };
     let mut out = Outcome::default();
-    let mut kept: Vec<Finding> = findings.into_iter().filter(|f| reported(f)).collect();
+    let (mut kept, off): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| reported(f));
+    out.hidden_by_settings = off
+        .iter()
+        .map(|f| (f.id, f.loc, f.message.as_str()))
+        .collect::<BTreeSet<_>>()
+        .len();
 
     // Inline comments.
     let ignores = scan_sources(sources, inputs.inline);
@@ -527,7 +543,7 @@ pub fn apply(project: &Project, findings: Vec<Finding>, inputs: &Inputs<'_>) -> 
         let mine = entries(project, &kept, inputs.root);
         let mut keep = Vec::with_capacity(kept.len());
         for (f, e) in kept.into_iter().zip(mine) {
-            if accepted.contains(&e) {
+            if accepted.contains(&e) && !NOT_BASELINED.contains(&f.id) {
                 hidden_places.insert((f.id, f.loc, f.message.clone()));
                 matched.insert(e);
             } else {

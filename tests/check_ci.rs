@@ -131,6 +131,31 @@ fn select_ignore_and_level() {
 }
 
 #[test]
+fn the_summary_counts_what_the_settings_turned_off() {
+    let with = |settings: &str| project(CONFIG).file("project/.opencode/permaudit.jsonc", settings);
+    let all = concise(&project(CONFIG), &[]);
+    let off = concise(&with(r#"{"ignore": ["dead-rule"]}"#), &[]);
+    assert!(!off.stdout.contains("[dead-rule]"), "{}", off.stdout);
+    assert!(
+        off.stdout.contains("(1 hidden by the settings)"),
+        "{}",
+        off.stdout
+    );
+    // Nothing turned off, nothing said.
+    assert!(!all.stdout.contains("hidden by"), "{}", all.stdout);
+    // per-path-ignores count the same way.
+    let off = concise(
+        &with(r#"{"per-path-ignores": {"opencode.jsonc": ["dead-rule"]}}"#),
+        &[],
+    );
+    assert!(
+        off.stdout.contains("(1 hidden by the settings)"),
+        "{}",
+        off.stdout
+    );
+}
+
+#[test]
 fn fail_on_setting_and_the_flag_that_overrides_it() {
     let t = project(CONFIG).file(
         "project/.opencode/permaudit.jsonc",
@@ -488,6 +513,48 @@ fn baseline_round_trip_write_hide_stale() {
 }
 
 #[test]
+fn a_baseline_never_hides_findings_about_ignore_comments() {
+    // An ignore without a reason is fixed where it is written: `--write-baseline` leaves it
+    // out, and a baseline that lists it anyway does not hide it.
+    let config = CONFIG.replace(
+        "      \"tests/**\": \"deny\",",
+        "      // permaudit-ignore[shadowed-deny]\n      \"tests/**\": \"deny\",",
+    );
+    let t = project(&config);
+    let before = concise(&t, &[]);
+    assert!(
+        before.stdout.contains("[ignore-without-reason]"),
+        "{}",
+        before.stdout
+    );
+    let w = t.run(&["check", "--write-baseline", "permaudit-baseline.json"]);
+    assert_eq!(w.code, 0, "{}", w.stderr);
+    let written =
+        std::fs::read_to_string(t.root().join("project/permaudit-baseline.json")).unwrap();
+    assert!(!written.contains("ignore-without-reason"), "{written}");
+    let out = concise(&t, &["--baseline", "permaudit-baseline.json"]);
+    assert_eq!(ids(&out), ["ignore-without-reason"], "{}", out.stdout);
+    // Listed by hand: still reported.
+    let mut v: Value = serde_json::from_str(&written).unwrap();
+    v["entries"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "id": "ignore-without-reason",
+            "agents": [],
+            "file": "opencode.jsonc",
+            "text": "// permaudit-ignore[shadowed-deny]"
+        }));
+    let t = t.file("project/permaudit-baseline.json", &v.to_string());
+    let out = concise(&t, &["--baseline", "permaudit-baseline.json"]);
+    assert!(
+        out.stdout.contains("[ignore-without-reason]"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn write_baseline_leaves_nothing_on_failure_and_ignores_the_old_baseline() {
     let t = project(CONFIG);
     let before = files(t.root());
@@ -726,17 +793,26 @@ fn summary_grammar() {
             "{\"select\": [\"shadowed-deny\"]}",
         );
     let last = |o: Output| o.stdout.lines().last().unwrap().to_string();
-    assert_eq!(last(t.run(&["check"])), "1 error");
+    assert_eq!(
+        last(t.run(&["check"])),
+        "1 error (2 hidden by the settings)"
+    );
     let t = t.file(
         "project/.opencode/permaudit.jsonc",
         "{\"select\": [\"dead-rule\", \"shadowed-deny\"]}",
     );
-    assert_eq!(last(t.run(&["check"])), "1 error, 1 warning");
+    assert_eq!(
+        last(t.run(&["check"])),
+        "1 error, 1 warning (1 hidden by the settings)"
+    );
     let t = t.file(
         "project/.opencode/permaudit.jsonc",
         "{\"select\": [\"never-matches\"]}",
     );
-    assert_eq!(last(t.run(&["check"])), "no findings");
+    assert_eq!(
+        last(t.run(&["check"])),
+        "no findings (3 hidden by the settings)"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -201,7 +201,8 @@ fn check(
             baseline: None,
             ..inputs
         };
-        let kept = crate::suppress::apply(project, findings, &inputs).findings;
+        let mut kept = crate::suppress::apply(project, findings, &inputs).findings;
+        kept.retain(|f| !crate::suppress::NOT_BASELINED.contains(&f.id));
         return Ok(write_baseline(project, &kept, &setup.root, file));
     }
     let mut outcome = crate::suppress::apply(project, findings, &inputs);
@@ -291,6 +292,7 @@ fn check_text(
     let (e, w, i) = report::check::summary(findings);
     out.push_str(&report::check::summary_line(e, w, i));
     let hidden: Vec<String> = [
+        (outcome.hidden_by_settings, "by the settings"),
         (outcome.hidden_by_comments, "by permaudit-ignore comments"),
         (outcome.hidden_by_baseline, "by the baseline"),
     ]
