@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The entry of the `permaudit` pre-commit hook (.pre-commit-hooks.yaml): `permaudit check`
-# with the hook's args, in the repository being committed. pre-commit keeps one checkout of
+# The entry of the `permaudit` and `permaudit-diff` pre-commit hooks (.pre-commit-hooks.yaml):
+# `permaudit COMMAND` with the hook's args (`check …`, `diff --project-only --staged …`), in
+# the repository being committed. pre-commit keeps one checkout of
 # the hook repository per rev; the first run installs permaudit from it with
 # `cargo install --locked` (the versions Cargo.lock names) into that checkout, later runs
 # start the installed binary directly. CARGO_TARGET_DIR, when set, is used for the build.
@@ -17,4 +18,4 @@ if [ ! -x "$bin" ]; then
     echo "permaudit hook: installing permaudit from $HERE (cargo install --locked; first run of this rev only)" >&2
     cargo install --locked --quiet --path "$HERE" --root "$ROOT_DIR" >&2
 fi
-exec "$bin" check "$@"
+exec "$bin" "$@"

@@ -42,6 +42,15 @@ if bad:
     sys.exit(f"pattern {files.pattern!r} gets these wrong: {bad}")
 PY
 
+step "every hook that builds runs the one locked build (scripts/pre-commit-hook.sh), none language: rust"
+"$VENV/bin/python" - "$ROOT/.pre-commit-hooks.yaml" <<'PY' || fail "hook entries"
+import sys, yaml
+hooks = {h["id"]: h for h in yaml.safe_load(open(sys.argv[1]))}
+assert all(h["language"] in ("script", "system") for h in hooks.values()), hooks
+assert hooks["permaudit"]["entry"] == "scripts/pre-commit-hook.sh check", hooks["permaudit"]
+assert hooks["permaudit-diff"]["entry"] == "scripts/pre-commit-hook.sh diff --project-only --staged", hooks["permaudit-diff"]
+PY
+
 # A scratch repository in which the user commits; HOME of its own (no global config).
 P="$TMP/project"
 mkdir -p "$P/src" "$TMP/home"
@@ -80,5 +89,25 @@ grep -q 'installing permaudit from .* (cargo install --locked' <<<"$out" || fail
 grep -qx 'shadowed-deny' <<<"$out" || fail "the hook's output lacks the finding: $out"
 grep -qx 'sample-mismatch' <<<"$out" || fail "the hook did not read .opencode/permaudit-samples.txt: $out"
 step "  took $((SECONDS - started)) s"
+
+step "the permaudit-diff entry on a staged widening, with the build the first hook made"
+# A copy of the hook's script beside the binary try-repo built: what pre-commit runs for
+# permaudit-diff in the same store checkout (both hooks share one build per rev).
+H="$TMP/hookrepo"
+mkdir -p "$H/scripts" "$H/.permaudit-hook/bin"
+cp "$ROOT/scripts/pre-commit-hook.sh" "$H/scripts/"
+cp "$ROOT/target/release/permaudit" "$H/.permaudit-hook/bin/permaudit"
+printf '{"permission":{"edit":{"*": "ask", "tests/**": "deny"}}}\n' > "$P/opencode.json"
+git -C "$P" add -A
+git -C "$P" commit -qm base
+printf '{"permission":{"edit":{"*": "ask", "tests/**": "allow"}}}\n' > "$P/opencode.json"
+git -C "$P" add opencode.json
+set +e
+out=$(cd "$P" && NO_COLOR=1 bash "$H/scripts/pre-commit-hook.sh" diff --project-only --staged 2>&1)
+code=$?
+set -e
+[ "$code" = 1 ] || fail "expected the diff hook to fail on a widening (exit 1), got $code: $out"
+grep -q 'permaudit diff: HEAD → index' <<<"$out" || fail "not HEAD vs the index: $out"
+grep -q 'deny → allow' <<<"$out" || fail "the widening is not reported: $out"
 
 step "ok: the pre-commit hook skips unrelated files, installs permaudit locked and reports"

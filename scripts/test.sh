@@ -8,9 +8,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
 export OPENCODE_BIN
-# One representative release per older profile (src/profile.rs, Profile::representatives),
+# One representative release per older profile (src/profile.rs, Profile::representatives;
+# set and empty: none),
 # for the per-profile sample of tests/conformance.rs (README "OpenCode versions").
-PERMAUDIT_PROFILE_VERSIONS=${PERMAUDIT_PROFILE_VERSIONS:-1.14.41,1.15.4,1.15.13,1.17.0,1.17.9,1.17.19,1.18.15,1.18.23}
+PERMAUDIT_PROFILE_VERSIONS=${PERMAUDIT_PROFILE_VERSIONS-1.14.41,1.15.4,1.15.13,1.17.0,1.17.9,1.17.19,1.18.15,1.18.23}
 export PERMAUDIT_PROFILE_VERSIONS
 for v in ${PERMAUDIT_PROFILE_VERSIONS//,/ }; do
     bash scripts/install-oracle.sh "$v" >/dev/null
