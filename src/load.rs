@@ -45,6 +45,21 @@ pub struct Warning {
     pub loc: Loc,
     pub code: &'static str,
     pub message: String,
+    /// What OpenCode ignores holds a deny or an ask (or a tool switched off): the author
+    /// believes something is restricted that is not.
+    pub lost_protection: bool,
+}
+
+/// Does this value hold a restriction anywhere: an action `deny` or `ask`, or `false` (a
+/// tool switched off)?
+pub fn holds_restriction(n: &Node) -> bool {
+    match &n.value {
+        Value::String(s) => s == "deny" || s == "ask",
+        Value::Bool(b) => !b,
+        Value::Object(o) => o.iter().any(|(_, v)| holds_restriction(v)),
+        Value::Array(items) => items.iter().any(holds_restriction),
+        _ => false,
+    }
 }
 
 /// A legacy `tools` entry as written. OpenCode folds these into `permission` (spec §5.4),
@@ -93,6 +108,8 @@ pub struct IgnoredKey {
     pub key: String,
     /// The agent whose entry holds it; `None` at the top level.
     pub agent: Option<String>,
+    /// It holds a deny, an ask or a tool switched off ([`holds_restriction`]).
+    pub lost_protection: bool,
 }
 
 /// Record the keys of an agent entry that OpenCode's agent schema does not read.
@@ -107,6 +124,7 @@ fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node) {
                 loc: config::key_loc(v),
                 key: k.to_string(),
                 agent: Some(agent.to_string()),
+                lost_protection: holds_restriction(v),
             }),
     );
 }
@@ -293,6 +311,7 @@ impl Loader<'_> {
                     loc: config::key_loc(v),
                     key: k.to_string(),
                     agent: None,
+                    lost_protection: holds_restriction(v),
                 }),
         );
         if let Some(t) = top.get("tools") {
@@ -340,6 +359,7 @@ impl Loader<'_> {
                 message: format!(
                     "`{path}`: this OpenCode release ignores a V2 `permissions` block (1.18.24 and later refuse it), so none of its rules apply: write `permission`"
                 ),
+                lost_protection: false,
             });
         }
         Ok(cfg)
@@ -382,6 +402,7 @@ impl Loader<'_> {
                         "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode loads it with the whole file as its prompt and NO permission rules from this file",
                         e.message
                     ),
+                    lost_protection: false,
                 });
                 return Ok(Some((
                     derived.to_string(),
@@ -396,6 +417,7 @@ impl Loader<'_> {
                         "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode silently drops this {what}",
                         e.message
                     ),
+                    lost_protection: false,
                 });
                 return Ok(None);
             }
@@ -432,6 +454,7 @@ impl Loader<'_> {
                         message: format!(
                             "{what} `{name}`: OpenCode ignores `permissions:` in frontmatter (the V2 spelling; it becomes an agent option), so none of its rules apply: write `permission:`"
                         ),
+                        lost_protection: holds_restriction(p),
                     });
                 }
                 Ok(Some((name, with_mode(entry, kind))))
@@ -445,6 +468,7 @@ impl Loader<'_> {
                         "mode `{name}` fails OpenCode's agent schema at `{}` ({}); OpenCode silently skips it",
                         e.path, e.message
                     ),
+                    lost_protection: false,
                 });
                 Ok(None)
             }
@@ -871,6 +895,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                 },
                 code: "ignored-env-permission",
                 message: "OPENCODE_PERMISSION is not valid JSON; OpenCode ignores it (with only a log warning)".into(),
+                lost_protection: false,
             }),
         }
     }

@@ -1,4 +1,4 @@
-//! `ignored-key` (warning)
+//! `ignored-key` (warning; error when the ignored block denies, asks or switches a tool off)
 //!
 //! ## What it finds
 //! A permission block OpenCode loads without complaint and then ignores: `permissions:` (the

@@ -523,9 +523,15 @@ pub fn warning_findings(ctx: &Ctx<'_>, check: &Check, codes: &[&str], out: &mut 
         if !codes.contains(&w.code) {
             continue;
         }
+        // What OpenCode ignores held a deny, an ask or a switched-off tool: lost protection.
+        let level = if w.lost_protection {
+            Level::Error
+        } else {
+            check.level
+        };
         out.push(Finding {
             id: check.id,
-            level: check.level,
+            level,
             agents: Vec::new(),
             rule: None,
             loc: Some(w.loc),

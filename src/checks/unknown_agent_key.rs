@@ -1,4 +1,4 @@
-//! `unknown-agent-key` (warning)
+//! `unknown-agent-key` (warning; error when what it holds denies, asks or switches a tool off)
 //!
 //! ## What it finds
 //! A key OpenCode 1.18.34 reads past without a word, where a real key was meant: in an
@@ -16,7 +16,8 @@
 //! OpenCode moves an unknown agent key into the agent's `options` and drops an unknown
 //! top-level key, and says nothing (verified with `opencode debug config` on 1.18.34): a
 //! `"permision": {"edit": "deny"}` block loses every rule in it, and the agent edits
-//! freely.
+//! freely. When the ignored value holds a `deny`, an `ask` or a `false` tool, the finding
+//! is an error: the author believes something is restricted, and `check` fails by default.
 //!
 //! ## Example
 //! ```json
@@ -82,9 +83,16 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some(message) = diagnose(&k.key, k.agent.is_some()) else {
             continue;
         };
+        // A dropped deny, ask or switched-off tool is lost protection: an error, so `check`
+        // fails on it by default.
+        let level = if k.lost_protection {
+            Level::Error
+        } else {
+            CHECK.level
+        };
         out.push(Finding {
             id: CHECK.id,
-            level: CHECK.level,
+            level,
             agents: k.agent.iter().cloned().collect(),
             rule: None,
             loc: Some(k.loc),
