@@ -983,3 +983,53 @@ fn the_schema_validates_the_example_settings_and_refuses_bad_ones() {
         assert_eq!(t.run(&["check"]).code, 2, "{bad} passes permaudit");
     }
 }
+
+#[test]
+fn machine_formats_carry_a_refusal_on_stdout() {
+    // OpenCode refuses `"sometimes"`: exit 2, and a pipeline reading stdout learns why.
+    let t = project("{\n  \"permission\": {\"edit\": \"sometimes\"}\n}\n");
+    let json = t.run(&["check", "--format", "json"]);
+    assert_eq!(json.code, 2, "{}", json.stderr);
+    let v = json.json();
+    assert_eq!(v["version"], 2);
+    assert_eq!(v["error"]["source"]["path"], "opencode.jsonc");
+    assert_eq!(v["error"]["source"]["line"], 2);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("OpenCode refuses this config"),
+        "{v}"
+    );
+    let sarif = t.run(&["check", "--format", "sarif"]);
+    assert_eq!(sarif.code, 2);
+    let s = sarif.json();
+    let inv = &s["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false, "{s}");
+    let note = &inv["toolExecutionNotifications"][0];
+    assert_eq!(
+        note["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+    let gh = t.run(&["check", "--format", "github"]);
+    assert_eq!(gh.code, 2);
+    assert!(
+        gh.stdout
+            .starts_with("::error file=opencode.jsonc,line=2,col="),
+        "{}",
+        gh.stdout
+    );
+    // The human forms say it on stderr only.
+    let human = t.run(&["check"]);
+    assert_eq!(human.code, 2);
+    assert!(human.stdout.is_empty(), "{}", human.stdout);
+    // A refused settings file too.
+    let t = project(CONFIG).file("project/.opencode/permaudit.jsonc", "{\"selct\": []}");
+    let v = t.run(&["check", "--format", "json"]);
+    assert_eq!(v.code, 2);
+    let v = v.json();
+    assert_eq!(
+        v["error"]["source"]["path"], ".opencode/permaudit.jsonc",
+        "{v}"
+    );
+}

@@ -298,7 +298,8 @@ const COMMANDS: &[&[&str]] = &[
 ];
 
 /// Every command exits 2 with `FILE:LINE:COL: error: ` and `what` on stderr, nothing on
-/// stdout. `check` names a file in the project relative to the project root.
+/// stdout but `check`'s machine formats, which carry the refusal at the same place. `check`
+/// names a file in the project relative to the project root.
 fn refused_everywhere(t: &Tree, file: &str, (line, col): (usize, usize), what: &str) {
     let path = t.path(file);
     let relative = path.strip_prefix(t.path("proj")).unwrap_or(&path);
@@ -317,7 +318,27 @@ fn refused_everywhere(t: &Tree, file: &str, (line, col): (usize, usize), what: &
             "{args:?}: expected {what:?}:\n{}",
             out.stderr
         );
-        assert!(out.stdout.is_empty(), "{args:?} printed:\n{}", out.stdout);
+        match args {
+            ["check", "--format", "json"] => {
+                let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+                let at = (&v["error"]["source"]["line"], &v["error"]["source"]["column"]);
+                assert_eq!(at, (&line.into(), &col.into()), "{args:?}: {v}");
+            }
+            ["check", "--format", "sarif"] => {
+                let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+                let note = &v["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+                let region = &note["locations"][0]["physicalLocation"]["region"];
+                assert_eq!(region["startLine"], line, "{args:?}: {v}");
+                assert_eq!(region["startColumn"], col, "{args:?}: {v}");
+            }
+            ["check", "--format", "github"] => assert!(
+                out.stdout.starts_with("::error ")
+                    && out.stdout.contains(&format!(",line={line},col={col},")),
+                "{args:?}: {}",
+                out.stdout
+            ),
+            _ => assert!(out.stdout.is_empty(), "{args:?} printed:\n{}", out.stdout),
+        }
     }
 }
 

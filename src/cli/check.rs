@@ -103,7 +103,12 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         ci.project_only,
         ci.absolute_paths,
     )
-    .map_err(|e| setup_error(e, None, ctx.err_style))?;
+    .map_err(|e| {
+        if let SetupError::Settings { sources, error } = &e {
+            refused_machine(args.format, sources, error, out);
+        }
+        setup_error(e, None, ctx.err_style)
+    })?;
     let project_only_host;
     let host: &dyn crate::discover::Host = if setup.project_only {
         project_only_host = crate::discover::ProjectOnly::new(&RealHost, &ctx.cwd);
@@ -113,8 +118,28 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
     };
     let profile = ctx.profile()?;
     let root = (!setup.absolute).then_some(setup.root.as_path());
-    let mut project = ctx.load(host, profile, root)?;
+    let mut project = ctx.load(host, profile, root, &mut |f| {
+        refused_machine(args.format, &f.sources, &f.error, out)
+    })?;
     check(&mut project, args, &setup, ctx.out_style, out)
+}
+
+/// A refused config or settings file in the machine formats, on standard output (the human
+/// forms say it on stderr only).
+fn refused_machine(
+    format: CheckFormat,
+    sources: &crate::source::SourceMap,
+    error: &crate::load::LoadError,
+    out: &mut dyn Write,
+) {
+    use report::error::Machine;
+    let form = match format {
+        CheckFormat::Json => Machine::Json,
+        CheckFormat::Sarif => Machine::Sarif,
+        CheckFormat::Github => Machine::Github,
+        CheckFormat::Human | CheckFormat::Concise => return,
+    };
+    let _ = out.write_all(report::error::machine(sources, error, form).as_bytes());
 }
 
 /// Print why `check` cannot start; the exit code.

@@ -227,12 +227,19 @@ impl Context {
     /// The project as OpenCode loads it on this machine.
     fn project(&self) -> Result<Project, i32> {
         let profile = self.profile()?;
-        self.load(&RealHost, profile, None)
+        self.load(&RealHost, profile, None, &mut |_| {})
     }
 
     /// Load the project through `host`; with `root`, files are named relative to it. A
-    /// refused config is rendered on stderr; discovery notes and warnings go there too.
-    fn load(&self, host: &dyn Host, profile: Profile, root: Option<&Path>) -> Result<Project, i32> {
+    /// refused config is rendered on stderr, then handed to `refused`; discovery notes and
+    /// warnings go to stderr too.
+    fn load(
+        &self,
+        host: &dyn Host,
+        profile: Profile,
+        root: Option<&Path>,
+        refused: &mut dyn FnMut(&crate::load::Failure),
+    ) -> Result<Project, i32> {
         let project = match Project::load_as(host, &self.cwd, self.platform, profile) {
             Ok(mut p) => {
                 if let Some(root) = root {
@@ -245,6 +252,7 @@ impl Context {
                     f.sources.relative_to(root);
                 }
                 eprint!("{}", report::error::render(&f, self.err_style));
+                refused(&f);
                 return Err(EXIT_REFUSED);
             }
         };

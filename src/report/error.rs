@@ -96,3 +96,64 @@ pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String 
     }
     out
 }
+
+/// A refusal in the machine formats of `check`, so that a pipeline reading standard output
+/// sees why there are no findings (exit 2 either way):
+/// - JSON (contract version 2, additive): `{"version":2,"error":{"message","source"}}`;
+/// - SARIF: a run without results whose invocation failed, with the refusal as its
+///   notification (`toolExecutionNotifications`, at its place);
+/// - GitHub: one `::error` annotation at the place.
+pub enum Machine {
+    Json,
+    Sarif,
+    Github,
+}
+
+pub fn machine(sources: &SourceMap, e: &LoadError, form: Machine) -> String {
+    let (loc, headline, _) = parts(e);
+    let source = super::source_json(sources, loc);
+    match form {
+        Machine::Json => {
+            let v = serde_json::json!({
+                "version": 2,
+                "error": {"message": headline, "source": source},
+            });
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Machine::Sarif => {
+            let mut note = serde_json::json!({
+                "level": "error",
+                "message": {"text": headline},
+            });
+            if let Some(l) = loc {
+                let p = sources.position(l);
+                note["locations"] = serde_json::json!([{"physicalLocation": {
+                    "artifactLocation": {"uri": p.name},
+                    "region": {"startLine": p.line, "startColumn": p.column},
+                }}]);
+            }
+            let mut log = super::sarif_log(Vec::new(), Vec::new());
+            log["runs"][0]["invocations"] = serde_json::json!([{
+                "executionSuccessful": false,
+                "toolExecutionNotifications": [note],
+            }]);
+            serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+        }
+        Machine::Github => {
+            let (esc, prop) = (super::gh_escape, super::gh_property);
+            match loc {
+                Some(l) => {
+                    let p = sources.position(l);
+                    format!(
+                        "::error file={},line={},col={},title=permaudit::{}\n",
+                        prop(&p.name),
+                        p.line,
+                        p.column,
+                        esc(&headline)
+                    )
+                }
+                None => format!("::error title=permaudit::{}\n", esc(&headline)),
+            }
+        }
+    }
+}
