@@ -321,7 +321,10 @@ fn refused_everywhere(t: &Tree, file: &str, (line, col): (usize, usize), what: &
         match args {
             ["check", "--format", "json"] => {
                 let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-                let at = (&v["error"]["source"]["line"], &v["error"]["source"]["column"]);
+                let at = (
+                    &v["error"]["source"]["line"],
+                    &v["error"]["source"]["column"],
+                );
                 assert_eq!(at, (&line.into(), &col.into()), "{args:?}: {v}");
             }
             ["check", "--format", "sarif"] => {
