@@ -161,14 +161,20 @@ fn finding(
         }
         s
     };
-    let mut denied = vec![fill(""), fill("x")];
-    if let crate::glob::automaton::Outcome::Witness(w) =
-        ctx.analyses.get(agent_index(ctx, agent)?)?.decides(i)
-        && w.permission.to_exact_string().as_deref() == Some("bash")
-        && let Some(s) = w.subject.to_exact_string()
-    {
-        denied.push(s);
-    }
+    // The rule's own text first; the automaton's input (a search) only when neither works.
+    let automaton = || match ctx.analyses.get(agent_index(ctx, agent)?)?.decides(i) {
+        crate::glob::automaton::Outcome::Witness(w)
+            if w.permission.to_exact_string().as_deref() == Some("bash") =>
+        {
+            w.subject.to_exact_string()
+        }
+        _ => None,
+    };
+    let denied = [fill(""), fill("x")]
+        .into_iter()
+        .map(Some)
+        .chain(std::iter::once_with(automaton))
+        .flatten();
     for w in denied {
         let Some(part) = single_part(splitter, &w) else {
             continue;

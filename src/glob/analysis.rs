@@ -109,10 +109,14 @@ pub struct Analysis {
     /// case-folded on Windows; rule index), sorted: the rules whose prefixes are compatible
     /// with a given one are a few ranges of it ([`Analysis::compatible`]).
     by_prefix: Vec<Vec<(Vec<u16>, usize)>>,
+    /// [`Analysis::contains`] by `(outer, inner)` shapes: its answer depends on the globs
+    /// alone, and the order checks ask the same pair again for many rules (an exception
+    /// test looks back over up to 256 earlier rules for each candidate).
+    contained: std::cell::RefCell<HashMap<(Shape, Shape), Outcome<Input>>>,
 }
 
 /// A rule as indices into the distinct globs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Shape {
     permission: usize,
     pattern: usize,
@@ -163,6 +167,7 @@ impl Analysis {
             rules,
             by_permission,
             by_prefix,
+            contained: Default::default(),
         }
     }
 
@@ -365,9 +370,18 @@ impl Analysis {
     /// product of languages is contained in another iff each coordinate is (rules never
     /// match nothing: every glob has a shortest member).
     pub fn contains(&self, outer: usize, inner: usize) -> Outcome<Input> {
-        let (Some(ro), Some(ri)) = (self.rules.get(outer), self.rules.get(inner)) else {
+        let (Some(&ro), Some(&ri)) = (self.rules.get(outer), self.rules.get(inner)) else {
             return Outcome::Inconclusive;
         };
+        if let Some(known) = self.contained.borrow().get(&(ro, ri)) {
+            return known.clone();
+        }
+        let answer = self.contains_shapes(ro, ri);
+        self.contained.borrow_mut().insert((ro, ri), answer.clone());
+        answer
+    }
+
+    fn contains_shapes(&self, ro: Shape, ri: Shape) -> Outcome<Input> {
         let mut budget = Budget::new(self.budget);
         let mut out = Input::default();
         let coords = [
