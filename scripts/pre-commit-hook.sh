@@ -5,6 +5,8 @@
 # the hook repository per rev; the first run installs permaudit from it with
 # `cargo install --locked` (the versions Cargo.lock names) into that checkout, later runs
 # start the installed binary directly. CARGO_TARGET_DIR, when set, is used for the build.
+# pre-commit holds a hook's output until the hook ends, so the first run's build would be
+# minutes of silence: its progress goes to the terminal (/dev/tty) when there is one.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT_DIR="$HERE/.permaudit-hook"
@@ -15,7 +17,12 @@ if [ ! -x "$bin" ]; then
         echo "Or use the hook id permaudit-system with a permaudit on PATH (npm install -g permaudit)." >&2
         exit 2
     fi
-    echo "permaudit hook: installing permaudit from $HERE (cargo install --locked; first run of this rev only)" >&2
-    cargo install --locked --quiet --path "$HERE" --root "$ROOT_DIR" >&2
+    progress=/dev/stderr
+    if { : >/dev/tty; } 2>/dev/null; then
+        progress=/dev/tty
+    fi
+    echo "permaudit hook: building permaudit from $HERE with cargo install --locked (first run of this rev only; a few minutes)" >"$progress"
+    cargo install --locked --path "$HERE" --root "$ROOT_DIR" 2>"$progress"
+    echo "permaudit hook: built $bin" >"$progress"
 fi
 exec "$bin" "$@"

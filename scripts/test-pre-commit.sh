@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pre-commit hooks as a user meets them (README "Use in pre-commit"; scripts/test.sh
+# The pre-commit hooks as a user meets them (docs/ci.md "Use in pre-commit"; scripts/test.sh
 # runs this): pre-commit (from PyPI, into target/pre-commit-venv) runs `try-repo` of this
 # repository on a scratch git repository: the hook installs permaudit with
 # `cargo install --locked` (CARGO_TARGET_DIR=target/ reuses the release build's
@@ -85,7 +85,7 @@ started=$SECONDS
 try --all-files
 [ "$code" = 1 ] || fail "expected the hook to fail (exit 1), got $code: $out"
 grep -q '^permaudit\.*Failed$' <<<"$out" || fail "no 'permaudit...Failed' line: $out"
-grep -q 'installing permaudit from .* (cargo install --locked' <<<"$out" || fail "the hook did not install permaudit: $out"
+grep -q 'building permaudit from .* with cargo install --locked' <<<"$out" || fail "the hook did not install permaudit: $out"
 grep -qx 'shadowed-deny' <<<"$out" || fail "the hook's output lacks the finding: $out"
 grep -qx 'sample-mismatch' <<<"$out" || fail "the hook did not read .opencode/permaudit-samples.txt: $out"
 step "  took $((SECONDS - started)) s"
