@@ -161,7 +161,7 @@ pub enum LoadError {
     FileRef { loc: Loc, message: String },
     /// Something OpenCode accepts but whose rules permaudit cannot know (JavaScript frontmatter).
     Unauditable { loc: Loc, message: String },
-    /// Past one of permaudit's own limits (README "Limits"): what OpenCode makes of it is
+    /// Past one of permaudit's own limits (docs/limits.md): what OpenCode makes of it is
     /// not known, so permaudit says nothing about it rather than guess.
     Limit { loc: Loc, message: String },
     /// A directory walk past [`discover::MAX_WALK_DIRS`].
@@ -212,10 +212,10 @@ impl Loader<'_> {
     /// `readFileStringSafe` treats as absent.
     fn read(&mut self, path: &Path) -> Result<Option<SourceId>, LoadError> {
         match self.host.read(path) {
-            Ok(bytes) => Ok(Some(self.sources.add(SourceFile::new(
-                Origin::File(path.to_path_buf()),
-                decode_text(&bytes),
-            )))),
+            Ok(bytes) => Ok(Some(
+                self.sources
+                    .add(SourceFile::decode(Origin::File(path.to_path_buf()), &bytes)),
+            )),
             Err(e) if e.kind != ReadErrorKind::Other => Ok(None),
             Err(e) => Err(LoadError::Read {
                 path: path.to_path_buf(),
@@ -965,7 +965,7 @@ fn check_rule_limits(m: &Merged) -> Result<(), LoadError> {
                     return Err(LoadError::Limit {
                         loc: leaf.loc,
                         message: format!(
-                            "more than {MAX_RULES} permission rules in all configs together: past permaudit's limit (OpenCode has none; see the README's \"Limits\")"
+                            "more than {MAX_RULES} permission rules in all configs together: past permaudit's limit (OpenCode has none; see docs/limits.md)"
                         ),
                     });
                 }
@@ -975,7 +975,7 @@ fn check_rule_limits(m: &Merged) -> Result<(), LoadError> {
                         return Err(LoadError::Limit {
                             loc: leaf.loc,
                             message: format!(
-                                "a {what} of {n} characters: past permaudit's limit of {MAX_PATTERN_CHARS} (OpenCode has none; see the README's \"Limits\")"
+                                "a {what} of {n} characters: past permaudit's limit of {MAX_PATTERN_CHARS} (OpenCode has none; see docs/limits.md)"
                             ),
                         });
                     }

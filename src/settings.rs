@@ -305,7 +305,7 @@ pub enum SetupError {
     },
     /// The settings file is refused: the sources hold it, the error locates the place.
     Settings {
-        sources: SourceMap,
+        sources: Box<SourceMap>,
         error: crate::load::LoadError,
     },
     /// A baseline entry is refused, at `loc` in the project's sources
@@ -348,7 +348,10 @@ impl Setup {
                         loc: e.loc,
                         message: format!("permaudit's settings: {}", e.message),
                     };
-                    return Err(SetupError::Settings { sources, error });
+                    return Err(SetupError::Settings {
+                        sources: Box::new(sources),
+                        error,
+                    });
                 }
             }
         }

@@ -52,10 +52,25 @@ pub struct SourceFile {
     pub text: String,
     /// The name output shows instead of the path ([`SourceMap::relative_to`]).
     display: Option<String>,
+    /// What decoding the bytes found: not UTF-8, or a binary file ([`SourceFile::decode`]).
+    pub damage: Option<Damage>,
     line_starts: Vec<usize>,
     /// UTF-8 continuation bytes before each multiple of [`CHUNK`]: columns in constant
     /// time on long lines (a minified config is one line; each of its rules needs a column).
     continuations: Vec<usize>,
+}
+
+/// Bytes of a file that are not UTF-8 text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Damage {
+    /// Not valid UTF-8; `at` is the byte offset (in the decoded text) of the first U+FFFD
+    /// that replaced a bad sequence.
+    NotUtf8 { at: usize },
+    /// Holds a NUL byte: not a text file at all.
+    Binary,
+    /// Ends a line with a CR alone (old Mac style). OpenCode counts lines by LF only, so a
+    /// `line:col` here is on one long line that an editor may show as several.
+    LoneCr,
 }
 
 /// See [`SourceFile::continuations`].
@@ -74,6 +89,8 @@ impl SourceFile {
             if i % CHUNK == 0 {
                 continuations.push(count);
             }
+            // A line ends at LF (CR LF included), as OpenCode counts lines in its errors; a
+            // lone CR is not a line end there (see `Damage::LoneCr`).
             if b == b'\n' {
                 line_starts.push(i + 1);
             }
@@ -86,19 +103,77 @@ impl SourceFile {
             origin,
             text,
             display: None,
+            damage: None,
             line_starts,
             continuations,
         }
     }
 
-    /// Named relative to `root` if it is under it (see [`SourceMap::relative_to`]).
-    fn relative_to(&mut self, root: &std::path::Path) {
-        if let Origin::File(p) = &self.origin
-            && let Ok(rel) = p.strip_prefix(root)
-            && !rel.as_os_str().is_empty()
-        {
+    /// A source from the bytes of a file, decoded as Bun decodes files: UTF-8, each invalid
+    /// sequence replaced by U+FFFD. What was replaced, or that the bytes look binary (a NUL
+    /// byte), is kept for error messages.
+    pub fn decode(origin: Origin, bytes: &[u8]) -> SourceFile {
+        let lone_cr = || {
+            bytes
+                .iter()
+                .enumerate()
+                .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+        };
+        let damage = if bytes.contains(&0) {
+            Some(Damage::Binary)
+        } else if let Err(e) = std::str::from_utf8(bytes) {
+            Some(Damage::NotUtf8 {
+                at: e.valid_up_to(),
+            })
+        } else if lone_cr() {
+            Some(Damage::LoneCr)
+        } else {
+            None
+        };
+        let mut f = SourceFile::new(origin, String::from_utf8_lossy(bytes).into_owned());
+        f.damage = damage;
+        f
+    }
+
+    /// A clause for an error in this source saying what its bytes are, if they are not text.
+    pub fn damage_note(&self) -> Option<String> {
+        Some(match self.damage? {
+            Damage::Binary => {
+                "the file is binary: it holds NUL bytes".to_string()
+            }
+            Damage::LoneCr => "the file ends lines with a lone CR, which OpenCode does not count as a line end: lines are counted as OpenCode counts them".to_string(),
+            Damage::NotUtf8 { at } => {
+                let (line, col) = self.line_col(at);
+                format!(
+                    "the file is not valid UTF-8: OpenCode reads each bad byte sequence as U+FFFD, the first at {line}:{col}"
+                )
+            }
+        })
+    }
+
+    /// Named relative to `root` if it is under it, else as `~/…` if it is under `home`
+    /// (see [`SourceMap::relative_to`]).
+    fn name_by(&mut self, root: Option<&std::path::Path>, home: Option<&std::path::Path>) {
+        let Origin::File(p) = &self.origin else {
+            return;
+        };
+        let under = |dir: Option<&std::path::Path>| {
+            dir.and_then(|d| p.strip_prefix(d).ok())
+                .filter(|rel| !rel.as_os_str().is_empty())
+        };
+        if let Some(rel) = under(root) {
             self.display = Some(rel.display().to_string());
+        } else if let Some(rel) = under(home) {
+            self.display = Some(format!("~/{}", rel.display()));
         }
+    }
+
+    /// Byte offset where the 0-based `line` starts (the text's end past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
     }
 
     /// UTF-8 continuation bytes in `text[..offset]`.
@@ -129,13 +204,18 @@ impl SourceFile {
         }
     }
 
+    /// 0-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset.min(self.text.len())) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
     /// 1-based line and column (column counted in Unicode scalar values) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line = self.line_of(offset);
         let mut start = self.line_starts[line];
         // A leading BOM is not a column: the file decoder drops it, and editors hide it.
         if line == 0 && self.text.starts_with('\u{feff}') {
@@ -158,6 +238,8 @@ pub struct SourceMap {
     files: Vec<SourceFile>,
     /// Set by [`SourceMap::relative_to`]: files added later are named relative to it too.
     root: Option<std::path::PathBuf>,
+    /// Set by [`SourceMap::home_as_tilde`].
+    home: Option<std::path::PathBuf>,
 }
 
 impl SourceMap {
@@ -166,9 +248,7 @@ impl SourceMap {
     }
 
     pub fn add(&mut self, mut file: SourceFile) -> SourceId {
-        if let Some(root) = &self.root {
-            file.relative_to(root);
-        }
+        file.name_by(self.root.as_deref(), self.home.as_deref());
         self.files.push(file);
         SourceId((self.files.len() - 1) as u32)
     }
@@ -188,10 +268,22 @@ impl SourceMap {
     /// `root` (`opencode.json`, `.opencode/agent/x.md`) in all output from now on; files
     /// elsewhere keep their absolute path. Only names change: [`SourceFile::path`] still gives the real path.
     pub fn relative_to(&mut self, root: &std::path::Path) {
-        for f in &mut self.files {
-            f.relative_to(root);
-        }
         self.root = Some(root.to_path_buf());
+        self.rename();
+    }
+
+    /// Name every file under `home` but not under the root, and every one added later, as
+    /// `~/…` (`~/.config/opencode/opencode.json`): for human output, where that reads
+    /// better than the full path; machine output keeps paths a program can open.
+    pub fn home_as_tilde(&mut self, home: &std::path::Path) {
+        self.home = Some(home.to_path_buf());
+        self.rename();
+    }
+
+    fn rename(&mut self) {
+        for f in &mut self.files {
+            f.name_by(self.root.as_deref(), self.home.as_deref());
+        }
     }
 
     /// `(name, line, column)` of a location.

@@ -1,4 +1,4 @@
-//! Keeping `check` on in CI (README "Configuration" and "Suppressing findings"): permaudit's
+//! Keeping `check` on in CI (docs/configuration.md): permaudit's
 //! settings file, inline `permaudit-ignore` comments, the baseline, `--project-only`, and
 //! the output forms, end to end on throw-away projects.
 //!
@@ -647,9 +647,10 @@ fn project_only_reads_only_the_project() {
         "the global config has a shadowed deny: {}",
         all.stdout
     );
+    // Under HOME, human output says `~/…`.
     for place in [
-        "home/.config/opencode/opencode.json",
-        "home/.opencode/agent/mine.md",
+        "~/.config/opencode/opencode.json",
+        "~/.opencode/agent/mine.md",
         "managed/opencode.json",
         "env:OPENCODE_CONFIG_CONTENT",
         "env:OPENCODE_PERMISSION",
@@ -670,7 +671,9 @@ fn project_only_reads_only_the_project() {
         only.stdout
     );
     assert!(
-        !only.stdout.contains("home/") && !only.stdout.contains("env:"),
+        !only.stdout.contains("home/")
+            && !only.stdout.contains("~/")
+            && !only.stdout.contains("env:"),
         "{}",
         only.stdout
     );

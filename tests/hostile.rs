@@ -8,7 +8,7 @@
 //! `.oracle/`). Every run is also checked for panics and signals, under a watchdog that
 //! only guards against hangs (it is not a speed target: speed lives in the benchmarks).
 //!
-//! Also here: each limit of the README's "Limits" table at and just past its value, and
+//! Also here: each limit of the "Limits" table (docs/limits.md) at and just past its value, and
 //! the promise that no command writes anything (`no_command_writes_anything`).
 
 mod support;
@@ -298,13 +298,13 @@ const COMMANDS: &[&[&str]] = &[
 ];
 
 /// Every command exits 2 with `FILE:LINE:COL: error: ` and `what` on stderr, nothing on
-/// stdout but `check`'s machine formats, which carry the refusal at the same place. `check`
-/// names a file in the project relative to the project root.
+/// stdout but `check`'s machine formats, which carry the refusal at the same place. Every
+/// command names a file in the project relative to the project root.
 fn refused_everywhere(t: &Tree, file: &str, (line, col): (usize, usize), what: &str) {
     let path = t.path(file);
     let relative = path.strip_prefix(t.path("proj")).unwrap_or(&path);
     for args in COMMANDS {
-        let shown = if args[0] == "check" { relative } else { &path };
+        let shown = relative;
         let head = format!("{}:{line}:{col}: error: ", shown.display());
         let out = t.run_with(&[], args, b"ls\n");
         assert_eq!(out.code, Some(2), "{args:?}:\n{}", out.stderr);
@@ -316,6 +316,19 @@ fn refused_everywhere(t: &Tree, file: &str, (line, col): (usize, usize), what: &
         assert!(
             out.stderr.contains(what),
             "{args:?}: expected {what:?}:\n{}",
+            out.stderr
+        );
+        // The snippet, when there is one, is at the headline's place, and no byte of the
+        // file reaches the terminal raw.
+        let frame = format!("╭─[{}:{line}:{col}]", shown.display());
+        assert!(
+            !out.stderr.contains("╭─[") || out.stderr.contains(&frame),
+            "{args:?}: expected the snippet at {frame:?}:\n{}",
+            out.stderr
+        );
+        assert!(
+            !(out.stderr.clone() + &out.stdout).contains(|c: char| c.is_control() && c != '\n'),
+            "{args:?}: a control character reached the terminal:\n{:?}",
             out.stderr
         );
         match args {
@@ -496,6 +509,83 @@ fn nul_bytes_are_refused_in_strings_and_code_and_ignored_in_comments() {
     );
     accepted_everywhere(&t);
     t.same_as_opencode();
+}
+
+#[test]
+fn a_binary_file_is_refused_as_binary_and_shown_without_its_raw_bytes() {
+    let t = Tree::new();
+    let mut bytes = b"\x7fELF\x02\x01\x01\x00\x00\x1b[31m\x00".to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe, 0x00, 0x07, b'\r', 0x08]);
+    t.write("proj/opencode.json", &bytes);
+    refused_everywhere(&t, "proj/opencode.json", (1, 1), "the file is binary");
+    t.opencode_refuses();
+}
+
+#[test]
+fn a_file_that_is_not_utf8_says_so_where_opencode_refuses_it() {
+    let t = Tree::new();
+    t.write(
+        "proj/opencode.json",
+        b"{\n  \"permission\": {\"bash\": \"al\xe9ow\"}\n}\n",
+    );
+    refused_everywhere(
+        &t,
+        "proj/opencode.json",
+        (2, 26),
+        "the file is not valid UTF-8: OpenCode reads each bad byte sequence as U+FFFD, the first at 2:29",
+    );
+    t.opencode_refuses();
+}
+
+#[test]
+fn control_characters_in_keys_never_reach_the_terminal() {
+    let t = Tree::new();
+    t.write(
+        "proj/opencode.json",
+        r#"{"permission": {"\u001b[31mx": "deny", "bash": {"\u001b]0;t\u0007*": "ask"}}}"#,
+    );
+    for args in [
+        &["check"][..],
+        &["check", "--color", "always"],
+        &["rules"],
+        &["explain", "\u{1b}[31mx", "foo"],
+        &["explain", "bash", "\u{1b}]0;t\u{7}ls"],
+        &["map"],
+    ] {
+        let out = t.run(args);
+        assert!(matches!(out.code, Some(0 | 1)), "{args:?}: {}", out.stderr);
+        let text = out.stdout + &out.stderr;
+        // `--color always` paints with SGR sequences of its own; none carries the config's.
+        assert!(
+            !text.contains("\u{1b}[31mx") && !text.contains('\u{7}') && !text.contains("\u{1b}]"),
+            "{args:?}: a control character of the config reached the terminal:\n{text:?}"
+        );
+        if !args.contains(&"always") {
+            assert!(!text.contains('\u{1b}'), "{args:?}:\n{text:?}");
+        }
+    }
+}
+
+#[test]
+fn cr_only_files_have_the_lines_and_columns_opencode_reports() {
+    // OpenCode counts lines by LF alone: a lone CR is not a line end in its errors.
+    let text = "{\r  \"permission\": {\r    \"edit\": deny\r  }\r}\r";
+    let t = Tree::new();
+    t.write("proj/opencode.json", text);
+    refused_everywhere(
+        &t,
+        "proj/opencode.json",
+        (1, 33),
+        "ends lines with a lone CR",
+    );
+    if let Some(msg) = t.opencode_refuses() {
+        assert_eq!(opencode_error_at(&msg), (1, 33), "{msg}");
+    }
+    let text = "{\r  \"permission\": {\r    \"bash\": \"alow\"\r  }\r}\r";
+    let t = Tree::new();
+    t.write("proj/opencode.json", text);
+    refused_everywhere(&t, "proj/opencode.json", (1, 33), "got \"alow\"");
+    t.opencode_refuses();
 }
 
 #[test]
@@ -1029,7 +1119,7 @@ fn json_injected_through_env_is_read_as_opencode_reads_it() {
     t.write("proj/opencode.json", text);
     let out = t.run(&["rules"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
-    let at = format!("{}:{line}:", t.path("proj/opencode.json").display());
+    let at = format!("opencode.json:{line}:");
     let rest = out.stderr.strip_prefix(&at).expect(&out.stderr);
     let c: usize = rest.split(':').next().unwrap().parse().unwrap();
     // The injected `{"y` is closed by the `"}` written after the token: OpenCode stops at
@@ -1370,8 +1460,7 @@ fn unreadable_files_and_directories_are_skipped_as_in_opencode() {
     let (l, c) = pos(text, "{file:");
     assert!(
         out.stderr.starts_with(&format!(
-            "{}:{l}:{c}: error: OpenCode refuses this config: bad file reference: \"{{file:secret.txt}}\": ",
-            t.path("proj/opencode.json").display()
+            "opencode.json:{l}:{c}: error: OpenCode refuses this config: bad file reference: \"{{file:secret.txt}}\": "
         )),
         "{}",
         out.stderr
@@ -1710,4 +1799,55 @@ fn analysis_budget_at_and_past() {
             );
         }
     }
+}
+
+#[test]
+fn files_are_named_alike_by_every_command_and_home_reads_as_a_tilde() {
+    let t = Tree::new();
+    t.write(
+        "home/.config/opencode/opencode.json",
+        r#"{"permission": {"edit": {"secrets/**": "deny"}, "bash": {"git push *": "deny"}}}"#,
+    );
+    t.write(
+        "proj/opencode.json",
+        r#"{"permission": {"bash": {"*": "allow"}}}"#,
+    );
+    let global = "~/.config/opencode/opencode.json";
+    let full = t.path("home/.config/opencode/opencode.json");
+    for args in [
+        &["check"][..],
+        &["check", "--format", "concise"],
+        &["rules", "--agent", "build"],
+        &["explain", "edit", "secrets/a"],
+        &["explain", "bash", "ls"],
+    ] {
+        let out = t.run(args);
+        let text = out.stdout + &out.stderr;
+        assert!(matches!(out.code, Some(0 | 1)), "{args:?}: {text}");
+        assert!(
+            !text.contains(&*t.path("proj").to_string_lossy()),
+            "{args:?}: a project file named by its full path:\n{text}"
+        );
+        if args[0] != "explain" || args[1] == "edit" {
+            assert!(text.contains(global), "{args:?}: no {global}:\n{text}");
+            assert!(!text.contains(&*full.to_string_lossy()), "{args:?}: {text}");
+        }
+        if args[0] != "check" {
+            assert!(text.contains("opencode.json:1:"), "{args:?}: {text}");
+        }
+    }
+    // Machine output keeps paths a program can open.
+    let v = t
+        .run(&["rules", "--agent", "build", "--format", "json"])
+        .json();
+    let paths: Vec<&str> = v["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["source"]["path"].as_str())
+        .collect();
+    assert!(paths.contains(&&*full.to_string_lossy()), "{paths:?}");
+    assert!(paths.contains(&"opencode.json"), "{paths:?}");
+    let v = t.run(&["check", "--format", "json"]).json();
+    assert!(!v.to_string().contains('~'), "{v}");
 }

@@ -117,8 +117,11 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         &RealHost
     };
     let profile = ctx.profile()?;
-    let root = (!setup.absolute).then_some(setup.root.as_path());
-    let mut project = ctx.load(host, profile, root, &mut |f| {
+    let names = super::Names {
+        root: (!setup.absolute).then_some(setup.root.as_path()),
+        tilde: matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !setup.absolute,
+    };
+    let mut project = ctx.load(host, profile, names, &mut |f| {
         refused_machine(args.format, &f.sources, &f.error, out)
     })?;
     check(&mut project, args, &setup, ctx.out_style, out)

@@ -190,7 +190,14 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
                     eprintln!("error: --{role}-dir {}: not a directory", d.display());
                     return EXIT_REFUSED;
                 }
-                let shown = d.display().to_string();
+                // As the user names it: relative to the start directory when under it.
+                let shown = d
+                    .strip_prefix(cwd)
+                    .ok()
+                    .filter(|r| !r.as_os_str().is_empty())
+                    .unwrap_or(&d)
+                    .display()
+                    .to_string();
                 (
                     Tree::Dir(d),
                     Side::new(shown.clone(), SideKind::Dir, format!("{shown}/")),

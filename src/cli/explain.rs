@@ -53,7 +53,7 @@ pub fn run(
     // A permission no tool checks: decided all the same (rules may name it), with a word on
     // stderr, so the JSON on stdout stays as it is.
     if let Some(why) = crate::checks::unchecked_permission::diagnose(permission) {
-        eprintln!("note: {why}");
+        eprintln!("note: {}", crate::report::clean(&why));
     }
     let mut explainer = Explainer::new(project, a, permission);
     let json = args.format == Format::Json;

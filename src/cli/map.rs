@@ -31,7 +31,7 @@ pub struct MapArgs {
     #[arg(long, conflicts_with = "delegation")]
     pub commands: bool,
     /// Instead of files: who may start whom through the `task` tool, and what each
-    /// subagent's session adds (README "Headless runs and delegation").
+    /// subagent's session adds (docs/opencode.md).
     #[arg(long)]
     pub delegation: bool,
 }

@@ -46,7 +46,7 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = PlatformArg::Unix)]
     pub platform: PlatformArg,
     /// The OpenCode release audited (X.Y.Z, 1.14.34 or newer): its profile of config
-    /// handling and built-in rules (README "OpenCode versions").
+    /// handling and built-in rules (docs/opencode.md).
     #[arg(long, global = true, value_name = "X.Y.Z", default_value = "1.18.34")]
     pub opencode_version: String,
     #[command(subcommand)]
@@ -168,9 +168,11 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
             ctx.profile()?;
             Ok(diff::run(&ctx, &args, out))
         }
-        Command::Rules(args) => rules::run(&ctx.project()?, &args, ctx.out_style, out),
-        Command::Explain(args) => explain::run(&ctx.project()?, &args, ctx.out_style, out),
-        Command::Map(args) => map::run(&ctx.project()?, &args, ctx.out_style, out),
+        Command::Rules(args) => rules::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
+        Command::Explain(args) => {
+            explain::run(&ctx.project(args.format)?, &args, ctx.out_style, out)
+        }
+        Command::Map(args) => map::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
     }
 }
 
@@ -219,45 +221,56 @@ impl Context {
             EXIT_REFUSED
         })?;
         if let Some(note) = &profile.note {
-            eprintln!("note: {note}");
+            eprintln!("note: {}", crate::report::clean(note));
         }
         Ok(profile)
     }
 
-    /// The project as OpenCode loads it on this machine.
-    fn project(&self) -> Result<Project, i32> {
+    /// The project as OpenCode loads it on this machine, its files named as `check` names
+    /// them (see [`Names`]).
+    fn project(&self, format: Format) -> Result<Project, i32> {
         let profile = self.profile()?;
-        self.load(&RealHost, profile, None, &mut |_| {})
+        let paths = crate::discover::Paths::from_host(&RealHost, &self.cwd);
+        let names = Names {
+            root: Some(paths.project_root()),
+            tilde: format == Format::Human,
+        };
+        self.load(&RealHost, profile, names, &mut |_| {})
     }
 
-    /// Load the project through `host`; with `root`, files are named relative to it. A
-    /// refused config is rendered on stderr, then handed to `refused`; discovery notes and
-    /// warnings go to stderr too.
+    /// Load the project through `host`, its files named as `names` says. A refused config
+    /// is rendered on stderr, then handed to `refused`; discovery notes and warnings go to
+    /// stderr too.
     fn load(
         &self,
         host: &dyn Host,
         profile: Profile,
-        root: Option<&Path>,
+        names: Names<'_>,
         refused: &mut dyn FnMut(&crate::load::Failure),
     ) -> Result<Project, i32> {
+        let home = crate::discover::Paths::from_host(host, &self.cwd).home;
+        let name = |sources: &mut crate::source::SourceMap| {
+            if let Some(root) = names.root {
+                sources.relative_to(root);
+            }
+            if names.tilde {
+                sources.home_as_tilde(&home);
+            }
+        };
         let project = match Project::load_as(host, &self.cwd, self.platform, profile) {
             Ok(mut p) => {
-                if let Some(root) = root {
-                    p.loaded.sources.relative_to(root);
-                }
+                name(&mut p.loaded.sources);
                 p
             }
             Err(mut f) => {
-                if let Some(root) = root {
-                    f.sources.relative_to(root);
-                }
+                name(&mut f.sources);
                 eprint!("{}", report::error::render(&f, self.err_style));
                 refused(&f);
                 return Err(EXIT_REFUSED);
             }
         };
         for note in &project.loaded.discovery.notes {
-            eprintln!("note: {note}");
+            eprintln!("note: {}", crate::report::clean(note));
         }
         for w in &project.loaded.warnings {
             let pos = project.loaded.sources.position(w.loc);
@@ -265,6 +278,15 @@ impl Context {
         }
         Ok(project)
     }
+}
+
+/// How output names files: relative to the project root (`root`; `None` for
+/// `--absolute-paths`), and, in human output (`tilde`), files under HOME elsewhere as
+/// `~/…`. Machine formats keep full paths a program can open.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Names<'a> {
+    pub root: Option<&'a Path>,
+    pub tilde: bool,
 }
 
 /// The agents `--agent` names (all without it), or the exit code of an unknown name.

@@ -184,7 +184,8 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
         if let Some(h) = &f.help {
             help.push(h.clone());
         }
-        let mut diag = MietteDiagnostic::new(f.message.clone())
+        let mut help: Vec<String> = help.iter().map(|h| super::clean(h).into_owned()).collect();
+        let mut diag = MietteDiagnostic::new(super::clean(&f.message).into_owned())
             .with_code(f.id)
             .with_severity(severity);
         if !help.is_empty() {
@@ -201,13 +202,12 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
             out.push('\n');
             continue;
         };
-        let mut labels = vec![LabeledSpan::new_primary_with_span(
-            Some(label(f.id).to_string()),
-            loc.span.start..loc.span.end,
-        )];
+        // (text, span, primary): spans become label ranges once the window is known.
+        let mut labels = vec![(label(f.id).to_string(), loc.span, true)];
         for (rl, msg) in &f.related {
+            let msg = super::clean(msg);
             if rl.source == loc.source {
-                labels.push(LabeledSpan::at(rl.span.start..rl.span.end, msg.clone()));
+                labels.push((msg.into_owned(), rl.span, false));
             } else {
                 help.push(format!("{}: {msg}", sources.position(*rl)));
             }
@@ -216,17 +216,17 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
             diag = diag.with_help(help.join("\n"));
         }
         let file = sources.get(loc.source);
-        let spans: Vec<_> = std::iter::once(loc.span)
-            .chain(
-                f.related
-                    .iter()
-                    .filter(|(rl, _)| rl.source == loc.source)
-                    .map(|(rl, _)| rl.span),
-            )
-            .collect();
+        let spans: Vec<_> = labels.iter().map(|l| l.1).collect();
         let mut s = String::new();
         match super::Window::around(file, &spans) {
             Some(window) => {
+                let labels = labels.into_iter().map(|(text, span, primary)| {
+                    if primary {
+                        LabeledSpan::new_primary_with_span(Some(text), window.range(span))
+                    } else {
+                        LabeledSpan::new_with_span(Some(text), window.range(span))
+                    }
+                });
                 let report = miette::Report::new(diag.with_labels(labels)).with_source_code(window);
                 if handler.render_report(&mut s, report.as_ref()).is_ok() {
                     out.push_str(&s);

@@ -536,7 +536,7 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
                             }
                             .to_string(),
                         ),
-                        l.span.start..l.span.end,
+                        w.range(l.span),
                     )]);
                 let mut text = String::new();
                 let report = miette::Report::new(diag).with_source_code(w);

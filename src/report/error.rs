@@ -5,8 +5,17 @@ use crate::load::{Failure, LoadError};
 use crate::source::{Loc, SourceMap};
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 
-/// `(location, headline, label)` of a load error.
-fn parts(e: &LoadError) -> (Option<Loc>, String, String) {
+/// `(location, headline, label)` of a load error; the headline says so when the file's
+/// bytes are not text (a binary file, or not UTF-8).
+fn parts(sources: &SourceMap, e: &LoadError) -> (Option<Loc>, String, String) {
+    let (loc, mut headline, label) = bare_parts(e);
+    if let Some(note) = loc.and_then(|l| sources.get(l.source).damage_note()) {
+        headline = format!("{headline}; {note}");
+    }
+    (loc, headline, label)
+}
+
+fn bare_parts(e: &LoadError) -> (Option<Loc>, String, String) {
     match e {
         LoadError::Read { path, message } => (
             None,
@@ -62,22 +71,19 @@ pub fn render(f: &Failure, style: Style) -> String {
 }
 
 pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String {
-    let (loc, headline, label) = parts(e);
+    let (loc, headline, label) = parts(sources, e);
     let Some(loc) = loc else {
         return format!("error: {headline}\n");
     };
     let pos = sources.position(loc);
     let mut out = format!("{pos}: error: {headline}\n");
     let file = sources.get(loc.source);
-    let diag = MietteDiagnostic::new(headline.clone())
-        .with_code("permaudit::refused")
-        .with_label(LabeledSpan::at(
-            loc.span.start..loc.span.end.max(loc.span.start),
-            label,
-        ));
     let Some(window) = super::Window::around(file, &[loc.span]) else {
         return out;
     };
+    let diag = MietteDiagnostic::new(headline.clone())
+        .with_code("permaudit::refused")
+        .with_label(LabeledSpan::at(window.range(loc.span), label));
     let report = miette::Report::new(diag).with_source_code(window);
     let theme = if style.color {
         GraphicalTheme::unicode()
@@ -110,7 +116,7 @@ pub enum Machine {
 }
 
 pub fn machine(sources: &SourceMap, e: &LoadError, form: Machine) -> String {
-    let (loc, headline, _) = parts(e);
+    let (loc, headline, _) = parts(sources, e);
     let source = super::source_json(sources, loc);
     match form {
         Machine::Json => {

@@ -43,9 +43,11 @@ fn headline(
 ) -> String {
     let action = effect.to_string();
     format!(
-        "{}{}  {agent} {permission} {}\n",
+        "{}{}  {} {} {}\n",
         style.paint_action(&action),
         " ".repeat(5 - action.len()),
+        super::clean(agent),
+        super::clean(permission),
         serde_json::to_string(input).unwrap_or_default()
     )
 }
@@ -59,7 +61,7 @@ pub(crate) fn describe(p: &Project, a: &Agent, i: usize) -> String {
     };
     format!(
         "rule {i}: {} {} {}  [{}] {origin}",
-        r.permission,
+        super::clean(&r.permission),
         serde_json::to_string(&r.pattern).unwrap_or_default(),
         r.action,
         r.layer

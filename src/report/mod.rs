@@ -66,8 +66,13 @@ const MAX_WINDOW_BYTES: usize = 64 * 1024;
 const MAX_LINE_BYTES: usize = 4096;
 
 /// The part of a source that a miette snippet needs: whole lines around the labels, with
-/// their real line numbers and offsets, instead of a copy of the whole text per
-/// diagnostic.
+/// their real line numbers, instead of a copy of the whole text per diagnostic.
+///
+/// The text is made safe to print: a control character becomes its Unicode control picture
+/// (`␀`, `␛`), so no raw byte of a binary file reaches the terminal, and a lone CR is shown
+/// as `␍` on its line, since OpenCode (and [`SourceFile::line_col`](crate::source::SourceFile::line_col))
+/// count lines by LF only: the snippet's `line:col` is the headline's. Label spans go through
+/// [`Window::range`], which follows the text's shifts.
 pub struct Window {
     name: String,
     text: String,
@@ -75,6 +80,41 @@ pub struct Window {
     base: usize,
     /// 0-based line of `text`'s first line.
     first_line: usize,
+    /// `(offset in the source, bytes added before it)` after each widened character.
+    shifts: Vec<(usize, usize)>,
+}
+
+/// What a character of a snippet is printed as, if not itself.
+fn printable(c: char, next: Option<char>) -> Option<char> {
+    match c {
+        '\r' if next == Some('\n') => Some(' '),
+        '\n' | '\t' => None,
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
+        '\u{7f}' => Some('\u{2421}'),
+        '\u{80}'..='\u{9f}' => Some('\u{fffd}'),
+        _ => None,
+    }
+}
+
+/// Text from a config (a key, a pattern) made safe for a terminal: every control character
+/// but the line end becomes its control picture, so a config cannot send escape sequences
+/// through permaudit's output.
+pub fn clean(s: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c != '\n' && (c.is_control());
+    if !s.contains(bad) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars()
+        .map(|c| {
+            if !bad(c) {
+                c
+            } else if c == '\r' {
+                '\u{240d}'
+            } else {
+                printable(c, None).unwrap_or('\u{fffd}')
+            }
+        })
+        .collect()
 }
 
 impl Window {
@@ -87,38 +127,55 @@ impl Window {
         let text = &file.text;
         let lo = spans.iter().map(|s| s.start).min()?.min(text.len());
         let hi = spans.iter().map(|s| s.end).max()?.min(text.len());
-        let bytes = text.as_bytes();
-        let mut start = lo;
-        for _ in 0..3 {
-            start = bytes[..start.saturating_sub(1)]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            if start == 0 {
-                break;
-            }
-        }
-        let mut end = hi;
-        for _ in 0..3 {
-            end = bytes[end.min(bytes.len())..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |i| end + i + 1);
-            if end >= bytes.len() {
-                end = bytes.len();
-                break;
-            }
-        }
+        let first_line = file.line_of(lo).saturating_sub(2);
+        let start = file.line_start(first_line);
+        let end = file.line_start(file.line_of(hi) + 3);
         let window = &text[start..end];
-        if window.len() > MAX_WINDOW_BYTES || window.split('\n').any(|l| l.len() > MAX_LINE_BYTES) {
+        if window.len() > MAX_WINDOW_BYTES {
+            return None;
+        }
+        let mut out = String::with_capacity(window.len());
+        let mut shifts = Vec::new();
+        let mut added = 0;
+        let mut line = 0;
+        let mut chars = window.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let shown = printable(c, chars.peek().map(|&(_, n)| n)).unwrap_or(c);
+            out.push(shown);
+            if shown.len_utf8() != c.len_utf8() {
+                added += shown.len_utf8() - c.len_utf8();
+                shifts.push((start + i + c.len_utf8(), added));
+            }
+            line += c.len_utf8();
+            if shown == '\n' {
+                if line > MAX_LINE_BYTES {
+                    return None;
+                }
+                line = 0;
+            }
+        }
+        if line > MAX_LINE_BYTES {
             return None;
         }
         Some(Window {
             name: file.name(),
-            text: window.to_string(),
+            text: out,
             base: start,
-            first_line: file.line_col(start).0 - 1,
+            first_line,
+            shifts,
         })
+    }
+
+    /// Where a byte of the source is in the printed text, counted from the source's start.
+    fn shifted(&self, offset: usize) -> usize {
+        let k = self.shifts.partition_point(|&(o, _)| o <= offset);
+        offset + k.checked_sub(1).map_or(0, |k| self.shifts[k].1)
+    }
+
+    /// A source span as a label span of this window.
+    pub fn range(&self, span: crate::source::Span) -> std::ops::Range<usize> {
+        let start = self.shifted(span.start);
+        start..self.shifted(span.end.max(span.start))
     }
 }
 
@@ -137,12 +194,22 @@ impl miette::SourceCode for Window {
         let c = self
             .text
             .read_span(&local, context_lines_before, context_lines_after)?;
+        // miette counts columns in bytes; permaudit's headlines count characters.
+        let line_start = self.text[..offset.min(self.text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let column = self
+            .text
+            .get(line_start..offset)
+            .map_or(c.column(), |s| s.chars().count())
+            // A leading BOM is not a column (see `SourceFile::line_col`).
+            - usize::from(self.base + line_start == 0 && self.text.starts_with('\u{feff}') && offset > 0);
         Ok(Box::new(miette::MietteSpanContents::new_named(
             self.name.clone(),
             c.data(),
             miette::SourceSpan::new((c.span().offset() + self.base).into(), c.span().len()),
             c.line() + self.first_line,
-            c.column(),
+            column,
             c.line_count(),
         )))
     }

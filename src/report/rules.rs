@@ -87,8 +87,8 @@ pub fn human(p: &Project, agents: &[&Agent], style: Style) -> String {
             };
             out.push_str(&format!(
                 "  {i:>3}  {:<wp$}  {:<wpat$}  {}{}  {}  {}\n",
-                r.permission,
-                r.pattern,
+                super::clean(&r.permission),
+                super::clean(&r.pattern),
                 style.paint_action(&action),
                 " ".repeat(5usize.saturating_sub(action.chars().count())),
                 style.dim(&format!("{:<18}", r.layer.as_str())),
