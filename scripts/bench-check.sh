@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `permaudit check` on generated configs of 100, 1,000, 5,000 and 10,000 rules
-# (README: "Speed"). Usage: scripts/bench-check.sh [SIZES...]   (default: 100 1000 5000 10000)
+# (docs/limits.md, "Speed"). Usage: scripts/bench-check.sh [SIZES...]   (default: 100 1000 5000 10000)
 #
 # BASELINE=/path/to/another/permaudit runs that binary on the same inputs in the same run
 # and prints its CPU seconds and the ratio baseline/ours beside each line (to measure a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GitHub Action outside GitHub (README "Use in GitHub Actions"; scripts/test.sh runs
+# The GitHub Action outside GitHub (docs/ci.md "Use in GitHub Actions"; scripts/test.sh runs
 # this): scripts/action.sh under the variables a runner sets (GITHUB_WORKSPACE, RUNNER_TEMP,
 # GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_PATH, INPUT_* as action.yml passes them) on
 # scratch workspaces. The first run installs as the action does by default (cargo install

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The npm packages end to end (README "Install with npm"; scripts/test.sh runs this):
+# The npm packages end to end (docs/ci.md "Install with npm"; scripts/test.sh runs this):
 # scripts/npm-pack.sh packs the launcher and this platform's package from the release
 # binary, both tarballs install into a scratch project offline (empty cache, unreachable
 # registry), and `npx permaudit` there runs check, explain --stdin and the error paths with

@@ -266,7 +266,7 @@ pub struct WalkLimit {
 impl WalkLimit {
     pub fn message(&self) -> String {
         format!(
-            "more than {MAX_WALK_DIRS} directories under it (a symbolic link loop?); past permaudit's limit, OpenCode keeps walking (see the README's \"Limits\")"
+            "more than {MAX_WALK_DIRS} directories under it (a symbolic link loop?); past permaudit's limit, OpenCode keeps walking (see docs/limits.md)"
         )
     }
 }

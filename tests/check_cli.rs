@@ -286,7 +286,7 @@ fn json_follows_the_version_2_contract() {
         ["version", "opencode", "findings", "samples", "summary"]
     );
     assert_eq!(v["version"], 2);
-    // The OpenCode release audited and its profile (README "OpenCode versions").
+    // The OpenCode release audited and its profile (docs/opencode.md).
     assert_eq!(
         v["opencode"],
         serde_json::json!({"version": "1.18.34", "profile": "1.18.24-1.18.34"})

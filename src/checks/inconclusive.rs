@@ -1,8 +1,7 @@
 //! `inconclusive` (info)
 //!
 //! ## What it finds
-//! A rule about which permaudit could not decide, within its analysis budget (README
-//! "Limits"), whether it ever takes effect: the automata needed to prove it dead or live grew
+//! A rule about which permaudit could not decide, within its analysis budget (docs/limits.md), whether it ever takes effect: the automata needed to prove it dead or live grew
 //! past the budget. Typical causes are patterns that pin a character far from the end of
 //! the input (`*a??????????`), whose exact automata have exponentially many states.
 //!

@@ -107,7 +107,7 @@ fn extra_checks(text: &str) -> Option<Extra> {
                             i,
                             i + 1,
                             format!(
-                                "nesting deeper than {MAX_NESTING} levels: past permaudit's limit (OpenCode has none; see the README's \"Limits\")"
+                                "nesting deeper than {MAX_NESTING} levels: past permaudit's limit (OpenCode has none; see docs/limits.md)"
                             ),
                             true,
                         ));

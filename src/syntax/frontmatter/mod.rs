@@ -134,7 +134,7 @@ pub enum Frontmatter {
 
 /// Every limit error's message says this, and [`parse_cached`] tells limits from YAML
 /// errors by it.
-const PAST_LIMIT: &str = "past permaudit's limit (OpenCode has none; see the README's \"Limits\")";
+const PAST_LIMIT: &str = "past permaudit's limit (OpenCode has none; see docs/limits.md)";
 
 impl FrontmatterError {
     fn is_limit(&self) -> bool {
