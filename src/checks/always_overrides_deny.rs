@@ -49,7 +49,7 @@ pub const CHECK: Check = Check {
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
-    let mut splitter = Splitter::new();
+    let mut shell = Shell::default();
     for agent in ctx.agents.iter() {
         let asking: Vec<usize> = (0..agent.rules.len())
             .rev()
@@ -59,7 +59,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             if r.action != Action::Deny || r.loc.is_none() || !bash(r) {
                 continue;
             }
-            if let Some(f) = finding(ctx, agent, &asking, i, &mut splitter) {
+            if let Some(f) = finding(ctx, agent, &asking, i, &mut shell) {
                 out.push(f);
             }
         }
@@ -124,13 +124,63 @@ pub(super) fn decide_command_with(
     decide(&req, eval)
 }
 
-/// The one asked part of `command` when the command is exactly that part.
-fn single_part(splitter: &mut Splitter, command: &str) -> Option<crate::shell::Part> {
-    let mut parts = splitter.parts(command);
-    if parts.len() != 1 || !parts[0].asked() || parts[0].text != command {
-        return None;
+/// The splitter and what this check asks again and again for every agent that shares a
+/// rule (the shared rules come last in every agent): the parts of a command, and an input
+/// that a stored "Always" pattern shares with an asking pattern. Both depend on the text
+/// alone.
+#[derive(Default)]
+struct Shell {
+    splitter: Splitter,
+    parts: std::collections::HashMap<String, Option<crate::shell::Part>>,
+    meets: std::collections::HashMap<(String, String, String), Option<String>>,
+    /// [`decided_command`] by (agent, rule).
+    decided: std::collections::HashMap<(usize, usize), Option<String>>,
+}
+
+/// The bash command [`Analysis::decides`] finds for rule `i` of agent `a`. It depends on
+/// the rules from `i` on alone, so an agent whose rules end as an earlier one's reuses its
+/// answer: the shared rules, which every agent ends with, are searched once.
+fn decided_command(ctx: &Ctx<'_>, shell: &mut Shell, a: usize, i: usize) -> Option<String> {
+    let agents = &ctx.project.agents;
+    let rules = &agents.get(a)?.rules;
+    let tail = rules.len().checked_sub(i)?;
+    for (b, other) in agents.iter().enumerate() {
+        if b != a
+            && let Some(j) = other.rules.len().checked_sub(tail)
+            && let Some(known) = shell.decided.get(&(b, j))
+            && super::common_tail(rules, &other.rules) >= tail
+        {
+            return known.clone();
+        }
     }
-    parts.pop()
+    let found = match ctx.analyses.get(a)?.decides(i) {
+        crate::glob::automaton::Outcome::Witness(w)
+            if w.permission.to_exact_string().as_deref() == Some("bash") =>
+        {
+            w.subject.to_exact_string()
+        }
+        _ => None,
+    };
+    shell.decided.insert((a, i), found.clone());
+    found
+}
+
+/// The one asked part of `command` when the command is exactly that part.
+fn single_part(
+    splitter: &mut Splitter,
+    known: &mut std::collections::HashMap<String, Option<crate::shell::Part>>,
+    command: &str,
+) -> Option<crate::shell::Part> {
+    known
+        .entry(command.to_string())
+        .or_insert_with(|| {
+            let mut parts = splitter.parts(command);
+            if parts.len() != 1 || !parts[0].asked() || parts[0].text != command {
+                return None;
+            }
+            parts.pop()
+        })
+        .clone()
 }
 
 fn bash_witness(ctx: &Ctx<'_>, agent: &Agent, command: &str) -> Option<Witness> {
@@ -143,7 +193,7 @@ fn finding(
     agent: &Agent,
     asking: &[usize],
     i: usize,
-    splitter: &mut Splitter,
+    shell: &mut Shell,
 ) -> Option<Finding> {
     use crate::glob::wildcard::Token;
     let platform = ctx.project.platform;
@@ -162,21 +212,24 @@ fn finding(
         s
     };
     // The rule's own text first; the automaton's input (a search) only when neither works.
-    let automaton = || match ctx.analyses.get(agent_index(ctx, agent)?)?.decides(i) {
-        crate::glob::automaton::Outcome::Witness(w)
-            if w.permission.to_exact_string().as_deref() == Some("bash") =>
-        {
-            w.subject.to_exact_string()
+    let mut denied = vec![fill(""), fill("x")];
+    let mut searched = false;
+    let mut next = 0;
+    loop {
+        if next == denied.len() {
+            if searched {
+                break;
+            }
+            searched = true;
+            if let Some(c) = agent_index(ctx, agent).and_then(|a| decided_command(ctx, shell, a, i))
+            {
+                denied.push(c);
+            }
+            continue;
         }
-        _ => None,
-    };
-    let denied = [fill(""), fill("x")]
-        .into_iter()
-        .map(Some)
-        .chain(std::iter::once_with(automaton))
-        .flatten();
-    for w in denied {
-        let Some(part) = single_part(splitter, &w) else {
+        let w = denied[next].clone();
+        next += 1;
+        let Some(part) = single_part(&mut shell.splitter, &mut shell.parts, &w) else {
             continue;
         };
         let Some(dw) = bash_witness(ctx, agent, &w).filter(|d| d.rule == Some(i)) else {
@@ -186,11 +239,11 @@ fn finding(
         let stored = Wildcard::compile(&always);
         // After "Always", the stored allow is the last rule: it decides what it matches.
         if !stored.is_match(&w, platform)
-            || outcome(ctx, agent, splitter, &w, Some(&stored)) == Effect::Deny
+            || outcome(ctx, agent, &mut shell.splitter, &w, Some(&stored)) == Effect::Deny
         {
             continue;
         }
-        let Some((asker, aw)) = asking_command(ctx, agent, asking, splitter, &always, &part.tokens)
+        let Some((asker, aw)) = asking_command(ctx, agent, asking, shell, &always, &part.tokens)
         else {
             continue;
         };
@@ -245,7 +298,7 @@ fn asking_command(
     ctx: &Ctx<'_>,
     agent: &Agent,
     asking: &[usize],
-    splitter: &mut Splitter,
+    shell: &mut Shell,
     always: &str,
     tokens: &[String],
 ) -> Option<(String, Witness)> {
@@ -260,26 +313,38 @@ fn asking_command(
     let asking = asking.iter().filter_map(|&j| agent.rules.get(j));
     // Lazily: the simple candidates first; an automaton per asking rule only if they fail.
     let stored = crate::glob::analysis::Fixed::new(always);
+    let meets = &mut shell.meets;
     let from_asking = asking.take(64).filter_map(|rj| {
         // Most asking rules have another literal prefix: no automaton for those.
         if stored.disjoint(&crate::glob::analysis::Fixed::new(&rj.pattern), platform) {
             return None;
         }
-        let an = Analysis::new(
-            &[
-                RuleShape::new("bash", always),
-                RuleShape::new(rj.permission.clone(), rj.pattern.clone()),
-            ],
-            platform,
+        let key = (
+            always.to_string(),
+            rj.permission.clone(),
+            rj.pattern.clone(),
         );
-        match an.intersection(0, 1) {
-            crate::glob::automaton::Outcome::Witness(w) => w.subject.to_exact_string(),
-            _ => None,
-        }
+        meets
+            .entry(key)
+            .or_insert_with(|| {
+                let an = Analysis::new(
+                    &[
+                        RuleShape::new("bash", always),
+                        RuleShape::new(rj.permission.clone(), rj.pattern.clone()),
+                    ],
+                    platform,
+                );
+                match an.intersection(0, 1) {
+                    crate::glob::automaton::Outcome::Witness(w) => w.subject.to_exact_string(),
+                    _ => None,
+                }
+            })
+            .clone()
     });
     let candidates = simple.into_iter().chain(from_asking);
+    let (splitter, parts) = (&mut shell.splitter, &mut shell.parts);
     candidates.into_iter().find_map(|c| {
-        let part = single_part(splitter, &c)?;
+        let part = single_part(splitter, parts, &c)?;
         if part.always.as_deref() != Some(always) {
             return None;
         }
