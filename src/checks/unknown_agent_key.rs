@@ -73,6 +73,8 @@ pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
         .find(|k| k.to_lowercase() == lower)
         .copied()
         .or_else(|| did_you_mean(&lower, known.iter().copied()))?;
+    // `maxSteps` still loads but is deprecated: point at the key to write.
+    let meant = if meant == "maxSteps" { "steps" } else { meant };
     Some(format!(
         "`{key}` is not a key of {place}: {fate}, and what it holds has no effect; did you mean `{meant}`?"
     ))
@@ -115,6 +117,8 @@ mod tests {
             ("tool", true, "did you mean `tools`"),
             ("Permission", true, "did you mean `permission`"),
             ("descripton", true, "did you mean `description`"),
+            ("maxStep", true, "did you mean `steps`"),
+            ("MaxSteps", true, "did you mean `steps`"),
             ("edit", true, "put it under `permission`"),
             ("permisions", false, "did you mean `permission`"),
             ("agnet", false, "did you mean `agent`"),
