@@ -448,11 +448,21 @@ impl Loader<'_> {
                     record_tools(&mut self.audit, Some(&name), t);
                 }
                 if let Some(p) = data.value.as_object().and_then(|o| o.get("permissions")) {
+                    // What to write instead: the rename only where OpenCode would take it.
+                    let fix = if config::decode_permission(p, "permission", Layer::MarkdownAgent)
+                        .is_ok()
+                    {
+                        "write `permission:`"
+                    } else if config::decode_tools(p, "tools").is_ok() {
+                        "its values are switches (`true`/`false`), which `permission:` refuses: write them under `tools:`, or as `permission:` entries with allow, ask or deny"
+                    } else {
+                        "renamed to `permission:` it would be refused, since OpenCode takes `TOOL: allow|ask|deny` or `TOOL: {PATTERN: ACTION}` there: rewrite it in that shape"
+                    };
                     self.warnings.push(Warning {
                         loc: p.key.unwrap_or(p.loc),
                         code: "ignored-key",
                         message: format!(
-                            "{what} `{name}`: OpenCode ignores `permissions:` in frontmatter (the V2 spelling; it becomes an agent option), so none of its rules apply: write `permission:`"
+                            "{what} `{name}`: OpenCode ignores `permissions:` in frontmatter (the V2 spelling; it becomes an agent option), so none of its rules apply: {fix}"
                         ),
                         lost_protection: holds_restriction(p),
                     });
