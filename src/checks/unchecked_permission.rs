@@ -54,6 +54,46 @@ pub const CHECKED: &[&str] = &[
     "plan_exit",
 ];
 
+/// Tool names that are checked as `edit`.
+const FILE_TOOLS: &[&str] = &["write", "patch", "multiedit", "apply_patch"];
+
+/// Programs people write as a permission key (`"git": "ask"`) meaning a bash command.
+const COMMANDS: &[&str] = &[
+    "git",
+    "gh",
+    "npm",
+    "npx",
+    "pnpm",
+    "yarn",
+    "bun",
+    "node",
+    "deno",
+    "python",
+    "python3",
+    "pip",
+    "uv",
+    "cargo",
+    "go",
+    "make",
+    "docker",
+    "kubectl",
+    "helm",
+    "terraform",
+    "rm",
+    "mv",
+    "cp",
+    "curl",
+    "wget",
+    "ssh",
+    "scp",
+    "sudo",
+    "chmod",
+    "chown",
+    "aws",
+    "gcloud",
+    "az",
+];
+
 /// Why `key` is never checked, or `None` when it is fine.
 pub fn diagnose(key: &str) -> Option<String> {
     if let Some(open) = key.find('(')
@@ -93,7 +133,17 @@ pub fn diagnose(key: &str) -> Option<String> {
     if key.contains('_') || key.contains('-') || key.contains('.') {
         return None; // an MCP or plugin tool key
     }
-    Some(match super::did_you_mean(&lower, CHECKED.iter().copied()) {
+    if COMMANDS.contains(&lower.as_str()) {
+        return Some(format!(
+            "`{key}` is not a permission OpenCode checks: shell commands are checked under `bash`, by the whole command; write {{\"bash\": {{\"{lower} *\": ...}}}}"
+        ));
+    }
+    // A typo of a file tool's name (`wrire`) means `edit`, which checks them all.
+    let named = CHECKED.iter().copied().chain(FILE_TOOLS.iter().copied());
+    Some(match super::did_you_mean(&lower, named) {
+        Some(c) if FILE_TOOLS.contains(&c) => format!(
+            "`{key}` is not a permission OpenCode checks; if you meant `{c}`: file tools (edit, write, apply_patch) are all checked as `edit`, so use `edit`"
+        ),
         Some(c) => format!("`{key}` is not a permission OpenCode checks; did you mean `{c}`?"),
         None => format!(
             "`{key}` is not a permission OpenCode checks (unless a plugin tool has exactly this id); MCP tools are named `SERVER_TOOL`: for a server named `{key}`, write `{key}_*`"
@@ -117,7 +167,16 @@ fn meant(key: &str) -> Option<String> {
     if CHECKED.contains(&lower.as_str()) {
         return Some(lower);
     }
-    super::did_you_mean(&lower, CHECKED.iter().copied()).map(str::to_string)
+    if COMMANDS.contains(&lower.as_str()) {
+        return Some("bash".into());
+    }
+    match super::did_you_mean(
+        &lower,
+        CHECKED.iter().copied().chain(FILE_TOOLS.iter().copied()),
+    ) {
+        Some(c) if FILE_TOOLS.contains(&c) => Some("edit".into()),
+        c => c.map(str::to_string),
+    }
 }
 
 /// What the author loses. An allow that is never checked loses nothing the author wanted
@@ -181,6 +240,8 @@ mod tests {
             ("bsah", "did you mean `bash`"),
             ("reed", "did you mean `read`"),
             ("zzzzzz", "not a permission"),
+            ("wrire", "if you meant `write`: file tools"),
+            ("git", "write {\"bash\": {\"git *\": ...}}"),
         ] {
             let d = diagnose(bad).unwrap_or_default();
             assert!(d.contains(needle), "{bad}: {d}");
