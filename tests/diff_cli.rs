@@ -236,6 +236,11 @@ fn bad_input_exits_2_naming_the_side() {
         err.contains("the head side (work tree) does not load"),
         "{err}"
     );
+    // The refused file is named as every command names it: relative to the project root.
+    assert!(
+        err.contains("\nopencode.json:1:25: error: OpenCode refuses this config"),
+        "{err}"
+    );
     // Outside git, without directories.
     let o = Command::new(bin())
         .arg("diff")

@@ -215,8 +215,10 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
     for (host, side) in &sides {
         match Project::load(host, cwd, platform) {
             Ok(p) => projects.push(p),
-            Err(f) => {
+            Err(mut f) => {
                 let role = if projects.is_empty() { "base" } else { "head" };
+                // Named as on that side: relative to its root, as every command names files.
+                f.sources.relative_to(&root);
                 eprintln!("error: the {role} side ({}) does not load:", side.label);
                 eprint!("{}", report::error::render(&f, err_style));
                 return EXIT_REFUSED;
