@@ -148,30 +148,6 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
     out
 }
 
-/// The agents a finding holds for, as a reader wants them: `all` when it holds for every
-/// agent; otherwise without OpenCode's internal agents (`compaction`, `summary`, `title`:
-/// built-in and hidden, never chosen by a user), unless it holds for nothing else.
-fn agent_list(p: &Project, agents: &[String]) -> String {
-    if agents.len() == p.agents.len() && p.agents.iter().all(|a| agents.contains(&a.name)) {
-        return "all".to_string();
-    }
-    let internal = |name: &String| {
-        p.agents
-            .iter()
-            .any(|a| &a.name == name && a.native && a.hidden)
-    };
-    let shown: Vec<&str> = agents
-        .iter()
-        .filter(|n| !internal(n))
-        .map(String::as_str)
-        .collect();
-    if shown.is_empty() {
-        agents.join(", ")
-    } else {
-        shown.join(", ")
-    }
-}
-
 /// The findings as miette diagnostics, one style for every level (a finding without a
 /// place is the same diagnostic without a snippet).
 pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String {
@@ -192,7 +168,10 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
         };
         let mut help = Vec::new();
         if !f.agents.is_empty() {
-            help.push(format!("agents: {}", agent_list(p, &f.agents)));
+            help.push(format!(
+                "agents: {}",
+                super::agent_list(&p.agents.iter().collect::<Vec<_>>(), &f.agents)
+            ));
         }
         for w in &f.witnesses {
             help.push(format!(

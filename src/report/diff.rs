@@ -239,7 +239,19 @@ impl<'a> Cause<'a> {
 
     /// Help lines: agents, the first regions with the other side's rule, the causing rule.
     fn help(&self, s: &Sides<'_>) -> Vec<String> {
-        let mut out = vec![format!("agents: {}", self.agents.join(", "))];
+        // Every agent of either side (by name; the head side's first).
+        let all: Vec<&crate::agents::Agent> = s
+            .head
+            .agents
+            .iter()
+            .chain(
+                s.base
+                    .agents
+                    .iter()
+                    .filter(|b| !s.head.agents.iter().any(|h| h.name == b.name)),
+            )
+            .collect();
+        let mut out = vec![format!("agents: {}", super::agent_list(&all, &self.agents))];
         let (before, after) = (&s.base_side.label, &s.head_side.label);
         if let [only] = self.regions.as_slice() {
             out.push(format!("before ({before}): {}", only.before));

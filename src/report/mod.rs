@@ -47,6 +47,23 @@ impl Style {
     }
 }
 
+/// The agents a finding holds for, as a reader wants them: `all` when it holds for every
+/// agent in `all`; otherwise without OpenCode's internal agents (`compaction`, `summary`,
+/// `title`: built-in and hidden, never chosen by a user), unless it holds for nothing else.
+pub fn agent_list<S: AsRef<str>>(all: &[&crate::agents::Agent], agents: &[S]) -> String {
+    let names: Vec<&str> = agents.iter().map(AsRef::as_ref).collect();
+    if all.iter().all(|a| names.contains(&a.name.as_str())) {
+        return "all".to_string();
+    }
+    let internal = |name: &str| all.iter().any(|a| a.name == name && a.native && a.hidden);
+    let shown: Vec<&str> = names.iter().copied().filter(|n| !internal(n)).collect();
+    if shown.is_empty() {
+        names.join(", ")
+    } else {
+        shown.join(", ")
+    }
+}
+
 /// `{"path", "line", "column"}` of a location, or null.
 pub fn source_json(sources: &SourceMap, loc: Option<Loc>) -> serde_json::Value {
     match loc {
