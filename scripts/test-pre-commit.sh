@@ -10,15 +10,7 @@
 # uncommitted changes, a snapshot of them, rebuilt on each run).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
-PRE_COMMIT_VERSION=4.7.0
-
-VENV="$ROOT/target/pre-commit-venv"
-if [ ! -x "$VENV/bin/pre-commit" ] || [ "$("$VENV/bin/pre-commit" --version)" != "pre-commit $PRE_COMMIT_VERSION" ]; then
-    step "installing pre-commit $PRE_COMMIT_VERSION from PyPI into $VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "pre-commit==$PRE_COMMIT_VERSION"
-fi
-PC="$VENV/bin/pre-commit"
+pre_commit_venv
 
 step "the files pattern, path by path"
 "$VENV/bin/python" - "$ROOT/.pre-commit-hooks.yaml" <<'PY' || fail "files pattern"

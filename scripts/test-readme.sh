@@ -98,11 +98,7 @@ step "ok: every sh block of README.md runs as written"
 # The pre-commit block (`# .pre-commit-config.yaml`) works today: in a scratch repository
 # with the example's dead deny, `pre-commit run` with the permaudit just installed fails on it.
 step "the README's .pre-commit-config.yaml on a scratch repository"
-VENV="$ROOT/target/pre-commit-venv"
-if [ ! -x "$VENV/bin/pre-commit" ]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "pre-commit==4.7.0"
-fi
+pre_commit_venv
 P="$TMP/precommit"
 mkdir -p "$P"
 git -C "$P" init -q
@@ -112,7 +108,7 @@ awk '/^```yaml$/ {inblock=1; buf=""; next} /^```$/ {if (inblock && buf ~ /^# \.p
 grep -q 'entry: permaudit check' "$P/.pre-commit-config.yaml" || fail "no .pre-commit-config.yaml block in README.md"
 git -C "$P" add -A
 set +e
-out=$(cd "$P" && HOME="$TMP/home" PATH="$TMP/cargo-root/bin:$PATH" "$VENV/bin/pre-commit" run --all-files --color never 2>&1)
+out=$(cd "$P" && HOME="$TMP/home" PATH="$TMP/cargo-root/bin:$PATH" "$PC" run --all-files --color never 2>&1)
 code=$?
 set -e
 [ "$code" = 1 ] || fail "expected the hook to fail on the dead deny (exit 1), got $code: $out"
