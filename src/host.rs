@@ -196,6 +196,48 @@ impl Host for MemHost {
     }
 }
 
+/// A machine with some files' text replaced: `check --fix` re-loads the project through it
+/// to prove an edit before anything is written. Only files that exist on the machine
+/// below are replaced (a fix never creates a file).
+pub struct Overlay<'a> {
+    inner: &'a dyn Host,
+    files: &'a std::collections::BTreeMap<std::path::PathBuf, String>,
+}
+
+impl<'a> Overlay<'a> {
+    pub fn new(
+        inner: &'a dyn Host,
+        files: &'a std::collections::BTreeMap<std::path::PathBuf, String>,
+    ) -> Overlay<'a> {
+        Overlay { inner, files }
+    }
+}
+
+impl Host for Overlay<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.inner.var(name)
+    }
+
+    fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        match self.files.get(path) {
+            Some(text) if self.inner.is_file(path) => Ok(text.as_bytes().to_vec()),
+            _ => self.inner.read(path),
+        }
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.inner.is_file(path)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.inner.is_dir(path)
+    }
+
+    fn list_dir(&self, path: &Path) -> Vec<(String, bool)> {
+        self.inner.list_dir(path)
+    }
+}
+
 /// What a [`RootedHost`] serves under its root.
 pub enum Tree {
     /// A real directory standing for the root (the work tree, or `--base-dir`/`--head-dir`).

@@ -24,6 +24,7 @@ pub mod delegation;
 pub mod diff;
 pub mod discover;
 pub mod explain;
+pub mod fix;
 pub mod glob;
 pub mod host;
 pub mod load;

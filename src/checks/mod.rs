@@ -568,6 +568,21 @@ pub fn run(project: &Project) -> Vec<Finding> {
 
 /// [`run`], with the asks answered as in `mode` (`check --headless`).
 pub fn run_as(project: &Project, mode: crate::delegation::RunMode) -> Vec<Finding> {
+    run_places(project, mode, true)
+}
+
+/// [`run_as`] keeping every kind's finding at a place that another kind speaks for:
+/// what `check --fix` repairs (a `tools` entry whose rule also lets an agent rewrite the
+/// config is still deprecated syntax).
+pub fn run_every(project: &Project, mode: crate::delegation::RunMode) -> Vec<Finding> {
+    run_places(project, mode, false)
+}
+
+fn run_places(
+    project: &Project,
+    mode: crate::delegation::RunMode,
+    once_per_place: bool,
+) -> Vec<Finding> {
     let mut ctx = Ctx::new(project);
     ctx.mode = mode;
     let mut out = Vec::new();
@@ -641,7 +656,7 @@ pub fn run_as(project: &Project, mode: crate::delegation::RunMode) -> Vec<Findin
     }
     let mut spoken: std::collections::HashMap<Loc, &'static str> = std::collections::HashMap::new();
     out.retain(|f| match f.loc {
-        Some(l) if f.id != sample_mismatch::CHECK.id => {
+        Some(l) if once_per_place && f.id != sample_mismatch::CHECK.id => {
             let first = if reordered.contains_key(&l) {
                 js_key_order::CHECK.id
             } else {

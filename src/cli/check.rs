@@ -28,6 +28,18 @@ pub struct CheckArgs {
     /// `headless-ask`; delegation through an ask follows the same answer.
     #[arg(long, value_enum, value_name = "ANSWER", num_args = 0..=1, require_equals = true, default_missing_value = "reject")]
     pub headless: Option<HeadlessArg>,
+    /// Apply the fixes proven safe (no decision of any agent changes), writing the fixed
+    /// config files atomically, then report what is left. Repeats until no fix applies.
+    #[arg(long, conflicts_with_all = ["diff", "write_baseline"])]
+    pub fix: bool,
+    /// With `--fix` or `--diff`: also the narrowing fixes (decisions change only toward ask
+    /// or deny, only where the finding says). Nothing that widens access is ever applied.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes `--fix` would apply as a unified diff and write nothing; exit 1 when
+    /// there is something to fix, 0 when not.
+    #[arg(long)]
+    pub diff: bool,
     #[command(flatten)]
     pub ci: CiArgs,
 }
@@ -121,10 +133,172 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         root: (!setup.absolute).then_some(setup.root.as_path()),
         tilde: matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !setup.absolute,
     };
-    let mut project = ctx.load(host, profile, names, &mut |f| {
+    let mut project = ctx.load(host, profile.clone(), names, &mut |f| {
         refused_machine(args.format, &f.sources, &f.error, out)
     })?;
-    check(&mut project, args, &setup, ctx.out_style, out)
+    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| {
+        ctx.reload(host, profile.clone(), names, files)
+    };
+    let mut fixed = None;
+    if args.fix || args.diff {
+        let outcome = fix(&project, args, &setup, &reload)?;
+        if args.diff {
+            return Ok(print_diff(&outcome, &setup.root, out));
+        }
+        write_fixes(&outcome)?;
+        if !matches!(args.format, CheckFormat::Human | CheckFormat::Concise) {
+            eprintln!("{}", fixed_line(&outcome, true));
+        }
+        if !outcome.files.is_empty() {
+            project = ctx.load(host, profile.clone(), names, &mut |f| {
+                refused_machine(args.format, &f.sources, &f.error, out)
+            })?;
+        }
+        fixed = Some(outcome);
+    }
+    check(
+        &mut project,
+        args,
+        &setup,
+        ctx.out_style,
+        out,
+        Fixing {
+            reload: &reload,
+            fixed: fixed.as_ref(),
+        },
+    )
+}
+
+/// What `check` knows of fixing: how to re-load the project with files replaced (to
+/// prove the fixes it marks) and what `--fix` did.
+struct Fixing<'a> {
+    reload: &'a crate::fix::Reload<'a>,
+    fixed: Option<&'a crate::fix::Outcome>,
+}
+
+/// The findings `check` would report on `project` (settings, ignores and the baseline
+/// applied, samples aside): what `--fix` repairs.
+fn reported(
+    project: &Project,
+    args: &CheckArgs,
+    setup: &Setup,
+    baseline: Option<&[(crate::suppress::Entry, crate::source::Loc)]>,
+) -> Vec<Finding> {
+    let ids: Vec<crate::source::SourceId> =
+        project.loaded.sources.iter().map(|(id, _)| id).collect();
+    let inputs = crate::suppress::Inputs {
+        settings: &setup.settings,
+        inline: if args.ci.no_ignore { &[] } else { &ids },
+        baseline,
+        root: &setup.root,
+    };
+    let mode = args.headless.map(Into::into).unwrap_or_default();
+    let findings = crate::checks::run_every(project, mode);
+    crate::suppress::apply(project, findings, &inputs).findings
+}
+
+/// `--fix` and `--diff`: every proven fix applied in memory.
+fn fix(
+    project: &Project,
+    args: &CheckArgs,
+    setup: &Setup,
+    reload: &crate::fix::Reload<'_>,
+) -> Result<crate::fix::Outcome, i32> {
+    let baseline = match setup.baseline_path(args.ci.baseline.as_deref()) {
+        Some(path) => {
+            let mut scratch = project.loaded.sources.clone();
+            Some(
+                crate::suppress::read_baseline(&RealHost, &mut scratch, &path)
+                    .map_err(|e| setup_error(e, Some(project), Style { color: false }))?,
+            )
+        }
+        None => None,
+    };
+    let findings = |p: &Project| reported(p, args, setup, baseline.as_deref());
+    Ok(crate::fix::fix(
+        project,
+        &findings,
+        reload,
+        Some(&setup.root),
+        args.unsafe_fixes,
+    ))
+}
+
+/// `--diff`: the fixed files as a unified diff (paths relative to the project root); exit
+/// 1 when there is something to fix.
+fn print_diff(outcome: &crate::fix::Outcome, root: &std::path::Path, out: &mut dyn Write) -> i32 {
+    let mut text = String::new();
+    for (path, before, after) in &outcome.files {
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let diff = similar::TextDiff::from_lines(before.as_str(), after.as_str());
+        text.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("a/{name}"), &format!("b/{name}"))
+                .to_string(),
+        );
+    }
+    // Exactly the bytes of the files (as `git diff` prints them): a patch that applies.
+    let _ = out.write_all(text.as_bytes());
+    eprintln!("{}", fixed_line(outcome, false));
+    if outcome.files.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }
+}
+
+/// "fixed 3 findings in 1 file" / "--fix would fix …", and what `--unsafe-fixes` would add.
+fn fixed_line(outcome: &crate::fix::Outcome, written: bool) -> String {
+    let n: usize = outcome.applied.iter().map(|a| a.findings).sum();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let what = format!(
+        "{} in {}",
+        plural(n, "finding", "findings"),
+        plural(outcome.files.len(), "file", "files")
+    );
+    let mut line = match (n, written) {
+        (0, true) => "nothing fixed".to_string(),
+        (0, false) => "nothing for --fix to fix".to_string(),
+        (_, true) => format!("fixed {what}"),
+        (_, false) => format!("--fix would fix {what}"),
+    };
+    if outcome.unsafe_available > 0 {
+        line.push_str(&format!(
+            "; {} with --unsafe-fixes",
+            plural(outcome.unsafe_available, "narrowing fix", "narrowing fixes")
+        ));
+    }
+    line
+}
+
+/// `--fix`: each fixed file written atomically (never half a file); exit 2 on the first
+/// that cannot be written, naming it.
+fn write_fixes(outcome: &crate::fix::Outcome) -> Result<(), i32> {
+    for (path, before, after) in &outcome.files {
+        // Written only if the file still holds what was fixed.
+        match std::fs::read(path) {
+            Ok(now) if now == before.as_bytes() => {}
+            _ => {
+                eprintln!(
+                    "error: {} changed while it was being fixed; nothing written to it",
+                    path.display()
+                );
+                return Err(EXIT_REFUSED);
+            }
+        }
+        if let Err(e) = crate::host::write_atomically(path, after.as_bytes()) {
+            eprintln!("error: cannot write the fixed {}: {e}", path.display());
+            return Err(EXIT_REFUSED);
+        }
+    }
+    Ok(())
 }
 
 /// A refused config or settings file in the machine formats, on standard output (the human
@@ -171,6 +345,7 @@ fn check(
     setup: &Setup,
     style: Style,
     out: &mut dyn Write,
+    fixing: Fixing<'_>,
 ) -> Result<i32, i32> {
     use crate::checks::sample_mismatch;
     use crate::source::{Origin, SourceFile};
@@ -241,6 +416,11 @@ fn check(
     };
     match args.format {
         CheckFormat::Human | CheckFormat::Concise => {
+            let marks = if args.format == CheckFormat::Human {
+                fix_marks(project, &findings, setup, args, fixing.reload)
+            } else {
+                Vec::new()
+            };
             let text = check_text(
                 project,
                 &findings,
@@ -250,6 +430,8 @@ fn check(
                 &config_sources,
                 &outcome,
                 style,
+                &marks,
+                fixing.fixed,
             );
             let _ = out.write_all(text.as_bytes());
         }
@@ -261,6 +443,26 @@ fn check(
     }
     let fail_on = args.fail_on.map(Into::into).or(setup.settings.fail_on);
     Ok(exit_for(&findings, fail_on))
+}
+
+/// Per finding, the proven fix it has (human output marks it).
+fn fix_marks(
+    project: &Project,
+    findings: &[Finding],
+    setup: &Setup,
+    args: &CheckArgs,
+    reload: &crate::fix::Reload<'_>,
+) -> Vec<Option<(crate::fix::Safety, String)>> {
+    let _ = args;
+    let mut marks = vec![None; findings.len()];
+    for f in crate::fix::proven(project, findings, reload, Some(&setup.root)) {
+        for &n in &f.repairs {
+            if let Some(m) = marks.get_mut(n) {
+                *m = Some((f.safety, f.title.clone()));
+            }
+        }
+    }
+    marks
 }
 
 /// `check`'s exit code: 1 when a finding reaches the `--fail-on` level (default error).
@@ -287,6 +489,8 @@ fn check_text(
     config: &[crate::source::SourceId],
     outcome: &crate::suppress::Outcome,
     style: Style,
+    marks: &[Option<(crate::fix::Safety, String)>],
+    fixed: Option<&crate::fix::Outcome>,
 ) -> String {
     use crate::checks::Level;
     let ci = &args.ci;
@@ -302,20 +506,64 @@ fn check_text(
             setup.project_only,
         ));
     }
-    let shown: Vec<Finding> = findings
+    let (shown, shown_marks): (Vec<Finding>, Vec<Option<String>>) = findings
         .iter()
-        .filter(|f| !ci.quiet || f.level == Level::Error)
-        .cloned()
-        .collect();
+        .enumerate()
+        .filter(|(_, f)| !ci.quiet || f.level == Level::Error)
+        .map(|(n, f)| {
+            let mark = marks
+                .get(n)
+                .cloned()
+                .flatten()
+                .map(|(safety, title)| match safety {
+                    crate::fix::Safety::Safe => format!("fix: {title} (safe: `--fix`)"),
+                    crate::fix::Safety::Narrowing => {
+                        format!("fix: {title} (narrowing: `--fix --unsafe-fixes`)")
+                    }
+                });
+            (f.clone(), mark)
+        })
+        .unzip();
     if ci.statistics {
         out.push_str(&report::check::statistics(&shown));
     } else if human {
-        out.push_str(&report::check::findings_human(project, &shown, style));
+        out.push_str(&report::check::findings_human_marked(
+            project,
+            &shown,
+            &shown_marks,
+            style,
+        ));
         if !ci.quiet {
             out.push_str(&report::check::samples_table(project, samples, style));
         }
     } else {
         out.push_str(&report::check::concise(project, &shown));
+    }
+    let count = |want: crate::fix::Safety| {
+        marks
+            .iter()
+            .filter(|m| m.as_ref().is_some_and(|(s, _)| *s == want))
+            .count()
+    };
+    let (safe, narrowing) = (
+        count(crate::fix::Safety::Safe),
+        count(crate::fix::Safety::Narrowing),
+    );
+    let line = match (safe, narrowing) {
+        (0, 0) => None,
+        (s, 0) => Some(format!("{s} fixable with `--fix`")),
+        (0, n) => Some(format!("{n} fixable with `--fix --unsafe-fixes`")),
+        (s, n) => Some(format!(
+            "{s} fixable with `--fix` ({n} more with `--fix --unsafe-fixes`)"
+        )),
+    };
+    if let Some(line) = line {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if let Some(fixed) = fixed {
+        out.push_str(&fixed_line(fixed, true));
+        out.push('\n');
     }
     let (e, w, i) = report::check::summary(findings);
     out.push_str(&report::check::summary_line(e, w, i));

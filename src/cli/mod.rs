@@ -280,6 +280,29 @@ impl Context {
     }
 }
 
+impl Context {
+    /// [`Context::load`] without a word: the project with some files' text replaced (a
+    /// fix being proven), named the same way; `None` when it does not load.
+    fn reload(
+        &self,
+        host: &dyn Host,
+        profile: Profile,
+        names: Names<'_>,
+        files: &std::collections::BTreeMap<PathBuf, String>,
+    ) -> Option<Project> {
+        let overlay = crate::host::Overlay::new(host, files);
+        let home = crate::discover::Paths::from_host(host, &self.cwd).home;
+        let mut p = Project::load_as(&overlay, &self.cwd, self.platform, profile).ok()?;
+        if let Some(root) = names.root {
+            p.loaded.sources.relative_to(root);
+        }
+        if names.tilde {
+            p.loaded.sources.home_as_tilde(&home);
+        }
+        Some(p)
+    }
+}
+
 /// How output names files: relative to the project root (`root`; `None` for
 /// `--absolute-paths`), and, in human output (`tilde`), files under HOME elsewhere as
 /// `~/…`. Machine formats keep full paths a program can open.

@@ -151,6 +151,16 @@ pub fn human(p: &Project, findings: &[Finding], samples: Samples<'_>, style: Sty
 /// The findings as miette diagnostics, one style for every level (a finding without a
 /// place is the same diagnostic without a snippet).
 pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String {
+    findings_human_marked(p, findings, &[], style)
+}
+
+/// [`findings_human`], each finding with its proven fix (`marks[i]`, a help line) if any.
+pub fn findings_human_marked(
+    p: &Project,
+    findings: &[Finding],
+    marks: &[Option<String>],
+    style: Style,
+) -> String {
     let sources = &p.loaded.sources;
     let theme = if style.color {
         GraphicalTheme::unicode()
@@ -160,7 +170,7 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
     // Messages are not wrapped: the output is the same whatever the terminal or the paths.
     let handler = GraphicalReportHandler::new_themed(theme).with_wrap_lines(false);
     let mut out = String::new();
-    for f in findings {
+    for (n, f) in findings.iter().enumerate() {
         let severity = match f.level {
             Level::Error => Severity::Error,
             Level::Warning => Severity::Warning,
@@ -186,6 +196,9 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
         }
         if let Some(h) = &f.help {
             help.push(h.clone());
+        }
+        if let Some(Some(m)) = marks.get(n) {
+            help.push(m.clone());
         }
         let mut help: Vec<String> = help.iter().map(|h| super::clean(h).into_owned()).collect();
         let mut diag = MietteDiagnostic::new(super::clean(&f.message).into_owned())

@@ -138,6 +138,10 @@ pub fn run_timed(
     env: &[(String, String)],
     args: &[&str],
 ) -> Run {
+    use std::io::{Read, Seek};
+    // Standard output goes to a file, not a pipe: Bun may exit before a slow reader has
+    // drained a pipe, cutting a long `agent list` (60 kB and more) short.
+    let mut stdout = tempfile::tempfile().expect("a temporary file for the oracle's output");
     let out = Command::new("timeout")
         .arg(secs.to_string())
         .arg(bin)
@@ -145,11 +149,17 @@ pub fn run_timed(
         .env_clear()
         .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(cwd)
+        .stdout(stdout.try_clone().expect("the output file, twice"))
         .output()
         .unwrap_or_else(|e| panic!("cannot spawn `timeout {}`: {e}", bin.display()));
+    let mut bytes = Vec::new();
+    stdout.rewind().expect("rewind the oracle's output");
+    stdout
+        .read_to_end(&mut bytes)
+        .expect("read the oracle's output");
     Run {
         code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stdout: String::from_utf8_lossy(&bytes).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }

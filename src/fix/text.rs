@@ -1,0 +1,460 @@
+//! Text edits that keep every byte outside the edited span: the entries of a JSONC object
+//! or a YAML (frontmatter) mapping found by the place of their key, deleted, moved or
+//! rewritten in place. Nothing here decides whether an edit is right; [`super::prove`]
+//! does, on the re-loaded project.
+
+use crate::source::Span;
+use crate::syntax::frontmatter::{self, Frontmatter};
+use crate::syntax::value::{Node, Value};
+
+/// Replace `span` of one file's text by `text`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Edit {
+    pub span: Span,
+    pub text: String,
+}
+
+impl Edit {
+    pub fn delete(start: usize, end: usize) -> Edit {
+        Edit {
+            span: Span::new(start, end),
+            text: String::new(),
+        }
+    }
+
+    pub fn insert(at: usize, text: String) -> Edit {
+        Edit {
+            span: Span::new(at, at),
+            text,
+        }
+    }
+}
+
+/// `text` with `edits` applied; `None` when two of them overlap or one is out of bounds
+/// or splits a character.
+pub fn apply(text: &str, edits: &[Edit]) -> Option<String> {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for e in sorted {
+        if e.span.start < at || e.span.end < e.span.start {
+            return None;
+        }
+        out.push_str(text.get(at..e.span.start)?);
+        out.push_str(&e.text);
+        at = e.span.end;
+    }
+    out.push_str(text.get(at..)?);
+    Some(out)
+}
+
+/// Which syntax an entry is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Jsonc,
+    Yaml,
+}
+
+/// One key of an object or mapping: the key's text and its value's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub key: Span,
+    pub value: Span,
+}
+
+/// An object (JSONC) or mapping (YAML) with its entries in written order (duplicates
+/// included, for JSONC).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    pub syntax: Syntax,
+    /// The object's own text (the value of the entry holding it).
+    pub span: Span,
+    pub entries: Vec<Entry>,
+}
+
+/// Every object of a file, JSONC or markdown frontmatter; `None` when it does not parse.
+pub fn containers(text: &str, syntax: Syntax) -> Option<Vec<Container>> {
+    match syntax {
+        Syntax::Jsonc => jsonc_containers(text),
+        Syntax::Yaml => yaml_containers(text),
+    }
+}
+
+/// The container holding the entry whose key starts at `key_start`, and its index.
+pub fn entry_at(containers: &[Container], key_start: usize) -> Option<(&Container, usize)> {
+    containers.iter().find_map(|c| {
+        c.entries
+            .iter()
+            .position(|e| e.key.start == key_start)
+            .map(|i| (c, i))
+    })
+}
+
+fn jsonc_containers(text: &str) -> Option<Vec<Container>> {
+    use jsonc_parser::ast;
+    use jsonc_parser::common::Ranged;
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let body = text.get(bom..)?;
+    let parsed = jsonc_parser::parse_to_ast(
+        body,
+        &jsonc_parser::CollectOptions {
+            comments: jsonc_parser::CommentCollectionStrategy::Off,
+            tokens: false,
+        },
+        &jsonc_parser::ParseOptions::default(),
+    )
+    .ok()?;
+    fn walk(v: &ast::Value, bom: usize, out: &mut Vec<Container>) {
+        match v {
+            ast::Value::Object(o) => {
+                let mut entries = Vec::new();
+                for p in &o.properties {
+                    let kr = match &p.name {
+                        ast::ObjectPropName::String(s) => s.range,
+                        ast::ObjectPropName::Word(w) => w.range,
+                    };
+                    let vr = p.value.range();
+                    entries.push(Entry {
+                        key: Span::new(bom + kr.start, bom + kr.end),
+                        value: Span::new(bom + vr.start, bom + vr.end),
+                    });
+                }
+                let r = o.range();
+                out.push(Container {
+                    syntax: Syntax::Jsonc,
+                    span: Span::new(bom + r.start, bom + r.end),
+                    entries,
+                });
+                for p in &o.properties {
+                    walk(&p.value, bom, out);
+                }
+            }
+            ast::Value::Array(a) => {
+                for e in &a.elements {
+                    walk(e, bom, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(parsed.value.as_ref()?, bom, &mut out);
+    Some(out)
+}
+
+fn yaml_containers(text: &str) -> Option<Vec<Container>> {
+    let Frontmatter::Data(node) = frontmatter::parse(text, crate::source::SourceId(0)) else {
+        return None;
+    };
+    fn walk(n: &Node, out: &mut Vec<Container>) {
+        match &n.value {
+            Value::Object(o) => {
+                let mut entries = Vec::new();
+                for (_, v) in o.iter() {
+                    if let Some(k) = v.key {
+                        entries.push(Entry {
+                            key: k.span,
+                            value: v.loc.span,
+                        });
+                    }
+                }
+                // js-yaml refuses duplicate keys, so the mapping's order is the written
+                // order except for index keys, which JavaScript moves first.
+                entries.sort_by_key(|e| e.key.start);
+                out.push(Container {
+                    syntax: Syntax::Yaml,
+                    span: n.loc.span,
+                    entries,
+                });
+                for (_, v) in o.iter() {
+                    walk(v, out);
+                }
+            }
+            Value::Array(items) => {
+                for i in items {
+                    walk(i, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&node, &mut out);
+    Some(out)
+}
+
+/// The file's line ending (`\r\n` when it uses any).
+fn newline(text: &str) -> &'static str {
+    if text.contains("\r\n") { "\r\n" } else { "\n" }
+}
+
+fn line_start(text: &str, at: usize) -> usize {
+    text.get(..at)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1)
+}
+
+/// The offset just past the end of the line holding `at` (past its `\n`; the end of the
+/// text on the last line).
+fn next_line(text: &str, at: usize) -> usize {
+    text.get(at..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |i| at + i + 1)
+}
+
+/// Only spaces and tabs before `at` on its line.
+fn starts_line(text: &str, at: usize) -> bool {
+    text.get(line_start(text, at)..at)
+        .is_some_and(|t| t.chars().all(|c| c == ' ' || c == '\t'))
+}
+
+/// Skip JSONC white space and comments from `at`; the offset of the next token.
+fn skip_trivia(text: &str, mut at: usize) -> usize {
+    let b = text.as_bytes();
+    loop {
+        match b.get(at) {
+            Some(b' ' | b'\t' | b'\n' | b'\r') => at += 1,
+            Some(b'/') if b.get(at + 1) == Some(&b'/') => at = next_line(text, at),
+            Some(b'/') if b.get(at + 1) == Some(&b'*') => {
+                match text.get(at + 2..).and_then(|t| t.find("*/")) {
+                    Some(i) => at += 2 + i + 2,
+                    None => return text.len(),
+                }
+            }
+            _ => return at,
+        }
+    }
+}
+
+/// The rest of the line after `at` is blank or a `//` comment.
+fn rest_of_line_blank(text: &str, at: usize) -> bool {
+    let end = next_line(text, at);
+    let rest = text
+        .get(at..end)
+        .unwrap_or("")
+        .trim_end_matches(['\n', '\r']);
+    let rest = rest.trim_start_matches([' ', '\t']);
+    rest.is_empty() || rest.starts_with("//") || rest.starts_with('#')
+}
+
+/// The offset of the comma after entry `e` of a JSONC object, if any.
+fn comma_after(text: &str, e: &Entry) -> Option<usize> {
+    let at = skip_trivia(text, e.value.end);
+    (text.as_bytes().get(at) == Some(&b',')).then_some(at)
+}
+
+/// The edits deleting entry `i` of `c`, with its comma and, when it has its line to
+/// itself, the whole line. `None` when the entry cannot be cut out cleanly (a YAML entry
+/// spanning lines or sharing its line).
+pub fn delete(text: &str, c: &Container, i: usize) -> Option<Vec<Edit>> {
+    let e = c.entries.get(i)?;
+    match c.syntax {
+        Syntax::Yaml => {
+            let (start, end) = yaml_line(text, e)?;
+            Some(vec![Edit::delete(start, end)])
+        }
+        Syntax::Jsonc => {
+            if let Some(comma) = comma_after(text, e) {
+                let end = comma + 1;
+                if starts_line(text, e.key.start) && rest_of_line_blank(text, end) {
+                    Some(vec![Edit::delete(
+                        line_start(text, e.key.start),
+                        next_line(text, end),
+                    )])
+                } else {
+                    let end = skip_spaces(text, end);
+                    Some(vec![Edit::delete(e.key.start, end)])
+                }
+            } else if i > 0 {
+                // The last entry: the comma before it goes.
+                let prev = c.entries.get(i - 1)?;
+                let comma = comma_after(text, prev)?;
+                if starts_line(text, e.key.start) && rest_of_line_blank(text, e.value.end) {
+                    Some(vec![
+                        Edit::delete(comma, comma + 1),
+                        Edit::delete(line_start(text, e.key.start), next_line(text, e.value.end)),
+                    ])
+                } else {
+                    Some(vec![Edit::delete(comma, e.value.end)])
+                }
+            } else if starts_line(text, e.key.start) && rest_of_line_blank(text, e.value.end) {
+                Some(vec![Edit::delete(
+                    line_start(text, e.key.start),
+                    next_line(text, e.value.end),
+                )])
+            } else {
+                Some(vec![Edit::delete(e.key.start, e.value.end)])
+            }
+        }
+    }
+}
+
+fn skip_spaces(text: &str, mut at: usize) -> usize {
+    while matches!(text.as_bytes().get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    at
+}
+
+/// A YAML entry that has its lines to itself: the key starts its line and the value ends
+/// on the key's line. The range of that whole line.
+fn yaml_line(text: &str, e: &Entry) -> Option<(usize, usize)> {
+    let start = line_start(text, e.key.start);
+    let end = next_line(text, e.key.start);
+    (starts_line(text, e.key.start) && e.value.end < end && end <= text.len() && end > 0)
+        .then_some((start, end))
+}
+
+/// The edits moving entry `i` of `c` to just after entry `j` (`j > i`), keeping its text
+/// (and, in YAML, its line) whole. `None` when either cannot be moved cleanly.
+pub fn move_after(text: &str, c: &Container, i: usize, j: usize) -> Option<Vec<Edit>> {
+    if j <= i {
+        return None;
+    }
+    let e = c.entries.get(i)?;
+    let t = c.entries.get(j)?;
+    match c.syntax {
+        Syntax::Yaml => {
+            let (s, end) = yaml_line(text, e)?;
+            let (ts, tend) = yaml_line(text, t)?;
+            let indent = |at: usize| e_indent(text, at);
+            if indent(s) != indent(ts) {
+                return None;
+            }
+            let mut line = text.get(s..end)?.to_string();
+            if !line.ends_with('\n') {
+                line.push_str(newline(text));
+            }
+            if !text.get(..tend)?.ends_with('\n') {
+                return None;
+            }
+            Some(vec![Edit::delete(s, end), Edit::insert(tend, line)])
+        }
+        Syntax::Jsonc => {
+            let mut edits = delete(text, c, i)?;
+            let member = text.get(e.key.start..e.value.end)?;
+            // A comment at the end of the moved entry's line goes with it.
+            let own_line = edits
+                .iter()
+                .any(|d| d.span.start == line_start(text, e.key.start));
+            let comment = if own_line {
+                trailing_comment(text, comma_after(text, e).map_or(e.value.end, |c| c + 1))
+            } else {
+                None
+            };
+            let target_comma = comma_after(text, t);
+            let after_target = target_comma.map_or(t.value.end, |c| c + 1);
+            let comma = if target_comma.is_some() { "," } else { "" };
+            if starts_line(text, t.key.start) && rest_of_line_blank(text, after_target) {
+                // A line of its own after the target's line.
+                let at = next_line(text, after_target);
+                if !text.get(..at)?.ends_with('\n') {
+                    return None;
+                }
+                let indent = text.get(line_start(text, t.key.start)..t.key.start)?;
+                let comment = comment.map_or(String::new(), |c| format!(" {c}"));
+                if target_comma.is_none() {
+                    edits.push(Edit::insert(t.value.end, ",".into()));
+                }
+                edits.push(Edit::insert(
+                    at,
+                    format!("{indent}{member}{comma}{comment}{}", newline(text)),
+                ));
+            } else {
+                match target_comma {
+                    Some(c) => edits.push(Edit::insert(c + 1, format!(" {member},"))),
+                    None => edits.push(Edit::insert(t.value.end, format!(", {member}"))),
+                }
+            }
+            // The deleted span must end before the target starts.
+            if edits
+                .iter()
+                .any(|x| x.span.end > t.key.start && x.span.start < t.key.start)
+            {
+                return None;
+            }
+            Some(edits)
+        }
+    }
+}
+
+/// A `//` or `/* */` comment closing the line after `at` (white space before it).
+fn trailing_comment(text: &str, at: usize) -> Option<&str> {
+    let end = next_line(text, at);
+    let rest = text.get(at..end)?.trim_end_matches(['\n', '\r']).trim();
+    (rest.starts_with("//") || (rest.starts_with("/*") && rest.ends_with("*/"))).then_some(rest)
+}
+
+fn e_indent(text: &str, line_start: usize) -> &str {
+    let rest = text.get(line_start..).unwrap_or("");
+    let n = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    rest.get(..n).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn del(text: &str, key: &str) -> String {
+        let cs = containers(text, Syntax::Jsonc).unwrap();
+        let at = text.find(key).unwrap();
+        let (c, i) = entry_at(&cs, at).unwrap();
+        apply(text, &delete(text, c, i).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn deletes_json_entries_with_their_comma_and_line() {
+        let t = "{\n  \"a\": 1,\n  \"b\": 2, // why\n  \"c\": 3\n}\n";
+        assert_eq!(del(t, "\"a\""), "{\n  \"b\": 2, // why\n  \"c\": 3\n}\n");
+        assert_eq!(del(t, "\"b\""), "{\n  \"a\": 1,\n  \"c\": 3\n}\n");
+        assert_eq!(del(t, "\"c\""), "{\n  \"a\": 1,\n  \"b\": 2 // why\n}\n");
+        let one = "{\"x\": {\"a\": 1, \"b\": 2}}";
+        assert_eq!(del(one, "\"a\""), "{\"x\": {\"b\": 2}}");
+        assert_eq!(del(one, "\"b\""), "{\"x\": {\"a\": 1}}");
+        assert_eq!(del("{\"a\": 1}", "\"a\""), "{}");
+    }
+
+    #[test]
+    fn moves_json_entries_after_another() {
+        let t = "{\n  \"a\": 1,\n  \"b\": 2\n}\n";
+        let cs = containers(t, Syntax::Jsonc).unwrap();
+        let e = move_after(t, &cs[0], 0, 1).unwrap();
+        assert_eq!(apply(t, &e).unwrap(), "{\n  \"b\": 2,\n  \"a\": 1\n}\n");
+        let t = "{\n  \"a\": 1, // one\n  \"b\": 2, // two\n  \"c\": 3\n}\n";
+        let cs = containers(t, Syntax::Jsonc).unwrap();
+        let e = move_after(t, &cs[0], 0, 1).unwrap();
+        assert_eq!(
+            apply(t, &e).unwrap(),
+            "{\n  \"b\": 2, // two\n  \"a\": 1, // one\n  \"c\": 3\n}\n"
+        );
+        let e = move_after(t, &cs[0], 0, 2).unwrap();
+        assert_eq!(
+            apply(t, &e).unwrap(),
+            "{\n  \"b\": 2, // two\n  \"c\": 3,\n  \"a\": 1 // one\n}\n"
+        );
+        let t = "{\"a\": 1, \"b\": 2, \"c\": 3}";
+        let cs = containers(t, Syntax::Jsonc).unwrap();
+        let e = move_after(t, &cs[0], 0, 1).unwrap();
+        assert_eq!(apply(t, &e).unwrap(), "{\"b\": 2, \"a\": 1, \"c\": 3}");
+    }
+
+    #[test]
+    fn yaml_lines() {
+        let t =
+            "---\npermission:\n  bash:\n    \"*\": deny # no\n    \"git *\": allow\n---\nbody\n";
+        let cs = containers(t, Syntax::Yaml).unwrap();
+        let at = t.find("\"*\"").unwrap();
+        let (c, i) = entry_at(&cs, at).unwrap();
+        let moved = apply(t, &move_after(t, c, i, i + 1).unwrap()).unwrap();
+        assert_eq!(
+            moved,
+            "---\npermission:\n  bash:\n    \"git *\": allow\n    \"*\": deny # no\n---\nbody\n"
+        );
+        let gone = apply(t, &delete(t, c, i).unwrap()).unwrap();
+        assert_eq!(
+            gone,
+            "---\npermission:\n  bash:\n    \"git *\": allow\n---\nbody\n"
+        );
+    }
+}

@@ -1,0 +1,448 @@
+//! `check --fix`, `--unsafe-fixes` and `--diff` end to end.
+//!
+//! - `fixtures/fix/<case>/`: a project before fixing; its snapshot
+//!   (`fixtures/fix/snapshots/<case>.snap`) shows the `--diff` of the safe fixes, the
+//!   `--diff --unsafe-fixes` and what `check` reports after `--fix --unsafe-fixes`.
+//! - Every fixture and every real config (`tests/real/`) is fixed on a copy; OpenCode itself
+//!   (`opencode agent list --pure`) must accept the fixed config and decide every sampled
+//!   input as before (safe fixes), or only more strictly (narrowing ones); a second `--fix`
+//!   changes nothing; `--fix` writes exactly what `--diff` showed.
+
+mod check_support;
+mod support;
+
+use check_support::Tree;
+use permaudit::agents::evaluate;
+use permaudit::glob::Platform;
+use permaudit::model::{Action, Effect, Rule};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.retain(|p| p.join("project").is_dir());
+    out.sort();
+    out
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fix"))
+}
+
+fn real() -> Vec<PathBuf> {
+    dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real"))
+}
+
+/// Every file under `dir` (relative path → bytes).
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                if e.file_name() != ".git" {
+                    walk(base, &p, out);
+                }
+            } else {
+                out.insert(
+                    p.strip_prefix(base).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The unified diff of two states of a tree, as `--diff` prints it.
+fn unified(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) -> String {
+    let mut out = String::new();
+    for (p, b) in before {
+        let a = &after[p];
+        if a != b {
+            let (b, a) = (String::from_utf8_lossy(b), String::from_utf8_lossy(a));
+            let name = p.strip_prefix("project").unwrap().display().to_string();
+            out.push_str(
+                &similar::TextDiff::from_lines(b.as_ref(), a.as_ref())
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{name}"), &format!("b/{name}"))
+                    .to_string(),
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn fixtures_fix_as_snapshotted() {
+    let list = fixtures();
+    assert!(list.len() >= 4, "fix fixtures: {}", list.len());
+    let mut settings = insta::Settings::clone_current();
+    settings
+        .set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fix/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for dir in &list {
+            let name = dir.file_name().unwrap().to_string_lossy().to_string();
+            let t = Tree::from_fixture(dir);
+            let before = files(t.root());
+            let safe = t.run(&["check", "--diff"]);
+            let narrowing = t.run(&["check", "--diff", "--unsafe-fixes"]);
+            assert_eq!(files(t.root()), before, "{name}: --diff wrote something");
+            for (what, run) in [("--diff", &safe), ("--diff --unsafe-fixes", &narrowing)] {
+                let expect = if run.stdout.is_empty() { 0 } else { 1 };
+                assert_eq!(run.code, expect, "{name} {what}: {}", run.stderr);
+            }
+            let fixed = t.run(&["check", "--fix", "--unsafe-fixes", "--format", "concise"]);
+            assert!(fixed.code == 0 || fixed.code == 1, "{name}: {}", fixed.stderr);
+            let after = files(t.root());
+            assert_eq!(
+                unified(&before, &after),
+                narrowing.stdout,
+                "{name}: --fix --unsafe-fixes wrote something else than --diff showed"
+            );
+            let again = t.run(&["check", "--diff", "--unsafe-fixes"]);
+            assert_eq!(
+                (again.code, again.stdout.as_str()),
+                (0, ""),
+                "{name}: a second fix changes more"
+            );
+            let text = format!(
+                "$ permaudit check --diff\n{}{}\n$ permaudit check --diff --unsafe-fixes\n{}{}\n$ permaudit check --fix --unsafe-fixes --format concise\n{}{}",
+                safe.stdout, safe.stderr, narrowing.stdout, narrowing.stderr, fixed.stdout, fixed.stderr
+            );
+            insta::assert_snapshot!(name, text);
+        }
+    });
+}
+
+/// `check` marks the findings it can fix and counts them.
+#[test]
+fn human_output_marks_fixable_findings() {
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"bash": {"rm *": "deny", "git *": "allow", "*": "allow"}}}"#,
+    );
+    let run = t.run(&["check"]);
+    assert!(
+        run.stdout
+            .contains("fix: remove the redundant rule (safe: `--fix`)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "fix: move the deny after the rule that overrides it (narrowing: `--fix --unsafe-fixes`)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .ends_with("1 fixable with `--fix` (1 more with `--fix --unsafe-fixes`)\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A fix is never offered when the edit would change a decision it may not change: the
+/// `tools` entry that a `permission` key of another file replaces stays.
+#[test]
+fn unproven_fixes_are_not_offered() {
+    // The tools map translated in place would come after the global `bash` rules, whose
+    // `*` then no longer overrides it: a decision would change, so it is not offered.
+    let t = Tree::new()
+        .file(
+            "home/.config/opencode/opencode.json",
+            r#"{"permission": {"*": "allow"}}"#,
+        )
+        .file("project/opencode.json", r#"{"tools": {"bash": false}}"#);
+    let run = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    let findings = t.run(&["check", "--format", "json"]).json();
+    assert_eq!(
+        check_support::findings_of(&findings, "legacy-tools").len(),
+        1
+    );
+    // Alone, the same map is translated.
+    let t = Tree::new().file("project/opencode.json", r#"{"tools": {"bash": false}}"#);
+    let run = t.run(&["check", "--diff"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("+{\"permission\": {\"bash\": \"deny\"}}"),
+        "{}",
+        run.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The oracle
+
+/// OpenCode's rulesets for the tree's project, as permaudit rules; `Err` with OpenCode's
+/// words when it refuses the config.
+fn opencode_rules(
+    bin: &Path,
+    t: &Tree,
+    fakebin: &Path,
+    env: &[(String, String)],
+) -> Result<BTreeMap<String, Vec<Rule>>, String> {
+    use support::oracle;
+    let root = t.root();
+    let mut vars = vec![
+        (
+            "PATH".to_string(),
+            format!(
+                "{}:{}",
+                fakebin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        ),
+        ("HOME".to_string(), root.join("home").display().to_string()),
+        ("OPENCODE_DISABLE_AUTOUPDATE".to_string(), "1".to_string()),
+        ("OPENCODE_DISABLE_MODELS_FETCH".to_string(), "1".to_string()),
+        (
+            "OPENCODE_TEST_MANAGED_CONFIG_DIR".to_string(),
+            root.join("managed").display().to_string(),
+        ),
+    ];
+    vars.extend(env.iter().cloned());
+    let run = support::harness::with_slot(|| {
+        oracle::run(bin, &t.project(), &vars, &["agent", "list", "--pure"])
+    });
+    match oracle::verdict(&run) {
+        Ok(oracle::Verdict::Agents(a)) => Ok(a
+            .into_iter()
+            .map(|(name, a)| {
+                let rules = a
+                    .rules
+                    .iter()
+                    .map(|r| Rule {
+                        permission: r.permission.as_str().unwrap_or_default().to_string(),
+                        pattern: r.pattern.as_str().unwrap_or_default().to_string(),
+                        action: Action::from_json(&r.action),
+                        form: permaudit::model::Form::Object,
+                        layer: permaudit::model::Layer::Project,
+                        loc: None,
+                        builtin: None,
+                    })
+                    .collect();
+                (name, rules)
+            })
+            .collect()),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+/// Permissions and inputs to sample: every pattern of either side filled several ways.
+fn samples<'a>(rules: impl Iterator<Item = &'a Rule>) -> (Vec<String>, Vec<String>) {
+    let mut perms: Vec<String> = ["bash", "edit", "read", "webfetch", "task", "zzz"]
+        .map(String::from)
+        .to_vec();
+    let mut inputs: Vec<String> = ["", "a", "src/a.ts", "git push", ".env", "rm -rf /"]
+        .map(String::from)
+        .to_vec();
+    for r in rules {
+        for fill in ["", "a", "x/a", "a b"] {
+            let f = |g: &str| g.replace("**", "*").replace('*', fill).replace('?', "q");
+            inputs.push(f(&r.pattern));
+            perms.push(f(&r.permission));
+        }
+    }
+    perms.sort();
+    perms.dedup();
+    inputs.sort();
+    inputs.dedup();
+    (perms, inputs)
+}
+
+fn rank(e: Effect) -> u8 {
+    match e {
+        Effect::Deny => 0,
+        Effect::Ask => 1,
+        Effect::Allow => 2,
+    }
+}
+
+/// Every sampled decision of `after` equals `before`'s (`narrowing`: or is stricter); the
+/// first difference otherwise.
+fn compare(
+    before: &BTreeMap<String, Vec<Rule>>,
+    after: &BTreeMap<String, Vec<Rule>>,
+    narrowing: bool,
+) -> Result<usize, String> {
+    if before.keys().ne(after.keys()) {
+        return Err(format!(
+            "agents differ: {:?} vs {:?}",
+            before.keys().collect::<Vec<_>>(),
+            after.keys().collect::<Vec<_>>()
+        ));
+    }
+    let mut n = 0;
+    for (agent, b) in before {
+        let a = &after[agent];
+        let (perms, inputs) = samples(b.iter().chain(a));
+        for p in &perms {
+            for s in &inputs {
+                n += 1;
+                let (x, y) = (
+                    evaluate(b, p, s, Platform::Unix).effect,
+                    evaluate(a, p, s, Platform::Unix).effect,
+                );
+                if x != y && !(narrowing && rank(y) < rank(x)) {
+                    return Err(format!("agent {agent}: {p} {s:?}: {x} before, {y} after"));
+                }
+            }
+        }
+    }
+    Ok(n)
+}
+
+fn env_of(dir: &Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(dir.join("env"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Decisions sampled alike, and the change in findings per kind.
+type Fixed = (usize, BTreeMap<String, i64>);
+
+/// Fix a copy of `dir`; OpenCode's verdict on both sides. `Ok(None)` when nothing was fixed.
+fn fix_against_opencode(
+    bin: &Path,
+    fakebin: &Path,
+    dir: &Path,
+    narrowing: bool,
+) -> Result<Option<Fixed>, String> {
+    let name = dir.file_name().unwrap().to_string_lossy().to_string();
+    let t = Tree::from_fixture(dir);
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(t.project())
+        .output()
+        .unwrap();
+    assert!(git.status.success(), "git init");
+    let env = env_of(dir);
+    let before_files = files(t.root());
+    let kinds = |run: &check_support::Output| {
+        let mut m: BTreeMap<String, i64> = BTreeMap::new();
+        for f in run.json()["findings"].as_array().into_iter().flatten() {
+            *m.entry(f["id"].as_str().unwrap_or("").to_string())
+                .or_default() += 1;
+        }
+        m
+    };
+    let pre = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    if pre.code == 2 {
+        return Ok(None);
+    }
+    let mut args = vec!["check", "--fix", "--format", "json", "--fail-on", "never"];
+    if narrowing {
+        args.push("--unsafe-fixes");
+    }
+    let post = t.run(&args);
+    if post.code != 0 {
+        return Err(format!("{name}: --fix exit {}: {}", post.code, post.stderr));
+    }
+    let after_files = files(t.root());
+    if after_files == before_files {
+        return Ok(None);
+    }
+    let mut args = vec!["check", "--diff"];
+    if narrowing {
+        args.push("--unsafe-fixes");
+    }
+    let again = t.run(&args);
+    if again.code != 0 || !again.stdout.is_empty() {
+        return Err(format!(
+            "{name}: a second --fix changes more:\n{}",
+            again.stdout
+        ));
+    }
+    let after = opencode_rules(bin, &t, fakebin, &env)
+        .map_err(|e| format!("{name}: OpenCode refuses the fixed config: {e}"))?;
+    // Back to the original files for OpenCode's view of the start.
+    for (p, b) in &before_files {
+        std::fs::write(t.root().join(p), b).unwrap();
+    }
+    let before = opencode_rules(bin, &t, fakebin, &env)
+        .map_err(|e| format!("{name}: OpenCode refuses the original config: {e}"))?;
+    let n = compare(&before, &after, narrowing).map_err(|e| {
+        format!(
+            "{name}: the fix changed a decision: {e}\n{}",
+            unified(&before_files, &after_files)
+        )
+    })?;
+    let (b, a) = (kinds(&pre), kinds(&post));
+    let mut removed = BTreeMap::new();
+    for (k, v) in &b {
+        let d = v - a.get(k).copied().unwrap_or(0);
+        if d != 0 {
+            removed.insert(k.clone(), d);
+        }
+    }
+    for (k, v) in &a {
+        if !b.contains_key(k) {
+            removed.insert(k.clone(), -v);
+        }
+    }
+    Ok(Some((n, removed)))
+}
+
+/// Safe fixes on every real config and every fixture: OpenCode accepts the result and
+/// decides every sampled input alike; narrowing fixes on the fixtures only narrow.
+#[test]
+fn fixes_decide_as_before_in_opencode() {
+    use support::oracle;
+    let bin = match oracle::locate() {
+        oracle::Located::Found(b) => b,
+        oracle::Located::Skip => return,
+    };
+    let scratch = support::harness::Scratch::new();
+    let mut cases: Vec<(PathBuf, bool)> = real().into_iter().map(|d| (d, false)).collect();
+    cases.extend(
+        fixtures()
+            .into_iter()
+            .flat_map(|d| [(d.clone(), false), (d, true)]),
+    );
+    let results = support::harness::parallel(cases, |(dir, narrowing)| {
+        (
+            dir.clone(),
+            narrowing,
+            fix_against_opencode(&bin, &scratch.fakebin, &dir, narrowing),
+        )
+    });
+    let mut failures = Vec::new();
+    let mut total: BTreeMap<String, i64> = BTreeMap::new();
+    let (mut fixed, mut samples) = (0, 0);
+    for (dir, narrowing, r) in results {
+        match r {
+            Err(e) => failures.push(e),
+            Ok(Some((n, removed))) => {
+                fixed += 1;
+                samples += n;
+                if !narrowing
+                    && dir.starts_with(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real"))
+                {
+                    for (k, v) in removed {
+                        *total.entry(k).or_default() += v;
+                    }
+                }
+            }
+            Ok(None) => {}
+        }
+    }
+    eprintln!(
+        "fixed {fixed} configs, {samples} sampled decisions alike; findings removed on tests/real by kind: {total:?}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(fixed >= 10, "only {fixed} configs had a fix");
+}
