@@ -206,11 +206,16 @@ fn fix(
 ) -> Result<crate::fix::Outcome, i32> {
     let baseline = match setup.baseline_path(args.ci.baseline.as_deref()) {
         Some(path) => {
+            // Read beside the project's sources: its entries' places are in this map only.
             let mut scratch = project.loaded.sources.clone();
-            Some(
-                crate::suppress::read_baseline(&RealHost, &mut scratch, &path)
-                    .map_err(|e| setup_error(e, Some(project), Style { color: false }))?,
-            )
+            match crate::suppress::read_baseline(&RealHost, &mut scratch, &path) {
+                Ok(b) => Some(b),
+                Err(SetupError::Baseline(e)) => {
+                    eprintln!("{}: error: {}", scratch.position(e.loc), e.message);
+                    return Err(EXIT_REFUSED);
+                }
+                Err(e) => return Err(setup_error(e, None, Style { color: false })),
+            }
         }
         None => None,
     };
