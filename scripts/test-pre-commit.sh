@@ -41,6 +41,7 @@ hooks = {h["id"]: h for h in yaml.safe_load(open(sys.argv[1]))}
 assert all(h["language"] in ("script", "system") for h in hooks.values()), hooks
 assert hooks["permaudit"]["entry"] == "scripts/pre-commit-hook.sh check", hooks["permaudit"]
 assert hooks["permaudit-diff"]["entry"] == "scripts/pre-commit-hook.sh diff --project-only --staged", hooks["permaudit-diff"]
+assert hooks["permaudit-fix"]["entry"] == "scripts/pre-commit-hook.sh check --fix", hooks["permaudit-fix"]
 PY
 
 # A scratch repository in which the user commits; HOME of its own (no global config).
@@ -101,5 +102,36 @@ set -e
 [ "$code" = 1 ] || fail "expected the diff hook to fail on a widening (exit 1), got $code: $out"
 grep -q 'permaudit diff: HEAD → index' <<<"$out" || fail "not HEAD vs the index: $out"
 grep -q 'deny → allow' <<<"$out" || fail "the widening is not reported: $out"
+
+step "the permaudit-fix entry under pre-commit: fixes the file, and pre-commit fails because it changed"
+rm -f "$P/.opencode/permaudit-samples.txt"
+printf '{\n  // a redundant rule\n  "permission": {"bash": {"git status": "allow", "git *": "allow"}}\n}\n' > "$P/opencode.json"
+cat > "$P/.pre-commit-config.yaml" <<YAML
+repos:
+  - repo: local
+    hooks:
+      - id: permaudit-fix
+        name: permaudit-fix
+        entry: bash $H/scripts/pre-commit-hook.sh check --fix
+        language: system
+        pass_filenames: false
+        files: ^opencode\.json$
+YAML
+git -C "$P" add -A
+set +e
+out=$(cd "$P" && NO_COLOR=1 "$PC" run --all-files --color never 2>&1)
+code=$?
+set -e
+[ "$code" = 1 ] || fail "expected pre-commit to fail after the fix (exit 1), got $code: $out"
+grep -q 'files were modified by this hook' <<<"$out" || fail "pre-commit did not see the fix: $out"
+grep -q 'fixed 1 finding in 1 file' <<<"$out" || fail "the hook did not say what it fixed: $out"
+grep -q '"git status"' "$P/opencode.json" && fail "the redundant rule is still there: $(cat "$P/opencode.json")"
+grep -q '// a redundant rule' "$P/opencode.json" || fail "the comment was lost: $(cat "$P/opencode.json")"
+git -C "$P" add -A
+set +e
+out=$(cd "$P" && NO_COLOR=1 "$PC" run --all-files --color never 2>&1)
+code=$?
+set -e
+[ "$code" = 0 ] || fail "a second run should pass (nothing left to fix), got $code: $out"
 
 step "ok: the pre-commit hook skips unrelated files, installs permaudit locked and reports"

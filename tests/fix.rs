@@ -142,9 +142,11 @@ fn human_output_marks_fixable_findings() {
         "{}",
         run.stdout
     );
+    // The count comes before the summary, which stays the last line.
     assert!(
-        run.stdout
-            .ends_with("1 fixable with `--fix` (1 more with `--fix --unsafe-fixes`)\n"),
+        run.stdout.ends_with(
+            "1 fixable with `--fix` (1 more with `--fix --unsafe-fixes`)\n1 error, 1 info\n"
+        ),
         "{}",
         run.stdout
     );

@@ -24,7 +24,7 @@ pub mod text;
 
 use crate::checks::Finding;
 use crate::diff::{self, Class};
-use crate::glob::Wildcard;
+use crate::model::Effect;
 use crate::project::Project;
 use crate::source::{Origin, SourceId};
 use serde::Serialize;
@@ -70,8 +70,10 @@ pub struct Fix {
     pub edits: Vec<Edit>,
     /// The agents whose decisions a narrowing fix may change.
     pub agents: Vec<String>,
-    /// The permission globs whose decisions a narrowing fix may change.
-    pub permissions: Vec<String>,
+    /// The rules (permission, pattern, effect) a narrowing fix makes decide: every
+    /// decision it changes must now be decided by one of them, so it changes only inputs
+    /// the finding's rule matches.
+    pub permissions: Vec<(String, String, Effect)>,
     /// The findings it repairs (indices into the findings [`candidates`] was given).
     pub repairs: Vec<usize>,
 }
@@ -236,7 +238,11 @@ fn move_after_overrider(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
         title: format!("move the {what} after the rule that overrides it"),
         edits,
         agents: f.agents.clone(),
-        permissions: vec![rule.permission.clone()],
+        permissions: vec![(
+            rule.permission.clone(),
+            rule.pattern.clone(),
+            rule.action.effective(),
+        )],
         repairs: Vec::new(),
     })
 }
@@ -352,12 +358,18 @@ pub fn prove(before: &Project, after: &Project, fixes: &[&Fix]) -> Result<(), Re
         return Err(Refusal::Changes);
     }
     let allowed = |c: &diff::Change| {
+        let decider = after
+            .agent(&c.agent)
+            .zip(c.head_rule)
+            .and_then(|(a, k)| a.rules.get(k));
         c.class == Class::Narrowed
             && narrowing.iter().any(|f| {
                 f.agents.contains(&c.agent)
-                    && f.permissions
-                        .iter()
-                        .any(|p| Wildcard::compile(p).is_match(&c.permission, before.platform))
+                    && decider.is_some_and(|r| {
+                        f.permissions.iter().any(|(p, pat, e)| {
+                            *p == r.permission && *pat == r.pattern && *e == r.action.effective()
+                        })
+                    })
             })
     };
     if d.changes.iter().all(allowed) {
@@ -551,15 +563,19 @@ pub fn fix(
         texts = new_texts;
         current = Some(next);
     }
-    // The whole, proven once more against the start.
+    // The whole, proven once more against the start: no change at all when only safe
+    // fixes were applied, else nothing but narrowing.
     if let Some(end) = &current {
-        let fixes: Vec<Fix> = if unsafe_fixes {
-            applied_bounds(&applied, base)
+        let d = diff::diff(base, end);
+        let holds = if applied.iter().any(|a| a.safety == Safety::Narrowing) {
+            d.inconclusive.is_empty()
+                && d.events.is_empty()
+                && d.commands.is_empty()
+                && d.changes.iter().all(|c| c.class == Class::Narrowed)
         } else {
-            Vec::new()
+            d.is_empty()
         };
-        let refs: Vec<&Fix> = fixes.iter().collect();
-        if prove(base, end, &refs).is_err() {
+        if !holds {
             return Outcome {
                 passes,
                 ..Outcome::default()
@@ -596,22 +612,4 @@ pub fn fix(
         unsafe_available,
         passes,
     }
-}
-
-/// For the final proof of a run with narrowing fixes: what they were allowed to change, as
-/// one narrowing pseudo-fix per applied narrowing fix's agents and permissions.
-fn applied_bounds(applied: &[Applied], base: &Project) -> Vec<Fix> {
-    let _ = applied;
-    // Every agent and permission: the passes proved each step; the whole must narrow only.
-    vec![Fix {
-        id: "",
-        source: SourceId(0),
-        at: 0,
-        safety: Safety::Narrowing,
-        title: String::new(),
-        edits: Vec::new(),
-        agents: base.agents.iter().map(|a| a.name.clone()).collect(),
-        permissions: vec!["*".into()],
-        repairs: Vec::new(),
-    }]
 }
