@@ -800,3 +800,92 @@ pub fn analysis(data: &[u8]) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// (e) `check --fix`: the same machine as `config`, every fix applied (narrowing included).
+
+/// Fix the machine of a `config` input with every fix permaudit proves: never a panic, the
+/// fixed project loads, no decision is widened (checked by the diff and by re-deciding
+/// inputs built from every rule), only safe fixes change nothing at all, only project
+/// files change, and fixing the result again changes nothing.
+pub fn fix(data: &[u8]) {
+    use permaudit::fix;
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    let (host, _) = config_machine(data);
+    let platform = platform_of(data);
+    let Ok(project) = Project::load(&host, Path::new(PROJ), platform) else {
+        return;
+    };
+    let reload = |files: &BTreeMap<PathBuf, String>| {
+        let overlay = permaudit::host::Overlay::new(&host, files);
+        Project::load(&overlay, Path::new(PROJ), platform).ok()
+    };
+    let findings = |p: &Project| checks::run_every(p, permaudit::delegation::RunMode::Interactive);
+    let out = fix::fix(&project, &findings, &reload, Some(Path::new(PROJ)), true);
+    if out.files.is_empty() {
+        return;
+    }
+    let texts: BTreeMap<PathBuf, String> = out
+        .files
+        .iter()
+        .map(|(p, _, after)| (p.clone(), after.clone()))
+        .collect();
+    for p in texts.keys() {
+        assert!(
+            p.starts_with(PROJ),
+            "a fix wrote outside the project: {p:?}"
+        );
+    }
+    let fixed = reload(&texts).expect("a fixed config loads");
+    let d = permaudit::diff::diff(&project, &fixed);
+    assert!(!d.widens(), "a fix widened a decision: {:?}", d.changes);
+    if out.applied.iter().all(|a| a.safety == fix::Safety::Safe) {
+        assert!(
+            d.is_empty(),
+            "safe fixes changed a decision: {:?}",
+            d.changes
+        );
+    }
+    let rank = |e: permaudit::model::Effect| match e {
+        permaudit::model::Effect::Deny => 0,
+        permaudit::model::Effect::Ask => 1,
+        permaudit::model::Effect::Allow => 2,
+    };
+    for a in &project.agents {
+        let Some(b) = fixed.agent(&a.name) else {
+            panic!("a fix removed agent {}", a.name);
+        };
+        for r in a.rules.iter().chain(&b.rules) {
+            let input = r.pattern.replace('*', "a").replace('?', "q");
+            let perm = r.permission.replace('*', "a").replace('?', "q");
+            let before = evaluate(&a.rules, &perm, &input, platform).effect;
+            let after = evaluate(&b.rules, &perm, &input, platform).effect;
+            assert!(
+                rank(after) <= rank(before),
+                "{}: {perm} {input:?} widened from {before} to {after}",
+                a.name
+            );
+        }
+    }
+    if out.passes < fix::MAX_PASSES {
+        // The fixed files stay in place under the second round's edits.
+        let reload_fixed = |files: &BTreeMap<PathBuf, String>| {
+            let mut all = texts.clone();
+            all.extend(files.iter().map(|(p, t)| (p.clone(), t.clone())));
+            reload(&all)
+        };
+        let again = fix::fix(
+            &fixed,
+            &findings,
+            &reload_fixed,
+            Some(Path::new(PROJ)),
+            true,
+        );
+        assert!(
+            again.files.is_empty(),
+            "fixing twice changes more: {:?}",
+            again.applied
+        );
+    }
+}

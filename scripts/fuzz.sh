@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../fuzz"
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(config frontmatter wildcard analysis)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(config frontmatter wildcard analysis fix)
 NICE=${FUZZ_NICE:-15}
 export RUSTC_BOOTSTRAP=1
 

@@ -51,6 +51,11 @@ fn wildcard() {
 }
 
 #[test]
+fn fix() {
+    replay("fix", harness::fix);
+}
+
+#[test]
 fn analysis() {
     replay("analysis", harness::analysis);
 }
