@@ -7,7 +7,8 @@
 # Reads what the runner provides: GITHUB_WORKSPACE, RUNNER_TEMP, GITHUB_OUTPUT,
 # GITHUB_STEP_SUMMARY, GITHUB_PATH (each optional except the first two), and the inputs as
 # INPUT_WORKING_DIRECTORY, INPUT_FORMAT, INPUT_FAIL_ON, INPUT_SAMPLES, INPUT_SARIF,
-# INPUT_SARIF_FILE, INPUT_SUMMARY, INPUT_INSTALL, INPUT_VERSION (action.yml sets them).
+# INPUT_SARIF_FILE, INPUT_SUMMARY, INPUT_FIX_DIFF, INPUT_INSTALL, INPUT_VERSION (action.yml
+# sets them).
 # scripts/test-action.sh runs it outside GitHub with those variables.
 set -euo pipefail
 ACTION_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +22,7 @@ samples=${INPUT_SAMPLES:-}
 sarif=${INPUT_SARIF:-false}
 sarif_file=${INPUT_SARIF_FILE:-$RUNNER_TEMP/permaudit.sarif}
 summary=${INPUT_SUMMARY:-true}
+fix_diff=${INPUT_FIX_DIFF:-false}
 install=${INPUT_INSTALL:-cargo}
 version=${INPUT_VERSION:-}
 
@@ -89,6 +91,39 @@ if [ "$sarif" = true ] && [ "$code" != 2 ]; then
     output sarif-file "$sarif_file"
 else
     output sarif-file ""
+fi
+
+# 3b. The proven fixes as a patch (not when the config is refused).
+fix_file="$RUNNER_TEMP/permaudit-fix.diff"
+case "$fix_diff" in
+false) fix_args=() ;;
+safe) fix_args=(--diff) ;;
+unsafe) fix_args=(--diff --unsafe-fixes) ;;
+*) die "fix-diff: '$fix_diff' is not false, safe or unsafe" ;;
+esac
+if [ ${#fix_args[@]} -gt 0 ] && [ "$code" != 2 ]; then
+    set +e
+    "$bin" "${args[@]}" "${fix_args[@]}" > "$fix_file" 2> "$RUNNER_TEMP/permaudit-fix.txt"
+    fix_code=$?
+    set -e
+    [ "$fix_code" = 0 ] || [ "$fix_code" = 1 ] || die "check --diff exited $fix_code: $(cat "$RUNNER_TEMP/permaudit-fix.txt")"
+fi
+if [ ${#fix_args[@]} -gt 0 ] && [ "$code" != 2 ] && [ -s "$fix_file" ]; then
+    output fix-diff "$fix_file"
+    if [ "$summary" = true ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+        {
+            echo "## permaudit: proven fixes"
+            echo
+            echo "$(cat "$RUNNER_TEMP/permaudit-fix.txt") (artifact \`permaudit-fix\`; apply with \`git apply\`):"
+            echo
+            echo '```diff'
+            head -c 60000 "$fix_file"
+            echo '```'
+            echo
+        } >> "$GITHUB_STEP_SUMMARY"
+    fi
+else
+    output fix-diff ""
 fi
 
 # 4. Counts and the job summary, from the versioned JSON report.

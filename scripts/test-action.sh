@@ -105,4 +105,17 @@ code=$?
 set -e
 [ "$code" = 2 ] && grep -q "^::error title=permaudit::install: 'brew'" <<<"$bad" || fail "install: brew gave $code: $bad"
 
+step "fix-diff: unsafe writes the proven fixes as a patch that applies, and shows it in the summary"
+W=$(workspace fixdiff)
+run fixdiff GITHUB_WORKSPACE="$W" INPUT_INSTALL=path INPUT_FIX_DIFF=unsafe PATH="$(dirname "$bin"):$PATH"
+patch=$(outvar fix-diff)
+[ "$patch" = "$T/temp/permaudit-fix.diff" ] || fail "fix-diff output: '$patch'"
+grep -q '^+  "tests/\*\*": "deny"' "$patch" || fail "the patch does not move the deny: $(cat "$patch")"
+grep -qx '## permaudit: proven fixes' "$T/summary" || fail "no fixes in the summary: $(cat "$T/summary")"
+git -C "$W" apply --check "$patch" || fail "the patch does not apply: $(cat "$patch")"
+git -C "$W" apply "$patch"
+[ -z "$("$(dirname "$bin")/permaudit" -C "$W" check --diff --unsafe-fixes)" ] || fail "fixes left after applying the patch"
+run fixsafe GITHUB_WORKSPACE="$W" INPUT_INSTALL=path INPUT_FIX_DIFF=safe PATH="$(dirname "$bin"):$PATH"
+[ -z "$(outvar fix-diff)" ] || fail "fix-diff output when there is nothing to fix: $(outvar fix-diff)"
+
 step "ok: action.sh writes annotations, SARIF, outputs and a job summary"
