@@ -91,6 +91,11 @@ pub const FIXABLE: &[(&str, Safety, &str)] = &[
         "a `tools` map is rewritten in place as the `permission` map OpenCode translates it to, when no decision changes",
     ),
     (
+        "unused-ignore",
+        Safety::Safe,
+        "a `permaudit-ignore` comment none of whose kinds hides anything is deleted (its line, when it has one to itself)",
+    ),
+    (
         "shadowed-deny",
         Safety::Narrowing,
         "the deny is moved after the rule of the same object that overrides it",
@@ -170,6 +175,7 @@ pub fn candidates(project: &Project, findings: &[Finding], root: Option<&Path>) 
             "dead-rule" if f.level == crate::checks::Level::Info => remove_rule(&mut files, f),
             "shadowed-deny" | "shadowed-ask" => move_after_overrider(&mut files, f),
             "legacy-tools" => translate_tools(&mut files, f),
+            "unused-ignore" => remove_ignore(&mut files, f, findings),
             _ => None,
         };
         if let Some(mut fix) = fix {
@@ -201,6 +207,39 @@ fn remove_rule(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
         at: loc.span.start,
         safety: Safety::Safe,
         title: "remove the redundant rule".into(),
+        edits,
+        agents: Vec::new(),
+        permissions: Vec::new(),
+        repairs: Vec::new(),
+    })
+}
+
+fn remove_ignore(files: &mut Files<'_>, f: &Finding, findings: &[Finding]) -> Option<Fix> {
+    let loc = f.loc?;
+    let syntax = files.get(loc.source)?.0;
+    let text = &files.project.loaded.sources.get(loc.source).text;
+    let ignore = crate::suppress::scan(text, loc.source, syntax == Syntax::Yaml)
+        .into_iter()
+        .find(|i| i.loc == loc)?;
+    // Every kind it names hides nothing (one finding each), and it is a line comment.
+    let unused = findings
+        .iter()
+        .filter(|g| g.id == f.id && g.loc == Some(loc))
+        .count();
+    let comment = text.get(loc.span.start..)?;
+    if ignore.malformed
+        || unused != ignore.ids.len()
+        || !(comment.starts_with("//") || comment.starts_with('#'))
+    {
+        return None;
+    }
+    let edits = vec![text::delete_line_comment(text, loc.span.start)?];
+    Some(Fix {
+        id: f.id,
+        source: loc.source,
+        at: loc.span.start,
+        safety: Safety::Safe,
+        title: "delete the ignore comment that hides nothing".into(),
         edits,
         agents: Vec::new(),
         permissions: Vec::new(),

@@ -290,6 +290,26 @@ pub fn delete(text: &str, c: &Container, i: usize) -> Option<Vec<Edit>> {
     }
 }
 
+/// The edit deleting the line comment starting at `at` (to the end of its line): its whole
+/// line when nothing else is on it, else the comment and the blanks before it.
+pub fn delete_line_comment(text: &str, at: usize) -> Option<Edit> {
+    let end = next_line(text, at);
+    let body_end = if text.get(..end)?.ends_with("\r\n") {
+        end - 2
+    } else if text.get(..end)?.ends_with('\n') {
+        end - 1
+    } else {
+        end
+    };
+    if starts_line(text, at) {
+        Some(Edit::delete(line_start(text, at), end))
+    } else {
+        let before = text.get(..at)?;
+        let start = before.trim_end_matches([' ', '\t']).len();
+        Some(Edit::delete(start, body_end))
+    }
+}
+
 fn skip_spaces(text: &str, mut at: usize) -> usize {
     while matches!(text.as_bytes().get(at), Some(b' ' | b'\t')) {
         at += 1;
