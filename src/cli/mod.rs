@@ -12,6 +12,7 @@ mod map;
 mod rule;
 mod rules;
 mod schema;
+mod server;
 
 pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
 pub use diff::{DiffArgs, DiffFailOn, DiffFormat};
@@ -121,6 +122,9 @@ pub enum Command {
     },
     /// Print the man page (roff) to standard output (`permaudit man > permaudit.1`).
     Man,
+    /// A Language Server over stdio: findings as you type, hover on rules, the proven fixes
+    /// as code actions (docs/editors.md).
+    Server,
 }
 
 /// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
@@ -139,6 +143,12 @@ fn style_for(choice: ColorChoice, tty: bool) -> Style {
 
 /// Run the CLI; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
+    // The language server writes standard output from its own thread: no lock held here.
+    if matches!(cli.command, Command::Server) {
+        return match Context::new(&cli).and_then(|ctx| server::run(&ctx)) {
+            Ok(code) | Err(code) => code,
+        };
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let code = match dispatch(cli, &mut out) {
@@ -173,6 +183,7 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
             explain::run(&ctx.project(args.format)?, &args, ctx.out_style, out)
         }
         Command::Map(args) => map::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
+        Command::Server => server::run(&ctx),
     }
 }
 

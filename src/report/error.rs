@@ -70,6 +70,12 @@ pub fn render(f: &Failure, style: Style) -> String {
     render_error(&f.sources, &f.error, style)
 }
 
+/// Where a refusal is and what it says, in one line (the editor's diagnostic).
+pub fn headline(sources: &SourceMap, e: &LoadError) -> (Option<crate::source::Loc>, String) {
+    let (loc, headline, _) = parts(sources, e);
+    (loc, headline)
+}
+
 pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String {
     let (loc, headline, label) = parts(sources, e);
     let Some(loc) = loc else {

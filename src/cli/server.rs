@@ -1,0 +1,573 @@
+//! `permaudit server`: a Language Server over stdio.
+//!
+//! Built on `lsp-server` (rust-analyzer's own transport: synchronous, a message loop and
+//! nothing else, no async runtime to carry) and `lsp-types`. Documents are the project's
+//! OpenCode config files (`opencode.json(c)` at the root and in `.opencode/`, the global
+//! config, agent and mode markdown): every open buffer replaces its file on disk
+//! ([`crate::host::Overlay`]) and the whole project is re-loaded and checked after each
+//! change, exactly as `check` does (settings and inline ignores honoured). Diagnostics are
+//! published for every file of the project (cleared when a finding goes); code actions
+//! offer the fixes `check --fix` would apply (proven the same way) and an ignore comment;
+//! hover on a rule says, per agent, what permaudit found there.
+
+use super::{Context, EXIT_OK, EXIT_REFUSED};
+use crate::checks::{Finding, Level};
+use crate::discover::Host;
+use crate::host::{Overlay, RealHost};
+use crate::project::Project;
+use crate::source::{Loc, SourceFile, SourceMap};
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_types as lt;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// What the server knows between messages.
+struct State {
+    cwd: PathBuf,
+    platform: crate::glob::Platform,
+    profile: crate::profile::Profile,
+    /// Open buffers by path.
+    docs: BTreeMap<PathBuf, String>,
+    /// The last analysis: the project (`None` when it does not load) and its findings.
+    project: Option<Project>,
+    findings: Vec<Finding>,
+    /// Files diagnostics were last published for (to clear them).
+    published: BTreeSet<PathBuf>,
+}
+
+pub fn run(ctx: &Context) -> Result<i32, i32> {
+    let (conn, io) = Connection::stdio();
+    let caps = lt::ServerCapabilities {
+        text_document_sync: Some(lt::TextDocumentSyncCapability::Kind(
+            lt::TextDocumentSyncKind::FULL,
+        )),
+        hover_provider: Some(lt::HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(lt::CodeActionProviderCapability::Simple(true)),
+        ..Default::default()
+    };
+    let caps = serde_json::to_value(caps).unwrap_or_default();
+    let init = match conn.initialize(caps) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("permaudit server: {e}");
+            return Err(EXIT_REFUSED);
+        }
+    };
+    let params: Option<lt::InitializeParams> = serde_json::from_value(init).ok();
+    #[allow(deprecated)]
+    let root = params
+        .as_ref()
+        .and_then(|p| {
+            p.workspace_folders
+                .as_ref()
+                .and_then(|f| f.first().map(|f| f.uri.clone()))
+                .or_else(|| p.root_uri.clone())
+        })
+        .and_then(|u| uri_path(&u))
+        .unwrap_or_else(|| ctx.cwd.clone());
+    let mut state = State {
+        cwd: root,
+        platform: ctx.platform,
+        profile: ctx.profile()?,
+        docs: BTreeMap::new(),
+        project: None,
+        findings: Vec::new(),
+        published: BTreeSet::new(),
+    };
+    state.analyze(&conn);
+    for msg in &conn.receiver {
+        match msg {
+            Message::Request(req) => {
+                if conn.handle_shutdown(&req).unwrap_or(true) {
+                    break;
+                }
+                let resp = state.request(req);
+                let _ = conn.sender.send(Message::Response(resp));
+            }
+            Message::Notification(n) => {
+                if state.notification(n) {
+                    state.analyze(&conn);
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    drop(conn);
+    let _ = io.join();
+    Ok(EXIT_OK)
+}
+
+/// The path of a `file:` URI (percent-decoded); `None` for any other URI.
+fn uri_path(uri: &lt::Uri) -> Option<PathBuf> {
+    let s = uri.as_str();
+    let rest = s.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(b) = rest
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    let s = String::from_utf8(out).ok()?;
+    s.starts_with('/').then(|| PathBuf::from(s))
+}
+
+/// The `file:` URI of a path.
+fn path_uri(path: &Path) -> Option<lt::Uri> {
+    let mut s = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s.parse().ok()
+}
+
+/// An LSP position (UTF-16 columns) of a byte offset.
+fn position(file: &SourceFile, offset: usize) -> lt::Position {
+    let offset = offset.min(file.text.len());
+    let line = file.line_of(offset);
+    let start = file.line_start(line);
+    let col: usize = file
+        .text
+        .get(start..offset)
+        .map_or(0, |t| t.chars().map(char::len_utf16).sum());
+    lt::Position::new(line as u32, col as u32)
+}
+
+/// The byte offset of an LSP position (clamped to the text).
+fn offset(text: &str, pos: lt::Position) -> usize {
+    let mut line_start = 0;
+    for _ in 0..pos.line {
+        match text.get(line_start..).and_then(|t| t.find('\n')) {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let mut units = 0;
+    for (i, c) in text.get(line_start..).unwrap_or("").char_indices() {
+        if units >= pos.character as usize || c == '\n' {
+            return line_start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+fn range(sources: &SourceMap, loc: Loc) -> lt::Range {
+    let f = sources.get(loc.source);
+    lt::Range::new(position(f, loc.span.start), position(f, loc.span.end))
+}
+
+fn diagnostic(project: &Project, f: &Finding, loc: Loc) -> lt::Diagnostic {
+    let sources = &project.loaded.sources;
+    let mut message = crate::report::clean(&f.message).into_owned();
+    for w in &f.witnesses {
+        message.push_str(&format!(
+            "\ne.g. {} {} → {}",
+            w.permission,
+            serde_json::to_string(&w.input).unwrap_or_default(),
+            w.action
+        ));
+    }
+    if !f.agents.is_empty() {
+        message.push_str(&format!(
+            "\nagents: {}",
+            crate::report::agent_list(&project.agents.iter().collect::<Vec<_>>(), &f.agents)
+        ));
+    }
+    if let Some(h) = &f.help {
+        message.push_str(&format!("\n{}", crate::report::clean(h)));
+    }
+    let related: Vec<lt::DiagnosticRelatedInformation> = f
+        .related
+        .iter()
+        .filter_map(|(l, m)| {
+            let uri = path_uri(sources.get(l.source).path()?)?;
+            Some(lt::DiagnosticRelatedInformation {
+                location: lt::Location::new(uri, range(sources, *l)),
+                message: crate::report::clean(m).into_owned(),
+            })
+        })
+        .collect();
+    lt::Diagnostic {
+        range: range(sources, loc),
+        severity: Some(match f.level {
+            Level::Error => lt::DiagnosticSeverity::ERROR,
+            Level::Warning => lt::DiagnosticSeverity::WARNING,
+            Level::Info => lt::DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(lt::NumberOrString::String(f.id.to_string())),
+        source: Some("permaudit".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
+    }
+}
+
+impl State {
+    /// Apply a notification; whether the documents changed.
+    fn notification(&mut self, n: Notification) -> bool {
+        use lt::notification::{
+            Cancel, DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument,
+            DidSaveTextDocument, Notification as _,
+        };
+        match n.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<lt::DidOpenTextDocumentParams>(n.params)
+                else {
+                    return false;
+                };
+                let Some(path) = uri_path(&p.text_document.uri) else {
+                    return false;
+                };
+                self.docs.insert(path, p.text_document.text);
+                true
+            }
+            DidChangeTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<lt::DidChangeTextDocumentParams>(n.params)
+                else {
+                    return false;
+                };
+                let Some(path) = uri_path(&p.text_document.uri) else {
+                    return false;
+                };
+                // Full sync: the last change holds the whole text.
+                match p.content_changes.into_iter().last() {
+                    Some(c) if c.range.is_none() => {
+                        self.docs.insert(path, c.text);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<lt::DidCloseTextDocumentParams>(n.params)
+                else {
+                    return false;
+                };
+                uri_path(&p.text_document.uri).is_some_and(|path| self.docs.remove(&path).is_some())
+            }
+            DidSaveTextDocument::METHOD => true,
+            // Requests are answered as they come; nothing is pending to cancel.
+            Cancel::METHOD => false,
+            _ => false,
+        }
+    }
+
+    /// Load and check the project with the open buffers; publish every file's diagnostics.
+    fn analyze(&mut self, conn: &Connection) {
+        let overlay = Overlay::new(&RealHost, &self.docs);
+        let mut by_file: BTreeMap<PathBuf, Vec<lt::Diagnostic>> = BTreeMap::new();
+        match Project::load_as(&overlay, &self.cwd, self.platform, self.profile.clone()) {
+            Ok(mut project) => {
+                // Messages name files relative to the project root, as `check` does.
+                let root = project.loaded.paths().worktree.clone();
+                if root != Path::new("/") {
+                    project.loaded.sources.relative_to(&root);
+                }
+                let findings = findings(&project, &overlay, &self.cwd);
+                for f in &findings {
+                    let Some(loc) = f.loc else { continue };
+                    let Some(path) = project.loaded.sources.get(loc.source).path() else {
+                        continue;
+                    };
+                    by_file
+                        .entry(path.to_path_buf())
+                        .or_default()
+                        .push(diagnostic(&project, f, loc));
+                }
+                for (_, file) in project.loaded.sources.iter() {
+                    if let Some(p) = file.path() {
+                        by_file.entry(p.to_path_buf()).or_default();
+                    }
+                }
+                self.project = Some(project);
+                self.findings = findings;
+            }
+            Err(failure) => {
+                let (loc, message) =
+                    crate::report::error::headline(&failure.sources, &failure.error);
+                if let Some(loc) = loc
+                    && let Some(path) = failure.sources.get(loc.source).path()
+                {
+                    by_file
+                        .entry(path.to_path_buf())
+                        .or_default()
+                        .push(lt::Diagnostic {
+                            range: range(&failure.sources, loc),
+                            severity: Some(lt::DiagnosticSeverity::ERROR),
+                            code: Some(lt::NumberOrString::String("refused".into())),
+                            source: Some("permaudit".into()),
+                            message: crate::report::clean(message.trim()).into_owned(),
+                            ..Default::default()
+                        });
+                }
+                self.project = None;
+                self.findings.clear();
+            }
+        }
+        for p in &self.published {
+            by_file.entry(p.clone()).or_default();
+        }
+        self.published = by_file
+            .iter()
+            .filter(|(_, d)| !d.is_empty())
+            .map(|(p, _)| p.clone())
+            .collect();
+        for (path, diagnostics) in by_file {
+            let Some(uri) = path_uri(&path) else { continue };
+            let params = lt::PublishDiagnosticsParams {
+                uri,
+                diagnostics,
+                version: None,
+            };
+            use lt::notification::Notification as _;
+            let n = Notification::new(
+                lt::notification::PublishDiagnostics::METHOD.to_string(),
+                params,
+            );
+            let _ = conn.sender.send(Message::Notification(n));
+        }
+    }
+
+    fn request(&mut self, req: Request) -> Response {
+        use lt::request::{CodeActionRequest, HoverRequest, Request as _};
+        let id: RequestId = req.id.clone();
+        let result = match req.method.as_str() {
+            HoverRequest::METHOD => serde_json::from_value::<lt::HoverParams>(req.params)
+                .ok()
+                .map(|p| serde_json::to_value(self.hover(&p)).unwrap_or_default()),
+            CodeActionRequest::METHOD => serde_json::from_value::<lt::CodeActionParams>(req.params)
+                .ok()
+                .map(|p| serde_json::to_value(self.code_actions(&p)).unwrap_or_default()),
+            _ => {
+                return Response::new_err(
+                    id,
+                    lsp_server::ErrorCode::MethodNotFound as i32,
+                    format!("permaudit server does not answer {}", req.method),
+                );
+            }
+        };
+        match result {
+            Some(v) => Response::new_ok(id, v),
+            None => Response::new_err(
+                id,
+                lsp_server::ErrorCode::InvalidParams as i32,
+                "malformed parameters".into(),
+            ),
+        }
+    }
+
+    /// The source of a document in the last analysis, and the byte offset of a position.
+    fn locate(&self, uri: &lt::Uri, pos: lt::Position) -> Option<(&Project, Loc)> {
+        let project = self.project.as_ref()?;
+        let path = uri_path(uri)?;
+        let (id, file) = project
+            .loaded
+            .sources
+            .iter()
+            .find(|(_, f)| f.path() == Some(path.as_path()))?;
+        let at = offset(&file.text, pos);
+        Some((
+            project,
+            Loc {
+                source: id,
+                span: crate::source::Span::new(at, at),
+            },
+        ))
+    }
+
+    fn hover(&self, p: &lt::HoverParams) -> Option<lt::Hover> {
+        let tp = &p.text_document_position_params;
+        let (project, at) = self.locate(&tp.text_document.uri, tp.position)?;
+        let inside = |l: &Loc| {
+            l.source == at.source && l.span.start <= at.span.start && at.span.start <= l.span.end
+        };
+        // The rule written here, and the agents whose rulesets hold it.
+        let mut rule = None;
+        let mut agents = Vec::new();
+        for a in &project.agents {
+            if let Some(r) = a.rules.iter().find(|r| r.loc.as_ref().is_some_and(inside)) {
+                rule.get_or_insert_with(|| r.clone());
+                agents.push(a.name.clone());
+            }
+        }
+        let rule = rule?;
+        let loc = rule.loc?;
+        let mut text = format!(
+            "**permaudit**: `{}` {} {}  \nin the rulesets of: {}\n",
+            rule.permission,
+            serde_json::to_string(&rule.pattern).unwrap_or_default(),
+            rule.action.effective(),
+            agents.join(", ")
+        );
+        let here: Vec<&Finding> = self
+            .findings
+            .iter()
+            .filter(|f| f.loc == Some(loc))
+            .collect();
+        if here.is_empty() {
+            text.push_str("\npermaudit finds nothing wrong with this rule.");
+        }
+        for f in here {
+            text.push_str(&format!(
+                "\n- `{}`: {}",
+                f.id,
+                crate::report::clean(&f.message)
+            ));
+            for w in &f.witnesses {
+                text.push_str(&format!(
+                    " (e.g. {} {} → {})",
+                    w.permission,
+                    serde_json::to_string(&w.input).unwrap_or_default(),
+                    w.action
+                ));
+            }
+            if !f.agents.is_empty() {
+                text.push_str(&format!("; agents: {}", f.agents.join(", ")));
+            }
+        }
+        Some(lt::Hover {
+            contents: lt::HoverContents::Markup(lt::MarkupContent {
+                kind: lt::MarkupKind::Markdown,
+                value: text,
+            }),
+            range: Some(range(&project.loaded.sources, loc)),
+        })
+    }
+
+    fn code_actions(&self, p: &lt::CodeActionParams) -> Vec<lt::CodeActionOrCommand> {
+        let mut out = Vec::new();
+        let Some((project, start)) = self.locate(&p.text_document.uri, p.range.start) else {
+            return out;
+        };
+        let file = project.loaded.sources.get(start.source);
+        let end = offset(&file.text, p.range.end);
+        let touches = |l: &Loc| {
+            l.source == start.source && l.span.start <= end && start.span.start <= l.span.end
+        };
+        let wanted: Vec<usize> = self
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.loc.as_ref().is_some_and(touches))
+            .map(|(n, _)| n)
+            .collect();
+        if wanted.is_empty() {
+            return out;
+        }
+        let overlay_docs = self.docs.clone();
+        let cwd = self.cwd.clone();
+        let (platform, profile) = (self.platform, self.profile.clone());
+        let reload = |files: &BTreeMap<PathBuf, String>| {
+            let mut all = overlay_docs.clone();
+            all.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let overlay = Overlay::new(&RealHost, &all);
+            Project::load_as(&overlay, &cwd, platform, profile.clone()).ok()
+        };
+        for fix in crate::fix::proven(project, &self.findings, &reload, Some(&self.cwd)) {
+            if !fix.repairs.iter().any(|n| wanted.contains(n)) {
+                continue;
+            }
+            let fixed = project.loaded.sources.get(fix.source);
+            let (Some(path), Some(text)) = (fixed.path(), Some(&fixed.text)) else {
+                continue;
+            };
+            let Some(uri) = path_uri(path) else { continue };
+            let edits: Vec<lt::TextEdit> = fix
+                .edits
+                .iter()
+                .map(|e| lt::TextEdit {
+                    range: lt::Range::new(
+                        position(fixed, e.span.start),
+                        position(fixed, e.span.end),
+                    ),
+                    new_text: e.text.clone(),
+                })
+                .collect();
+            let _ = text;
+            out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
+                title: format!("permaudit: {} ({})", fix.title, fix.safety.as_str()),
+                kind: Some(lt::CodeActionKind::QUICKFIX),
+                edit: Some(lt::WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri, edits)])),
+                    ..Default::default()
+                }),
+                is_preferred: Some(fix.safety == crate::fix::Safety::Safe),
+                ..Default::default()
+            }));
+        }
+        // An ignore comment on the line above the finding, for the reason to be written.
+        let markdown = file
+            .path()
+            .and_then(|p| p.extension())
+            .is_some_and(|e| e == "md");
+        let mut seen = BTreeSet::new();
+        for &n in &wanted {
+            let f = &self.findings[n];
+            let Some(loc) = f.loc else { continue };
+            if !seen.insert((f.id, loc.span.start)) {
+                continue;
+            }
+            let line = file.line_of(loc.span.start);
+            let line_start = file.line_start(line);
+            let indent: String = file.text[line_start..]
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect();
+            let lead = if markdown { "#" } else { "//" };
+            let Some(uri) = file.path().and_then(path_uri) else {
+                continue;
+            };
+            let edit = lt::TextEdit {
+                range: lt::Range::new(
+                    lt::Position::new(line as u32, 0),
+                    lt::Position::new(line as u32, 0),
+                ),
+                new_text: format!(
+                    "{indent}{lead} permaudit-ignore[{}]: why this is accepted\n",
+                    f.id
+                ),
+            };
+            out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
+                title: format!("permaudit: ignore `{}` here, with a reason", f.id),
+                kind: Some(lt::CodeActionKind::QUICKFIX),
+                edit: Some(lt::WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri, vec![edit])])),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }));
+        }
+        out
+    }
+}
+
+/// The findings `check` reports on the project (its settings and inline ignores).
+fn findings(project: &Project, host: &dyn Host, cwd: &Path) -> Vec<Finding> {
+    let Ok(setup) = crate::settings::Setup::find(host, cwd, None, false, false) else {
+        return crate::checks::run(project);
+    };
+    let ids: Vec<crate::source::SourceId> =
+        project.loaded.sources.iter().map(|(id, _)| id).collect();
+    let inputs = crate::suppress::Inputs {
+        settings: &setup.settings,
+        inline: &ids,
+        baseline: None,
+        root: &setup.root,
+    };
+    crate::suppress::apply(project, crate::checks::run(project), &inputs).findings
+}

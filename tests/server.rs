@@ -1,0 +1,287 @@
+//! `permaudit server` driven over JSON-RPC as an editor drives it: initialize, open a config
+//! with a shadowed deny (diagnostic `shadowed-deny` on the deny), hover on it, ask for code
+//! actions (the fix offered is the edit `check --fix --unsafe-fixes` makes), edit the buffer
+//! to the fixed order (diagnostic gone), malformed documents, unknown URIs and cancelled
+//! requests (no crash), shutdown.
+
+mod check_support;
+
+use check_support::Tree;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Value>,
+    next: i64,
+    /// Notifications received while waiting for something else.
+    notes: Vec<Value>,
+}
+
+const WAIT: Duration = Duration::from_secs(30);
+
+impl Client {
+    fn start(t: &Tree) -> Client {
+        let root = t.root();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_permaudit"))
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", root.join("home"))
+            .env("OPENCODE_TEST_MANAGED_CONFIG_DIR", root.join("managed"))
+            .arg("-C")
+            .arg(t.project())
+            .arg("server")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut len = None;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.strip_prefix("Content-Length: ") {
+                        len = v.parse::<usize>().ok();
+                    }
+                }
+                let mut buf = vec![0; len.expect("a Content-Length header")];
+                if r.read_exact(&mut buf).is_err() {
+                    return;
+                }
+                if tx.send(serde_json::from_slice(&buf).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            rx,
+            next: 1,
+            notes: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        let body = v.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let start = Instant::now();
+        loop {
+            let left = WAIT.saturating_sub(start.elapsed());
+            match self.rx.recv_timeout(left) {
+                Ok(v) if v["id"] == json!(id) && v.get("method").is_none() => return v,
+                Ok(v) => self.notes.push(v),
+                Err(RecvTimeoutError::Timeout) => panic!("no answer to {method}"),
+                Err(RecvTimeoutError::Disconnected) => panic!("the server died during {method}"),
+            }
+        }
+    }
+
+    /// The next diagnostics published for `uri` that satisfy `want`.
+    fn diagnostics(&mut self, uri: &str, want: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        let start = Instant::now();
+        let matches = |v: &Value| {
+            v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri
+        };
+        loop {
+            if let Some(k) = self
+                .notes
+                .iter()
+                .position(|v| matches(v) && want(v["params"]["diagnostics"].as_array().unwrap()))
+            {
+                let v = self.notes.remove(k);
+                self.notes.retain(|n| !matches(n));
+                return v["params"]["diagnostics"].as_array().unwrap().clone();
+            }
+            let left = WAIT.saturating_sub(start.elapsed());
+            match self.rx.recv_timeout(left) {
+                Ok(v) => self.notes.push(v),
+                Err(_) => panic!("no diagnostics as wanted for {uri}: {:#?}", self.notes),
+            }
+        }
+    }
+}
+
+fn uri(path: &std::path::Path) -> String {
+    format!("file://{}", path.display())
+}
+
+const SHADOWED: &str = "{\n  \"permission\": {\n    \"edit\": {\n      \"tests/**\": \"deny\",\n      \"*\": \"allow\"\n    }\n  }\n}\n";
+const FIXED: &str = "{\n  \"permission\": {\n    \"edit\": {\n      \"*\": \"allow\",\n      \"tests/**\": \"deny\"\n    }\n  }\n}\n";
+
+/// Apply LSP text edits (single-line ASCII ranges suffice here) to a text.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let ch = p["character"].as_u64().unwrap() as usize;
+        text.split_inclusive('\n')
+            .take(line)
+            .map(str::len)
+            .sum::<usize>()
+            + ch
+    };
+    let mut spans: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    spans.sort();
+    let mut out = String::new();
+    let mut at = 0;
+    for (s, e, t) in spans {
+        out.push_str(&text[at..s]);
+        out.push_str(&t);
+        at = e;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[test]
+fn an_editor_session() {
+    let t = Tree::new().file("project/opencode.json", SHADOWED);
+    let file = t.project().join("opencode.json");
+    let u = uri(&file);
+    let mut c = Client::start(&t);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&t.project()), "capabilities": {}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["hoverProvider"], true,
+        "{init}"
+    );
+    c.notify("initialized", json!({}));
+
+    // Open: the deny is reported where it is written.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": u, "languageId": "json", "version": 1, "text": SHADOWED}}),
+    );
+    let d = c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+    let deny = d.iter().find(|x| x["code"] == "shadowed-deny").unwrap();
+    assert_eq!(
+        deny["range"],
+        json!({"start": {"line": 3, "character": 6}, "end": {"line": 3, "character": 16}}),
+        "{deny:#}"
+    );
+    assert!(
+        deny["message"].as_str().unwrap().contains("e.g. edit"),
+        "{deny:#}"
+    );
+    assert!(deny["relatedInformation"].is_array(), "{deny:#}");
+
+    // Hover on the deny names the agents whose rulesets hold it and the finding.
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 9}}),
+    );
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("build") && text.contains("shadowed-deny"),
+        "{h:#}"
+    );
+
+    // The code action's edit is the one `check --fix --unsafe-fixes` makes.
+    let a = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u},
+               "range": {"start": {"line": 3, "character": 6}, "end": {"line": 3, "character": 16}},
+               "context": {"diagnostics": [deny]}}),
+    );
+    let actions = a["result"].as_array().unwrap();
+    let fix = actions
+        .iter()
+        .find(|x| x["title"].as_str().unwrap().contains("move the deny"))
+        .unwrap_or_else(|| panic!("no fix offered: {a:#}"));
+    let edits = fix["edit"]["changes"][&u].as_array().unwrap();
+    let fixed = apply(SHADOWED, edits);
+    let copy = Tree::new().file("project/opencode.json", SHADOWED);
+    let run = copy.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let by_check = std::fs::read_to_string(copy.project().join("opencode.json")).unwrap();
+    assert_eq!(fixed, by_check, "the code action and check --fix disagree");
+    assert_eq!(fixed, FIXED);
+    assert!(
+        actions.iter().any(|x| x["title"]
+            .as_str()
+            .unwrap()
+            .contains("ignore `shadowed-deny`")),
+        "{a:#}"
+    );
+
+    // Edit the buffer to the fixed order: the diagnostic goes.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": FIXED}]}),
+    );
+    c.diagnostics(&u, |d| !d.iter().any(|x| x["code"] == "shadowed-deny"));
+
+    // A malformed buffer: OpenCode's refusal as a diagnostic, the server alive.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": "{\"permission\": "}]}),
+    );
+    let d = c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "refused"));
+    assert_eq!(d[0]["severity"], 1);
+    // Unknown URIs, a cancelled request, an unknown method: answered, no crash.
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///nowhere/x.json"}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(h["result"].is_null(), "{h}");
+    c.notify("$/cancelRequest", json!({"id": 99}));
+    let bad = c.request("textDocument/hover", json!({"nonsense": true}));
+    assert!(bad["error"].is_object(), "{bad}");
+    let unknown = c.request("workspace/symbol", json!({"query": ""}));
+    assert!(unknown["error"].is_object(), "{unknown}");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "untitled:1", "languageId": "json", "version": 1, "text": "{"}}),
+    );
+    // Back to the fixed text, then shut down cleanly.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 4}, "contentChanges": [{"text": FIXED}]}),
+    );
+    c.diagnostics(&u, |d| !d.iter().any(|x| x["code"] == "refused"));
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    let status = c.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
