@@ -17,6 +17,8 @@ export PERMAUDIT_PROFILE_VERSIONS
 for v in ${PERMAUDIT_PROFILE_VERSIONS//,/ }; do
     bash scripts/install-oracle.sh "$v" >/dev/null
 done
+# Neovim, the real editor client of the language server's test (tests/neovim.rs).
+bash scripts/install-neovim.sh
 # Everything runs here: a missing oracle or Node.js fails instead of skipping (tests/support/tier.rs).
 export PERMAUDIT_REQUIRE_ORACLE=1
 # The library's no-panic lints (lib.rs: unwrap, expect, panic!… are errors outside tests).
