@@ -320,7 +320,8 @@ fn translate_tools(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
         },
     });
     // `write`, `edit` and `patch` all set `edit`: of entries naming one permission the
-    // last one counts (OpenCode assigns in order), so the earlier ones go.
+    // first keeps its place (and comment) and takes the last one's value, as OpenCode's
+    // assignments in order give; the later ones go.
     let names: Vec<&str> = tools
         .entries
         .iter()
@@ -329,7 +330,7 @@ fn translate_tools(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
     for (n, e) in tools.entries.iter().enumerate() {
         let name = key_text(text, e.key);
         let permission = names[n];
-        if names[n + 1..].contains(&permission) {
+        if names[..n].contains(&permission) {
             edits.extend(text::delete(text, tools, n)?);
             continue;
         }
@@ -340,7 +341,9 @@ fn translate_tools(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
                 text: raw.replacen(name, permission, 1),
             });
         }
-        let action = match text.get(e.value.start..e.value.end)? {
+        let last = names.iter().rposition(|p| *p == permission).unwrap_or(n);
+        let value = tools.entries.get(last)?.value;
+        let action = match text.get(value.start..value.end)? {
             "true" => "allow",
             "false" => "deny",
             _ => return None,
