@@ -847,11 +847,6 @@ pub fn fix(data: &[u8]) {
             d.changes
         );
     }
-    let rank = |e: permaudit::model::Effect| match e {
-        permaudit::model::Effect::Deny => 0,
-        permaudit::model::Effect::Ask => 1,
-        permaudit::model::Effect::Allow => 2,
-    };
     for a in &project.agents {
         let Some(b) = fixed.agent(&a.name) else {
             panic!("a fix removed agent {}", a.name);
@@ -862,7 +857,9 @@ pub fn fix(data: &[u8]) {
             let before = evaluate(&a.rules, &perm, &input, platform).effect;
             let after = evaluate(&b.rules, &perm, &input, platform).effect;
             assert!(
-                rank(after) <= rank(before),
+                after == before
+                    || permaudit::diff::Class::of(before, after)
+                        == permaudit::diff::Class::Narrowed,
                 "{}: {perm} {input:?} widened from {before} to {after}",
                 a.name
             );

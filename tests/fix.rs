@@ -13,8 +13,9 @@ mod support;
 
 use check_support::Tree;
 use permaudit::agents::evaluate;
+use permaudit::diff::Class;
 use permaudit::glob::Platform;
-use permaudit::model::{Action, Effect, Rule};
+use permaudit::model::{Action, Rule};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -195,24 +196,7 @@ fn opencode_rules(
     env: &[(String, String)],
 ) -> Result<BTreeMap<String, Vec<Rule>>, String> {
     use support::oracle;
-    let root = t.root();
-    let mut vars = vec![
-        (
-            "PATH".to_string(),
-            format!(
-                "{}:{}",
-                fakebin.display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        ),
-        ("HOME".to_string(), root.join("home").display().to_string()),
-        ("OPENCODE_DISABLE_AUTOUPDATE".to_string(), "1".to_string()),
-        ("OPENCODE_DISABLE_MODELS_FETCH".to_string(), "1".to_string()),
-        (
-            "OPENCODE_TEST_MANAGED_CONFIG_DIR".to_string(),
-            root.join("managed").display().to_string(),
-        ),
-    ];
+    let mut vars = support::harness::isolated_env(t.root(), fakebin);
     vars.extend(env.iter().cloned());
     let run = support::harness::with_slot(|| {
         oracle::run(bin, &t.project(), &vars, &["agent", "list", "--pure"])
@@ -263,14 +247,6 @@ fn samples<'a>(rules: impl Iterator<Item = &'a Rule>) -> (Vec<String>, Vec<Strin
     (perms, inputs)
 }
 
-fn rank(e: Effect) -> u8 {
-    match e {
-        Effect::Deny => 0,
-        Effect::Ask => 1,
-        Effect::Allow => 2,
-    }
-}
-
 /// Every sampled decision of `after` equals `before`'s (`narrowing`: or is stricter); the
 /// first difference otherwise.
 fn compare(
@@ -296,7 +272,7 @@ fn compare(
                     evaluate(b, p, s, Platform::Unix).effect,
                     evaluate(a, p, s, Platform::Unix).effect,
                 );
-                if x != y && !(narrowing && rank(y) < rank(x)) {
+                if x != y && !(narrowing && Class::of(x, y) == Class::Narrowed) {
                     return Err(format!("agent {agent}: {p} {s:?}: {x} before, {y} after"));
                 }
             }

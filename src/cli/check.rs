@@ -184,16 +184,28 @@ fn reported(
     setup: &Setup,
     baseline: Option<&[(crate::suppress::Entry, crate::source::Loc)]>,
 ) -> Vec<Finding> {
+    let mode = args.headless.map(Into::into).unwrap_or_default();
+    let findings = crate::checks::run_every(project, mode);
+    suppressed(project, findings, setup, args.ci.no_ignore, baseline)
+}
+
+/// `findings` as `check` reports them: the settings, the project's inline ignores (none
+/// with `no_ignore`) and a baseline applied. The fix loop and the language server use it.
+pub(super) fn suppressed(
+    project: &Project,
+    findings: Vec<Finding>,
+    setup: &Setup,
+    no_ignore: bool,
+    baseline: Option<&[(crate::suppress::Entry, crate::source::Loc)]>,
+) -> Vec<Finding> {
     let ids: Vec<crate::source::SourceId> =
         project.loaded.sources.iter().map(|(id, _)| id).collect();
     let inputs = crate::suppress::Inputs {
         settings: &setup.settings,
-        inline: if args.ci.no_ignore { &[] } else { &ids },
+        inline: if no_ignore { &[] } else { &ids },
         baseline,
         root: &setup.root,
     };
-    let mode = args.headless.map(Into::into).unwrap_or_default();
-    let findings = crate::checks::run_every(project, mode);
     crate::suppress::apply(project, findings, &inputs).findings
 }
 

@@ -558,16 +558,9 @@ impl State {
 
 /// The findings `check` reports on the project (its settings and inline ignores).
 fn findings(project: &Project, host: &dyn Host, cwd: &Path) -> Vec<Finding> {
-    let Ok(setup) = crate::settings::Setup::find(host, cwd, None, false, false) else {
-        return crate::checks::run(project);
-    };
-    let ids: Vec<crate::source::SourceId> =
-        project.loaded.sources.iter().map(|(id, _)| id).collect();
-    let inputs = crate::suppress::Inputs {
-        settings: &setup.settings,
-        inline: &ids,
-        baseline: None,
-        root: &setup.root,
-    };
-    crate::suppress::apply(project, crate::checks::run(project), &inputs).findings
+    let findings = crate::checks::run(project);
+    match crate::settings::Setup::find(host, cwd, None, false, false) {
+        Ok(setup) => super::check::suppressed(project, findings, &setup, false, None),
+        Err(_) => findings,
+    }
 }
