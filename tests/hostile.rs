@@ -1546,6 +1546,8 @@ fn all_commands(t: &Tree) {
         (&["map", "--commands"], b""),
         (&["completions", "bash"], b""),
         (&["man"], b""),
+        // The language server, its input ending before `initialize`.
+        (&["server"], b""),
         (&["rules"], b""),
         (&["rules", "--format", "json", "--agent", "plan"], b""),
         (&["explain", "edit", "src/a.ts", "tests/x"], b""),
