@@ -434,7 +434,7 @@ fn check(
     match args.format {
         CheckFormat::Human | CheckFormat::Concise => {
             let marks = if args.format == CheckFormat::Human {
-                fix_marks(project, &findings, setup, args, fixing.reload)
+                fix_marks(project, &findings, setup, fixing.reload)
             } else {
                 Vec::new()
             };
@@ -467,10 +467,8 @@ fn fix_marks(
     project: &Project,
     findings: &[Finding],
     setup: &Setup,
-    args: &CheckArgs,
     reload: &crate::fix::Reload<'_>,
 ) -> Vec<Option<(crate::fix::Safety, String)>> {
-    let _ = args;
     let mut marks = vec![None; findings.len()];
     for f in crate::fix::proven(project, findings, reload, Some(&setup.root)) {
         for &n in &f.repairs {

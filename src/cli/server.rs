@@ -469,11 +469,10 @@ impl State {
         if wanted.is_empty() {
             return out;
         }
-        let overlay_docs = self.docs.clone();
         let cwd = self.cwd.clone();
         let (platform, profile) = (self.platform, self.profile.clone());
         let reload = |files: &BTreeMap<PathBuf, String>| {
-            let mut all = overlay_docs.clone();
+            let mut all = self.docs.clone();
             all.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
             let overlay = Overlay::new(&RealHost, &all);
             Project::load_as(&overlay, &cwd, platform, profile.clone()).ok()
@@ -483,7 +482,7 @@ impl State {
                 continue;
             }
             let fixed = project.loaded.sources.get(fix.source);
-            let (Some(path), Some(text)) = (fixed.path(), Some(&fixed.text)) else {
+            let Some(path) = fixed.path() else {
                 continue;
             };
             let Some(uri) = path_uri(path) else { continue };
@@ -498,7 +497,6 @@ impl State {
                     new_text: e.text.clone(),
                 })
                 .collect();
-            let _ = text;
             out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
                 title: format!("permaudit: {} ({})", fix.title, fix.safety.as_str()),
                 kind: Some(lt::CodeActionKind::QUICKFIX),

@@ -466,11 +466,9 @@ fn disjoint<'f>(fixes: &[&'f Fix]) -> Vec<&'f Fix> {
             .iter()
             .map(|e| (f.source, e.span.start, e.span.end))
             .collect();
-        let clash = spans.iter().any(|&(s, a, b)| {
-            taken
-                .iter()
-                .any(|&(t, c, d)| s == t && a <= d && c <= b && !(a == b && c == d && a != c))
-        });
+        let clash = spans
+            .iter()
+            .any(|&(s, a, b)| taken.iter().any(|&(t, c, d)| s == t && a <= d && c <= b));
         if !clash {
             taken.extend(spans);
             out.push(*f);
