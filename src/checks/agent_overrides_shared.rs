@@ -63,7 +63,7 @@ pub fn run(
             }
             // Only a rule that takes it whole: an own exception carved into a shared
             // catch-all (`git show *` allow under a shared `*` ask) is the idiom.
-            if !ctx.analyses[ai].contains(ov.decider, i).is_proved_empty() {
+            if !ctx.analyses[ai].proved_within(ov.decider, i) {
                 continue;
             }
             // Still deciding without the agent's own rules: it is the agent that undoes it.

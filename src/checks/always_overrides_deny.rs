@@ -34,7 +34,7 @@
 use super::{Check, Ctx, Finding, Level, Witness, describe};
 use crate::agents::{Agent, Decision};
 use crate::glob::Wildcard;
-use crate::glob::analysis::{Analysis, Input, RuleShape};
+use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
 use crate::model::{Action, Effect};
 use crate::shell::Splitter;
 use crate::shell::decide::decide;
@@ -51,9 +51,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
     let mut shell = Shell::default();
     for agent in ctx.agents.iter() {
-        let asking: Vec<usize> = (0..agent.rules.len())
+        let asking: Vec<(usize, Fixed)> = (0..agent.rules.len())
             .rev()
             .filter(|&j| agent.rules[j].action.effective() == Effect::Ask && bash(&agent.rules[j]))
+            .map(|j| (j, Fixed::new(&agent.rules[j].pattern)))
             .collect();
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny || r.loc.is_none() || !bash(r) {
@@ -187,11 +188,11 @@ fn bash_witness(ctx: &Ctx<'_>, agent: &Agent, command: &str) -> Option<Witness> 
     ctx.witness(agent, &Input::new("bash", command))
 }
 
-/// `asking`: the agent's bash rules that ask, last first.
+/// `asking`: the agent's bash rules that ask, last first, with their fixed parts.
 fn finding(
     ctx: &Ctx<'_>,
     agent: &Agent,
-    asking: &[usize],
+    asking: &[(usize, Fixed)],
     i: usize,
     shell: &mut Shell,
 ) -> Option<Finding> {
@@ -297,7 +298,7 @@ fn agent_index(ctx: &Ctx<'_>, agent: &Agent) -> Option<usize> {
 fn asking_command(
     ctx: &Ctx<'_>,
     agent: &Agent,
-    asking: &[usize],
+    asking: &[(usize, Fixed)],
     shell: &mut Shell,
     always: &str,
     tokens: &[String],
@@ -310,13 +311,15 @@ fn asking_command(
         format!("{prefix} file.txt"),
         tokens.join(" "),
     ];
-    let asking = asking.iter().filter_map(|&j| agent.rules.get(j));
+    let asking = asking
+        .iter()
+        .filter_map(|(j, fixed)| Some((agent.rules.get(*j)?, fixed)));
     // Lazily: the simple candidates first; an automaton per asking rule only if they fail.
-    let stored = crate::glob::analysis::Fixed::new(always);
+    let stored = Fixed::new(always);
     let meets = &mut shell.meets;
-    let from_asking = asking.take(64).filter_map(|rj| {
+    let from_asking = asking.take(64).filter_map(|(rj, fixed)| {
         // Most asking rules have another literal prefix: no automaton for those.
-        if stored.disjoint(&crate::glob::analysis::Fixed::new(&rj.pattern), platform) {
+        if stored.disjoint(fixed, platform) {
             return None;
         }
         let key = (

@@ -161,7 +161,7 @@ fn dead(ctx: &Ctx<'_>, ai: usize, i: usize, overridden: Option<&Input>) -> Optio
         .later_candidates(i)
         .filter(|&k| {
             openness(agent.rules[k].action.effective()) <= openness(e)
-                && ctx.analyses[ai].contains(k, i).is_proved_empty()
+                && ctx.analyses[ai].proved_within(k, i)
         })
         .map(|k| agent.rules[k].action.effective())
         .max_by_key(|&c| openness(c));
@@ -273,6 +273,6 @@ fn carved_out(
         Some(k) != except
             && openness(agent.rules[k].action.effective()) <= openness(strictest)
             && agent.rules[k].loc.is_some()
-            && an.contains(k, j).is_proved_empty()
+            && an.proved_within(k, j)
     })
 }

@@ -381,6 +381,28 @@ impl Analysis {
         answer
     }
 
+    /// Is every input of rule `inner` proved to be an input of rule `outer`? The same answer
+    /// as `contains(outer, inner).is_proved_empty()`, without the automaton when the fixed
+    /// parts already tell two globs apart (a glob's language is never empty, so disjoint
+    /// globs are not nested).
+    pub fn proved_within(&self, outer: usize, inner: usize) -> bool {
+        let (Some(&ro), Some(&ri)) = (self.rules.get(outer), self.rules.get(inner)) else {
+            return false;
+        };
+        let apart = |a: &Fixed, b: &Fixed| a.disjoint(b, self.platform);
+        if (ro.permission != ri.permission
+            && apart(
+                self.permission_glob(ri.permission),
+                self.permission_glob(ro.permission),
+            ))
+            || (ro.pattern != ri.pattern
+                && apart(self.pattern_glob(ri.pattern), self.pattern_glob(ro.pattern)))
+        {
+            return false;
+        }
+        self.contains(outer, inner).is_proved_empty()
+    }
+
     fn contains_shapes(&self, ro: Shape, ri: Shape) -> Outcome<Input> {
         let mut budget = Budget::new(self.budget);
         let mut out = Input::default();

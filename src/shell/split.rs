@@ -178,9 +178,11 @@ impl Places {
     }
 }
 
-/// A reusable tree-sitter-bash parser.
+/// A reusable tree-sitter-bash parser. It remembers the parts of every command it split:
+/// the checks ask about the same commands for every agent.
 pub struct Splitter {
     parser: Parser,
+    known: std::collections::HashMap<String, Vec<Part>>,
 }
 
 impl Default for Splitter {
@@ -194,7 +196,10 @@ impl Splitter {
         let mut parser = Parser::new();
         // The grammar is compiled in; its ABI (15) is one this runtime accepts.
         let _ = parser.set_language(&tree_sitter_bash::LANGUAGE.into());
-        Splitter { parser }
+        Splitter {
+            parser,
+            known: std::collections::HashMap::new(),
+        }
     }
 
     fn parse(&mut self, command: &str) -> Option<Tree> {
@@ -203,10 +208,15 @@ impl Splitter {
 
     /// The parts of `command` (no directory side checks).
     pub fn parts(&mut self, command: &str) -> Vec<Part> {
-        match self.parse(command) {
+        if let Some(parts) = self.known.get(command) {
+            return parts.clone();
+        }
+        let parts = match self.parse(command) {
             Some(tree) => collect_parts(&tree, command),
             None => Vec::new(),
-        }
+        };
+        self.known.insert(command.to_string(), parts.clone());
+        parts
     }
 
     /// Everything OpenCode asks for `command`.
