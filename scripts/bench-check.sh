@@ -6,10 +6,9 @@
 # and prints its CPU seconds and the ratio baseline/ours beside each line (to measure a
 # change: build the old commit elsewhere and point BASELINE at it).
 #
-# Each config is one opencode.json in a fresh git project with an empty HOME, its rules
-# spread over ten permissions the way real configs are written (path prefixes, command
-# prefixes, a catch-all per permission, some deliberately dead or shadowed rules), seeded
-# so every run measures the same input. Prints one line per size: rules, findings, wall
+# Each config is one opencode.json in a fresh git project with an empty HOME, made by
+# scripts/bench/gen_config.py (rules spread over ten permissions the way real configs are
+# written, seeded so every run measures the same input). Prints one line per size: rules, findings, wall
 # seconds and CPU seconds (user + system: steadier than wall time on a busy machine).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -39,28 +38,7 @@ cpu_of() { tail -n 1 "$1" | awk '{print $1 + $2}'; }
 for n in "${sizes[@]}"; do
   dir="$work/$n"
   mkdir -p "$dir/proj/.git" "$dir/home" "$dir/managed"
-  python3 - "$n" > "$dir/proj/opencode.json" <<'PY'
-import json, random, sys
-n = int(sys.argv[1])
-random.seed(n)
-perms = ["bash", "edit", "read", "glob", "grep", "task", "external_directory", "skill", "lsp", "github_create_issue"]
-heads = {"bash": ["git ", "npm ", "cargo ", "rm ", "docker ", "make "], "external_directory": ["/tmp/", "/srv/", "~/"]}
-cfg, left = {}, n
-for k, p in enumerate(perms):
-    count = left if k == len(perms) - 1 else n // len(perms)
-    left -= count
-    block = {}
-    if random.random() < 0.5:
-        block["*"] = random.choice(["ask", "allow"])
-    while len(block) < count:
-        head = random.choice(heads.get(p, ["src/", "tests/", "lib/", "docs/", ".github/", "*."]))
-        tail = random.choice(["*", "/*", "/**", "", " *", ".ts", "?"])
-        block[f"{head}m{len(block)}{tail}"] = random.choice(["allow", "ask", "deny"])
-    if "*" not in block and random.random() < 0.5:
-        block["*"] = "ask"
-    cfg[p] = block
-print(json.dumps({"permission": cfg}, indent=1))
-PY
+  python3 scripts/bench/gen_config.py "$n" > "$dir/proj/opencode.json"
   start=$(date +%s.%N)
   run_check "$bin" "$dir/out.json" "$dir/cpu"
   end=$(date +%s.%N)
