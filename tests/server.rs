@@ -89,8 +89,8 @@ impl Client {
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
         self.next += 1;
+        let id = self.next;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let start = Instant::now();
         loop {
@@ -215,6 +215,35 @@ fn an_editor_session() {
         text.contains("build") && text.contains("shadowed-deny"),
         "{h:#}"
     );
+    // Per agent: the deny decides nothing, and the rule that decides instead is named.
+    assert!(
+        text.contains("decides nothing")
+            && text.contains("`edit` \"*\" allow at opencode.json:5:7)"),
+        "{text}"
+    );
+    // What `**` really means there.
+    assert!(text.contains("not a globstar"), "{text}");
+    // On the permission key: which tools check it.
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": 6}}),
+    );
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("permission `edit`") && text.contains("apply_patch"),
+        "{h:#}"
+    );
+    // On the catch-all: it decides something for every agent that holds it.
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 4, "character": 7}}),
+    );
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("decides e.g. edit"), "{text}");
 
     // The code action's edit is the one `check --fix --unsafe-fixes` makes.
     let a = c.request(
@@ -273,6 +302,41 @@ fn an_editor_session() {
         "textDocument/didOpen",
         json!({"textDocument": {"uri": "untitled:1", "languageId": "json", "version": 1, "text": "{"}}),
     );
+    // A burst of changes with a request cancelled in the middle: the request is answered
+    // (its result, or RequestCancelled when the cancellation came before its turn), and
+    // the diagnostics that follow are the last text's.
+    for v in 10..20 {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": v}, "contentChanges": [{"text": SHADOWED}]}),
+        );
+    }
+    let id = c.next;
+    c.send(
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": u}, "position": {"line": 3, "character": 9}}}),
+    );
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let answer = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(answer["error"].is_null(), "{answer}");
+    let cancelled = c
+        .notes
+        .iter()
+        .find(|v| v["id"] == json!(id))
+        .unwrap_or_else(|| panic!("the cancelled request was not answered: {:#?}", c.notes))
+        .clone();
+    assert!(
+        cancelled["result"].is_object() || cancelled["error"]["code"] == -32800,
+        "{cancelled}"
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 21}, "contentChanges": [{"text": "{\"permission\": "}]}),
+    );
+    c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "refused"));
     // Back to the fixed text, then shut down cleanly.
     c.notify(
         "textDocument/didChange",

@@ -5,10 +5,15 @@
 //! OpenCode config files (`opencode.json(c)` at the root and in `.opencode/`, the global
 //! config, agent and mode markdown): every open buffer replaces its file on disk
 //! ([`crate::host::Overlay`]) and the whole project is re-loaded and checked after each
-//! change, exactly as `check` does (settings and inline ignores honoured). Diagnostics are
-//! published for every file of the project (cleared when a finding goes); code actions
-//! offer the fixes `check --fix` would apply (proven the same way) and an ignore comment;
-//! hover on a rule says, per agent, what permaudit found there.
+//! change, exactly as `check` does (settings and inline ignores honoured); changes that
+//! arrive while an analysis runs are applied together and analysed once, and a request
+//! cancelled before its turn is answered `RequestCancelled`. Diagnostics are published for
+//! every file of the project (cleared when a finding goes); code actions offer the fixes
+//! `check --fix` would apply (proven the same way) and an ignore comment; hover on a rule
+//! says, per agent (grouped when alike), one input it decides or the rule that decides its
+//! inputs instead, what its pattern's wildcards mean and what permaudit found there; hover
+//! on a permission key says which tools check it, with what input
+//! ([`crate::model::meaning`]).
 
 use super::{Context, EXIT_OK, EXIT_REFUSED};
 use crate::checks::{Finding, Level};
@@ -75,17 +80,55 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         published: BTreeSet::new(),
     };
     state.analyze(&conn);
-    for msg in &conn.receiver {
+    // Messages already received, not yet handled; requests cancelled before their turn.
+    let mut queue: std::collections::VecDeque<Message> = std::collections::VecDeque::new();
+    let mut cancelled: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let msg = match queue.pop_front() {
+            Some(m) => m,
+            None => match conn.receiver.recv() {
+                Ok(m) => m,
+                Err(_) => break,
+            },
+        };
         match msg {
             Message::Request(req) => {
                 if conn.handle_shutdown(&req).unwrap_or(true) {
                     break;
                 }
-                let resp = state.request(req);
+                let resp = if cancelled.remove(&req.id.to_string()) {
+                    Response::new_err(
+                        req.id,
+                        lsp_server::ErrorCode::RequestCanceled as i32,
+                        "cancelled".into(),
+                    )
+                } else {
+                    state.request(req)
+                };
                 let _ = conn.sender.send(Message::Response(resp));
             }
             Message::Notification(n) => {
-                if state.notification(n) {
+                // Everything that has arrived meanwhile: the changes typed since are applied
+                // together and analysed once (the text in between is never published), and
+                // a cancellation reaches a request still waiting its turn.
+                while let Ok(m) = conn.receiver.try_recv() {
+                    if let Message::Notification(c) = &m
+                        && let Some(id) = cancel_id(c)
+                        && queue
+                            .iter()
+                            .any(|q| matches!(q, Message::Request(r) if r.id.to_string() == id))
+                    {
+                        cancelled.insert(id);
+                    }
+                    queue.push_back(m);
+                }
+                let mut changed = state.notification(n);
+                while let Some(Message::Notification(_)) = queue.front() {
+                    if let Some(Message::Notification(n)) = queue.pop_front() {
+                        changed |= state.notification(n);
+                    }
+                }
+                if changed {
                     state.analyze(&conn);
                 }
             }
@@ -95,6 +138,19 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
     drop(conn);
     let _ = io.join();
     Ok(EXIT_OK)
+}
+
+/// The id (as `RequestId` prints it) a `$/cancelRequest` notification cancels.
+fn cancel_id(n: &Notification) -> Option<String> {
+    use lt::notification::{Cancel, Notification as _};
+    if n.method != Cancel::METHOD {
+        return None;
+    }
+    let p: lt::CancelParams = serde_json::from_value(n.params.clone()).ok()?;
+    Some(match p.id {
+        lt::NumberOrString::Number(k) => RequestId::from(k).to_string(),
+        lt::NumberOrString::String(s) => RequestId::from(s).to_string(),
+    })
 }
 
 /// The path of a `file:` URI (percent-decoded); `None` for any other URI.
@@ -261,7 +317,7 @@ impl State {
                 uri_path(&p.text_document.uri).is_some_and(|path| self.docs.remove(&path).is_some())
             }
             DidSaveTextDocument::METHOD => true,
-            // Requests are answered as they come; nothing is pending to cancel.
+            // Handled where messages are queued (`cancel_id`).
             Cancel::METHOD => false,
             _ => false,
         }
@@ -396,31 +452,98 @@ impl State {
         let inside = |l: &Loc| {
             l.source == at.source && l.span.start <= at.span.start && at.span.start <= l.span.end
         };
-        // The rule written here, and the agents whose rulesets hold it.
-        let mut rule = None;
-        let mut agents = Vec::new();
-        for a in &project.agents {
-            if let Some(r) = a.rules.iter().find(|r| r.loc.as_ref().is_some_and(inside)) {
-                rule.get_or_insert_with(|| r.clone());
-                agents.push(a.name.clone());
+        // The rule written here.
+        let rule = project
+            .agents
+            .iter()
+            .find_map(|a| a.rules.iter().find(|r| r.loc.as_ref().is_some_and(inside)))
+            .cloned();
+        let (text, loc) = match rule {
+            Some(rule) => {
+                let loc = rule.loc?;
+                (self.rule_hover(project, &rule, loc), loc)
             }
-        }
-        let rule = rule?;
-        let loc = rule.loc?;
+            None => {
+                // A permission key of this file (`"edit": {`, `bash:`).
+                let file = project.loaded.sources.get(at.source);
+                let (word, span) = key_at(&file.text, at.span.start)?;
+                let named =
+                    project.agents.iter().flat_map(|a| &a.rules).any(|r| {
+                        r.permission == word && r.loc.is_some_and(|l| l.source == at.source)
+                    });
+                if !named {
+                    return None;
+                }
+                let text = format!(
+                    "**permaudit**: permission `{word}`\n\n{}",
+                    crate::model::meaning::permission(&word, project.platform)
+                );
+                (
+                    text,
+                    Loc {
+                        source: at.source,
+                        span,
+                    },
+                )
+            }
+        };
+        Some(lt::Hover {
+            contents: lt::HoverContents::Markup(lt::MarkupContent {
+                kind: lt::MarkupKind::Markdown,
+                value: text,
+            }),
+            range: Some(range(&project.loaded.sources, loc)),
+        })
+    }
+
+    /// A rule's hover: per agent (grouped when alike) one input it decides or the rule that
+    /// decides its inputs instead, what its pattern means, and what permaudit found there.
+    fn rule_hover(&self, project: &Project, rule: &crate::model::Rule, loc: Loc) -> String {
         let mut text = format!(
-            "**permaudit**: `{}` {} {}  \nin the rulesets of: {}\n",
+            "**permaudit**: `{}` {} {}\n",
             rule.permission,
             serde_json::to_string(&rule.pattern).unwrap_or_default(),
-            rule.action.effective(),
-            agents.join(", ")
+            rule.action.effective()
         );
+        let ctx = crate::checks::Ctx::new(project);
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        for (a, agent) in project.agents.iter().enumerate() {
+            let Some(i) = agent.rules.iter().position(|r| r.loc == Some(loc)) else {
+                continue;
+            };
+            let line = decides_line(&ctx, a, i);
+            match groups.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, names)) => names.push(agent.name.clone()),
+                None => groups.push((line, vec![agent.name.clone()])),
+            }
+        }
+        let all = groups.len() == 1 && groups[0].1.len() == project.agents.len();
+        for (line, names) in &groups {
+            let who = if all {
+                "every agent".to_string()
+            } else {
+                names.join(", ")
+            };
+            text.push_str(&format!("\n- {who}: {line}"));
+        }
+        if rule.form == crate::model::Form::String {
+            // The string form (`"bash": "ask"`) is written at its permission key.
+            text.push_str(&format!(
+                "\n\n{}",
+                crate::model::meaning::permission(&rule.permission, project.platform)
+            ));
+        }
+        text.push_str(&format!(
+            "\n\n{}",
+            crate::model::meaning::pattern(&rule.permission, &rule.pattern)
+        ));
         let here: Vec<&Finding> = self
             .findings
             .iter()
             .filter(|f| f.loc == Some(loc))
             .collect();
         if here.is_empty() {
-            text.push_str("\npermaudit finds nothing wrong with this rule.");
+            text.push_str("\n\npermaudit finds nothing wrong with this rule.");
         }
         for f in here {
             text.push_str(&format!(
@@ -440,13 +563,7 @@ impl State {
                 text.push_str(&format!("; agents: {}", f.agents.join(", ")));
             }
         }
-        Some(lt::Hover {
-            contents: lt::HoverContents::Markup(lt::MarkupContent {
-                kind: lt::MarkupKind::Markdown,
-                value: text,
-            }),
-            range: Some(range(&project.loaded.sources, loc)),
-        })
+        text
     }
 
     fn code_actions(&self, p: &lt::CodeActionParams) -> Vec<lt::CodeActionOrCommand> {
@@ -560,5 +677,140 @@ fn findings(project: &Project, host: &dyn Host, cwd: &Path) -> Vec<Finding> {
     match crate::settings::Setup::find(host, cwd, None, false, false) {
         Ok(setup) => super::check::suppressed(project, findings, &setup, false, None),
         Err(_) => findings,
+    }
+}
+
+/// What rule `i` of agent `a` decides: one input and its answer, or, when every input it
+/// matches is decided later, the rule that decides one of them.
+fn decides_line(ctx: &crate::checks::Ctx<'_>, a: usize, i: usize) -> String {
+    use crate::glob::automaton::Outcome;
+    let agent = &ctx.agents[a];
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let by = |w: &crate::checks::Witness| match w.rule {
+        Some(k) => format!(
+            "{} at {}",
+            crate::checks::describe(&agent.rules[k]),
+            ctx.place(&agent.rules[k])
+        ),
+        None => "no rule (OpenCode's default ask)".into(),
+    };
+    match ctx.analyses[a].decides(i) {
+        Outcome::Witness(input) => {
+            let shown = ctx
+                .recognisable(agent, &[i], &input, |w| w.rule == Some(i))
+                .or_else(|| ctx.witness(agent, &input));
+            match shown {
+                Some(w) => format!(
+                    "decides e.g. {} {} → {}",
+                    w.permission,
+                    q(&w.input),
+                    w.action
+                ),
+                None => "decides some inputs".into(),
+            }
+        }
+        Outcome::Empty => {
+            let r = &agent.rules[i];
+            let input = crate::glob::analysis::Input {
+                permission: crate::glob::automaton::shortest_member(
+                    &crate::glob::Wildcard::compile(&r.permission),
+                ),
+                subject: crate::glob::automaton::shortest_member(&crate::glob::Wildcard::compile(
+                    &r.pattern,
+                )),
+            };
+            let platform = ctx.project.platform;
+            let (perm, pat) = (
+                crate::glob::Wildcard::compile(&r.permission),
+                crate::glob::Wildcard::compile(&r.pattern),
+            );
+            let matched = |w: &crate::checks::Witness| {
+                perm.is_match(&w.permission, platform) && pat.is_match(&w.input, platform)
+            };
+            match ctx.recognisable(agent, &[i], &input, matched) {
+                Some(w) => format!(
+                    "decides nothing: every input it matches is decided by a later rule (e.g. {} {} → {}, by {})",
+                    w.permission,
+                    q(&w.input),
+                    w.action,
+                    by(&w)
+                ),
+                None => "decides nothing: every input it matches is decided by a later rule".into(),
+            }
+        }
+        Outcome::Inconclusive => "undetermined (the search hit permaudit's limits)".into(),
+    }
+}
+
+/// The key (a JSON string followed by `:`, or a YAML key) at byte `at`, and its span
+/// (quotes included).
+fn key_at(text: &str, at: usize) -> Option<(String, crate::source::Span)> {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |k| k + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |k| at + k);
+    let line = &text[start..end];
+    let col = at - start;
+    // A quoted key: the quotes around the column.
+    let mut quotes = Vec::new();
+    let mut escaped = false;
+    for (k, c) in line.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '"' if !escaped => quotes.push(k),
+            _ => escaped = false,
+        }
+        if c != '\\' {
+            escaped = false;
+        }
+    }
+    for pair in quotes.chunks(2) {
+        if let [open, close] = *pair
+            && open <= col
+            && col <= close
+            && line[close + 1..].trim_start().starts_with(':')
+        {
+            let key: String = serde_json::from_str(&line[open..=close]).ok()?;
+            return Some((
+                key,
+                crate::source::Span::new(start + open, start + close + 1),
+            ));
+        }
+    }
+    // A YAML key: `  bash: ask`.
+    let indent = line.len() - line.trim_start().len();
+    let colon = line.find(':')?;
+    if col < indent || col > colon {
+        return None;
+    }
+    let key = line[indent..colon]
+        .trim()
+        .trim_matches(|c| c == '\'' || c == '"');
+    (!key.is_empty()).then(|| {
+        (
+            key.to_string(),
+            crate::source::Span::new(start + indent, start + colon),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_at;
+
+    #[test]
+    fn keys_under_the_cursor() {
+        let json = "{\n  \"edit\": {\n    \"src/\\\"x\\\"\": \"deny\"\n  }\n}\n";
+        let at = json.find("dit").unwrap();
+        assert_eq!(key_at(json, at).map(|k| k.0).as_deref(), Some("edit"));
+        let at = json.find("src").unwrap();
+        assert_eq!(key_at(json, at).map(|k| k.0).as_deref(), Some("src/\"x\""));
+        // A value is no key.
+        let at = json.find("deny").unwrap();
+        assert_eq!(key_at(json, at), None);
+        let yaml = "---\npermission:\n  bash: ask\n---\n";
+        let at = yaml.find("ash").unwrap();
+        assert_eq!(key_at(yaml, at).map(|k| k.0).as_deref(), Some("bash"));
+        assert_eq!(key_at(yaml, yaml.find("ask").unwrap()), None);
+        assert_eq!(key_at("", 0), None);
     }
 }

@@ -4,6 +4,7 @@
 //! Nothing here reads files or the environment, and nothing here imports a pipeline stage.
 
 pub mod config;
+pub mod meaning;
 pub mod rule;
 
 pub use rule::{Action, Effect, Form, Layer, Rule};
