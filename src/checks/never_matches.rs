@@ -9,7 +9,12 @@
 //! - `**/` read as a globstar: `src/**/*.ts` does not match `src/a.ts` and `**/.env` does
 //!   not match `.env` at the root (in OpenCode `*` already crosses `/`, `**` is just two
 //!   stars, and the `/` after it must be there). A trailing `/**` is not reported: it
-//!   only misses the directory itself, which no tool asks about;
+//!   only misses the directory itself, which no tool asks about. Nor is a `**/` slip that
+//!   loses nothing: under a permission no tool checks (`write:`, reported by
+//!   `unchecked-permission`), for a file that lives in the home directory (`**/.ssh/**`,
+//!   `**/.netrc`: OpenCode checks it as a `../…` path, which `**/` matches), or where the
+//!   agent's rules already answer the top-level input as this rule would (a sibling
+//!   `".netrc": "deny"`, a `*.env` deny, a catch-all);
 //! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard.
 //!
 //! ## Why it matters
@@ -96,20 +101,6 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
             pattern.trim_end_matches('/')
         ));
     }
-    if pattern.contains("**/") {
-        // What the author meant it to match: the `**/` gone, other stars as ordinary text.
-        let meant: String = collapse_stars(&pattern.replace("**/", "")).replace('*', "a");
-        let platform = ctx.project.platform;
-        if !meant.is_empty() && !Wildcard::compile(pattern).is_match(&meant, platform) {
-            return Some(format!(
-                "`**/` is not a globstar in OpenCode: {} does not match {} (`*` already crosses `/`, and the `/` after `**` must be there); write {}",
-                serde_json::to_string(pattern).unwrap_or_default(),
-                serde_json::to_string(&meant).unwrap_or_default(),
-                serde_json::to_string(&collapse_stars(&pattern.replace("**/", "*")))
-                    .unwrap_or_default(),
-            ));
-        }
-    }
     let braces = pattern
         .find('{')
         .is_some_and(|o| pattern[o..].contains(',') && pattern[o..].contains('}'));
@@ -130,10 +121,113 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     None
 }
 
+/// Names that live in the home directory, not in a project: a `**/` rule for them is
+/// about files outside the worktree, which OpenCode checks as `../…` paths that `**/`
+/// matches (`**/.ssh/**` matches `../../.ssh/id_rsa`).
+const HOME_ONLY: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".netrc",
+    ".kube",
+    ".local",
+    ".azure",
+    ".password-store",
+    ".pgpass",
+    ".docker",
+];
+
+/// Permissions no tool checks (`unchecked-permission` reports the block itself).
+const UNCHECKED: &[&str] = &[
+    "write",
+    "patch",
+    "multiedit",
+    "apply_patch",
+    "list",
+    "todoread",
+];
+
+/// A file the author meant a `**/`-less pattern to match, in words a person recognises: a
+/// `*` that starts a name before an extension is `a` (`*.key` → `a.key`, but `*.env` →
+/// `.env`), a `*` that ends the pattern after a `/` is `file` (`secrets/*` →
+/// `secrets/file`), every other `*` is nothing (`*credentials*` → `credentials`).
+fn meant(base: &str) -> String {
+    let chars: Vec<char> = base.chars().collect();
+    let mut out = String::new();
+    for (k, &c) in chars.iter().enumerate() {
+        if c != '*' {
+            out.push(c);
+            continue;
+        }
+        let starts = k == 0 || chars[k - 1] == '/';
+        let rest: String = chars[k + 1..].iter().collect();
+        if k + 1 == chars.len() && (k == 0 || chars[k - 1] == '/') {
+            out.push_str("file");
+        } else if k + 1 == chars.len() && chars[k - 1] == '.' {
+            out.push_str("local");
+        } else if starts && rest.starts_with('.') && !rest.starts_with(".env") {
+            out.push('a');
+        }
+    }
+    out
+}
+
+/// `**/` read as a globstar: what the author meant it to match at the top of the
+/// worktree (the `**/` gone, other stars as ordinary text), when the pattern misses it,
+/// and the message.
+fn globstar(pattern: &str, ctx: &Ctx<'_>) -> Option<(String, String)> {
+    if !pattern.contains("**/") {
+        return None;
+    }
+    let meant = meant(&collapse_stars(&pattern.replace("**/", "")));
+    let platform = ctx.project.platform;
+    if meant.is_empty() || Wildcard::compile(pattern).is_match(&meant, platform) {
+        return None;
+    }
+    let message = format!(
+        "`**/` is not a globstar in OpenCode: {} does not match {} (`*` already crosses `/`, and the `/` after `**` must be there); write {}",
+        serde_json::to_string(pattern).unwrap_or_default(),
+        serde_json::to_string(&meant).unwrap_or_default(),
+        serde_json::to_string(&collapse_stars(&pattern.replace("**/", "*"))).unwrap_or_default(),
+    );
+    Some((meant, message))
+}
+
+/// Is the `**/` slip of rule `r` harmless for `agent`: a permission nothing checks, a file
+/// that lives outside any project, or a top-level input the agent's rules already answer
+/// as this rule would (a sibling `.netrc` deny, a `*.env` deny, a catch-all)?
+fn globstar_harmless(
+    ctx: &Ctx<'_>,
+    agent: &crate::agents::Agent,
+    r: &crate::model::Rule,
+    meant: &str,
+) -> bool {
+    if UNCHECKED.contains(&r.permission.as_str()) {
+        return true;
+    }
+    let first = meant.split('/').next().unwrap_or(meant);
+    if HOME_ONLY.contains(&first) {
+        return true;
+    }
+    let literal = !r.permission.contains(['*', '?']);
+    literal
+        && ctx
+            .witness(
+                agent,
+                &crate::glob::analysis::Input::new(&r.permission, meant),
+            )
+            .is_some_and(|w| w.action == r.action.effective())
+}
+
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
     for (agent, i, r) in ctx.written() {
-        if let Some(message) = diagnose(&r.permission, &r.pattern, ctx) {
+        let found = diagnose(&r.permission, &r.pattern, ctx).or_else(|| {
+            globstar(&r.pattern, ctx)
+                .filter(|(meant, _)| !globstar_harmless(ctx, agent, r, meant))
+                .map(|(_, message)| message)
+        });
+        if let Some(message) = found {
             // A deny or ask that never matches protects nothing: a warning. An allow that
             // never matches costs a question at most: info.
             let level = if r.action.effective() == crate::model::Effect::Allow {

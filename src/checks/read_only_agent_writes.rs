@@ -104,12 +104,18 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
             // Rule `i` (an allow) decides the input: one lookup through the run's indexes,
             // not a pass over every rule (a config of 100,000 rules has 33,000 allows).
-            let found = samples(&r.pattern).into_iter().find_map(|input| {
-                let alone = evaluate(&builtin, "edit", &input, platform);
-                (alone.effect != Effect::Allow
-                    && ctx.rule_decides(a, i, &Input::new("edit", &input)))
-                .then_some(input)
-            });
+            // The edit tool asks with worktree-relative paths (`src/a.ts`, `../x` outside):
+            // an absolute or `~` sample is no input it ever asks (`explain` agrees).
+            let asked = |input: &String| !input.starts_with('/') && !input.starts_with('~');
+            let found = samples(&r.pattern)
+                .into_iter()
+                .filter(asked)
+                .find_map(|input| {
+                    let alone = evaluate(&builtin, "edit", &input, platform);
+                    (alone.effect != Effect::Allow
+                        && ctx.rule_decides(a, i, &Input::new("edit", &input)))
+                    .then_some(input)
+                });
             let Some(input) = found else { continue };
             let message = format!(
                 "a read-only built-in agent may edit {} without asking: this shared rule ({}) comes after its built-in edit deny",

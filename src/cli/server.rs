@@ -517,12 +517,11 @@ impl State {
                 None => groups.push((line, vec![agent.name.clone()])),
             }
         }
-        let all = groups.len() == 1 && groups[0].1.len() == project.agents.len();
+        let everyone: Vec<&crate::agents::Agent> = project.agents.iter().collect();
         for (line, names) in &groups {
-            let who = if all {
-                "every agent".to_string()
-            } else {
-                names.join(", ")
+            let who = match crate::report::agent_list(&everyone, names).as_str() {
+                "all" => "every agent".to_string(),
+                some => some.to_string(),
             };
             text.push_str(&format!("\n- {who}: {line}"));
         }
@@ -560,7 +559,10 @@ impl State {
                 ));
             }
             if !f.agents.is_empty() {
-                text.push_str(&format!("; agents: {}", f.agents.join(", ")));
+                text.push_str(&format!(
+                    "; agents: {}",
+                    crate::report::agent_list(&everyone, &f.agents)
+                ));
             }
         }
         text
