@@ -1,4 +1,4 @@
-//! `agent-overrides-shared` (info; warning for an agent's legacy `tools: {x: true}`)
+//! `agent-overrides-shared` (info; warning for an agent's catch-all)
 //!
 //! ## What it finds
 //! A rule an agent wrote for itself (agent config, markdown agent, mode) that undoes shared
@@ -9,14 +9,16 @@
 //! `git show *` allow under a shared `*` ask) is the idiom and is not reported.
 //!
 //! ## Why it matters
-//! Per-agent blocks exist to override the shared rules, so this is usually deliberate and
-//! is never a warning. It is worth knowing when the own rule is a catch-all
-//! (`bash: {"*": "allow"}` in an agent file) that silently wipes a global deny list the
-//! author meant for every agent.
+//! Per-agent blocks exist to override the shared rules, so an own rule as specific as the
+//! shared ones it undoes is taken as deliberate: a note. An own **catch-all** — `bash:
+//! {"*": "allow"}` or `edit: allow` in an agent's block, or the legacy `tools: {edit:
+//! true}`, which OpenCode translates to `edit * allow` after every shared rule — that wipes
+//! a curated shared list (`.env` read denies, `git push --force *` asks) loses protection
+//! the author wrote for every agent: a warning, whichever syntax wrote it.
 //!
-//! The exception is an agent's legacy `tools` entry: `tools: {read: true}` says "this
-//! agent has the read tool", but OpenCode translates it to `read * allow` *after* every
-//! shared rule, so it also undoes the shared `.env` read denies. That is a warning.
+//! Not reported: the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
+//! `"x": "deny"`) and switched on for the one agent that exists to use it; every shared
+//! rule it undoes is a whole-tool switch (pattern `*`), so nothing curated is lost.
 //!
 //! ## Example
 //! Global `{"permission": {"bash": {"rm -rf *": "deny"}}}` and an agent file with
@@ -112,10 +114,18 @@ pub fn run(
                 })
                 .collect();
             let more = undone.len().saturating_sub(NAMED);
-            // `tools: {read: true}` in an agent means "this agent has the tool", yet its
-            // translation (`read * allow`, after every shared rule) wipes the shared denies:
-            // that is no deliberate override.
-            let level = if rule.layer == crate::model::Layer::AgentLegacyTools {
+            // The opt-in idiom: a tool switched off for everyone (`tools: {x: false}`,
+            // `"x": "deny"`) and switched on for the agent that exists to use it. Nothing
+            // curated is lost: the shared rules it undoes are whole-tool switches.
+            if undone.iter().all(|&k| agent.rules[k].pattern == "*") {
+                continue;
+            }
+            // A catch-all of the agent's own (`edit: allow`, `tools: {edit: true}`, which
+            // OpenCode translates to `edit * allow` after every shared rule) that wipes a
+            // curated shared list (`.env`, `git push --force *`) loses protection the
+            // author wrote for every agent: a warning, whichever syntax wrote it. An own
+            // rule as specific as what it undoes is a deliberate override: a note.
+            let level = if rule.pattern == "*" {
                 Level::Warning
             } else {
                 CHECK.level

@@ -1,4 +1,4 @@
-//! `always-overrides-deny` (info)
+//! `always-overrides-deny` (warning when the question is an everyday command; info)
 //!
 //! ## What it finds
 //! A bash `deny` that one "Always" answer to an ordinary question undoes. When a command
@@ -11,8 +11,11 @@
 //! The finding names the asking command, the stored pattern and a command the deny denies
 //! that the stored pattern would then allow, each decided over the agent's rules.
 //!
-//! It is a note, not a warning: every deny under an asking catch-all has this property,
-//! and it bites only when someone answers "Always" to the wrong question.
+//! It is a warning when the question that stores the pattern is one a person is asked
+//! every day (the prefix itself or with a plain argument: `git push`, `rm file.txt`),
+//! so one "Always" there is realistic; a note when only a contrived command raises it.
+//! The denies one stored pattern undoes together are one finding, at the first of them,
+//! naming the others.
 //!
 //! ## Why it matters
 //! `{"*": "ask", "rm -rf *": "deny"}` reads as "always refuse `rm -rf`", but one "Always"
@@ -56,13 +59,46 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .filter(|&j| agent.rules[j].action.effective() == Effect::Ask && bash(&agent.rules[j]))
             .map(|j| (j, Fixed::new(&agent.rules[j].pattern)))
             .collect();
+        // One finding per stored pattern: the denies one "Always" undoes together are one
+        // mistake, reported at the first of them, naming the others.
+        let mut by_stored: Vec<(String, Finding, Vec<usize>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny || r.loc.is_none() || !bash(r) {
                 continue;
             }
-            if let Some(f) = finding(ctx, agent, &asking, i, &mut shell) {
-                out.push(f);
+            if let Some((always, f)) = finding(ctx, agent, &asking, i, &mut shell) {
+                match by_stored.iter_mut().find(|(a, _, _)| *a == always) {
+                    Some((_, _, more)) => more.push(i),
+                    None => by_stored.push((always, f, Vec::new())),
+                }
             }
+        }
+        for (always, mut f, more) in by_stored {
+            if !more.is_empty() {
+                let named: Vec<String> = more
+                    .iter()
+                    .map(|&k| {
+                        format!(
+                            "{} at {}",
+                            describe(&agent.rules[k]),
+                            ctx.place(&agent.rules[k])
+                        )
+                    })
+                    .collect();
+                f.message.push_str(&format!(
+                    "; the same answer undoes {} more {}: {}",
+                    more.len(),
+                    if more.len() == 1 { "deny" } else { "denies" },
+                    named.join(", ")
+                ));
+                let q = serde_json::to_string(&always).unwrap_or_default();
+                f.related.extend(
+                    more.iter()
+                        .filter_map(|&k| agent.rules[k].loc)
+                        .map(|l| (l, format!("also undone by a stored {q}"))),
+                );
+            }
+            out.push(f);
         }
     }
 }
@@ -195,7 +231,7 @@ fn finding(
     asking: &[(usize, Fixed)],
     i: usize,
     shell: &mut Shell,
-) -> Option<Finding> {
+) -> Option<(String, Finding)> {
     use crate::glob::wildcard::Token;
     let platform = ctx.project.platform;
     let r = &agent.rules[i];
@@ -276,12 +312,29 @@ fn finding(
             "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
             q(&always)
         );
-        return Some(
+        // The question a person is asked every day (`git push`, `rm file.txt`): one
+        // "Always" there is realistic, and the deny it undoes was written to hold. A
+        // question only a contrived command raises stays a note.
+        let prefix = always.strip_suffix(" *").unwrap_or(&always);
+        let everyday = [
+            prefix.to_string(),
+            format!("{prefix} foo"),
+            format!("{prefix} file.txt"),
+        ]
+        .contains(&asker);
+        let level = if everyday {
+            Level::Warning
+        } else {
+            CHECK.level
+        };
+        return Some((
+            always.clone(),
             Finding::at_rule(&CHECK, agent, i, message)
+                .with_level(level)
                 .with_related(related)
                 .with_witnesses(vec![aw, dw])
                 .with_help(help),
-        );
+        ));
     }
     None
 }
