@@ -442,7 +442,8 @@ impl Loader<'_> {
             None => derived.to_string(),
         };
         match config::decode_agent(&data, "", entry_kind, &self.sw) {
-            Ok(entry) => {
+            Ok(mut entry) => {
+                entry.prompt = Some(markdown_body(&text).to_string());
                 record_ignored_agent_keys(&mut self.audit, &name, &data);
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);
@@ -515,6 +516,20 @@ fn js_to_string(v: &Value) -> String {
             .collect::<Vec<_>>()
             .join(","),
         Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+/// The text after a markdown file's frontmatter (its prompt).
+fn markdown_body(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("---") else {
+        return text;
+    };
+    match rest.find("\n---") {
+        Some(k) => {
+            let after = &rest[k + 4..];
+            after.find('\n').map_or("", |n| &after[n + 1..])
+        }
+        None => "",
     }
 }
 

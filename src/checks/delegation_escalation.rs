@@ -12,7 +12,9 @@
 //! Only delegation left to OpenCode's default (`task` allowed by the built-in `*` allow)
 //! counts: a `task` allow you wrote is delegation on purpose (an orchestrator that does
 //! nothing itself). An agent of mode `all` (an agent file's default) gets a note rather than
-//! a warning: used as a subagent it cannot delegate at all (`subagent_depth` 1).
+//! a warning: used as a subagent it cannot delegate at all (`subagent_depth` 1). So does an
+//! agent whose name, description or prompt says its job is to orchestrate, coordinate,
+//! delegate or dispatch to subagents: it starts them on purpose.
 //! Reported once per agent, at its first such deny (the way out, `task`, is the same for
 //! all of them). Only denies the agent wrote for itself are judged: a deny in a shared file reaches the
 //! subagent too, and a subagent's own block overriding it is that block's business.
@@ -209,7 +211,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             }
             // An agent of mode `all` (the default of an agent file) is often written as a
             // subagent, where it cannot delegate (`subagent_depth` 1): a note, not a warning.
-            let level = if agent.mode == crate::agents::Mode::All {
+            // An agent whose name, description or prompt says its job is to orchestrate,
+            // coordinate or delegate starts subagents on purpose: a note.
+            let level = if agent.mode == crate::agents::Mode::All || delegates(ctx, agent) {
                 Level::Info
             } else {
                 CHECK.level
@@ -251,4 +255,28 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             break;
         }
     }
+}
+
+/// Words that say an agent's job is to hand work to others.
+const DELEGATING: &[&str] = &[
+    "orchestrat",
+    "coordinat",
+    "delegat",
+    "dispatch",
+    "subagent",
+    "sub-agent",
+];
+
+/// Does the agent's name, description or prompt say it exists to delegate?
+fn delegates(ctx: &Ctx<'_>, agent: &Agent) -> bool {
+    let entry = ctx.project.loaded.merged.agent.get(&agent.name);
+    let texts = [
+        Some(agent.name.as_str()),
+        entry.and_then(|e| e.description.as_deref()),
+        entry.and_then(|e| e.prompt.as_deref()),
+    ];
+    texts.into_iter().flatten().any(|t| {
+        let t = t.to_lowercase();
+        DELEGATING.iter().any(|w| t.contains(w))
+    })
 }

@@ -76,6 +76,9 @@ pub struct AgentEntry {
     pub disable: Option<bool>,
     pub mode: Option<String>,
     pub hidden: Option<bool>,
+    /// `description` and `prompt` (a markdown agent's body): what the agent is for.
+    pub description: Option<String>,
+    pub prompt: Option<String>,
     /// Where the entry was (last) written.
     pub loc: Option<Loc>,
 }
@@ -92,6 +95,11 @@ impl AgentEntry {
             disable: later.disable.or(self.disable),
             mode: later.mode.clone().or_else(|| self.mode.clone()),
             hidden: later.hidden.or(self.hidden),
+            description: later
+                .description
+                .clone()
+                .or_else(|| self.description.clone()),
+            prompt: later.prompt.clone().or_else(|| self.prompt.clone()),
             loc: later.loc.or(self.loc),
         }
     }
@@ -763,7 +771,15 @@ pub fn decode_agent(
                     entry.name = Some(n.clone());
                 }
             }
-            "model" | "prompt" | "description" | "variant" => expect_string(v, &p)?,
+            "model" | "prompt" | "description" | "variant" => {
+                expect_string(v, &p)?;
+                let text = v.value.as_str().map(str::to_string);
+                match &*k {
+                    "prompt" => entry.prompt = text,
+                    "description" => entry.description = text,
+                    _ => {}
+                }
+            }
             "color" => {
                 expect_string(v, &p)?;
                 let c = v.value.as_str().unwrap_or_default();
