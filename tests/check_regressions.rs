@@ -68,3 +68,70 @@ fn agent_own_tool_deny_does_not_make_top_level_allows_unusable() {
     )]);
     assert!(f.iter().any(|(id, _, _)| id == "unusable-allow"), "{f:?}");
 }
+
+/// One mistake, one finding: a catch-all written after the specific rules of its block is
+/// reported once, at the catch-all, naming what it overrides (denies first), instead of
+/// once per rule it kills; two such rules stay two findings at their own places.
+#[test]
+fn a_catch_all_written_last_is_one_finding_at_the_catch_all() {
+    let run = |json: &str| {
+        let host = MemHost::new()
+            .var("HOME", "/h")
+            .dir("/w/p/.git")
+            .file("/w/p/opencode.json", json);
+        let p = Project::load(&host, Path::new("/w/p"), Platform::Unix).expect("loads");
+        permaudit::checks::run(&p)
+    };
+    let json = "{\"permission\": {\"bash\": {\n\"git status\": \"allow\",\n\"git log\": \"allow\",\n\"git push *\": \"deny\",\n\"rm *\": \"deny\",\n\"*\": \"ask\"\n}}}";
+    let found = run(json);
+    let order: Vec<_> = found
+        .iter()
+        .filter(|f| ["dead-rule", "shadowed-deny", "shadowed-ask"].contains(&f.id))
+        .filter(|f| f.level >= permaudit::checks::Level::Warning)
+        .collect();
+    assert_eq!(order.len(), 1, "{order:#?}");
+    let f = order[0];
+    let at = f.loc.expect("a place");
+    assert_eq!(&json[at.span.start..at.span.end], "\"*\"", "{f:#?}");
+    assert_eq!(f.id, "shadowed-deny");
+    assert!(
+        f.message.contains("written after 4 rules")
+            && f.message.find("git push").unwrap() < f.message.find("git status").unwrap(),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.related.len(), 4);
+    // Below the threshold each rule keeps its own finding.
+    let found = run(
+        "{\"permission\": {\"bash\": {\"git push *\": \"deny\", \"rm *\": \"deny\", \"*\": \"ask\"}}}",
+    );
+    let denies = found.iter().filter(|f| f.id == "shadowed-deny").count();
+    assert_eq!(denies, 2, "{found:#?}");
+}
+
+/// The opt-in idiom: a tool switched off for everyone and on for the agent that uses it.
+#[test]
+fn a_tool_switched_on_for_its_one_agent_is_not_reported() {
+    let f = findings(&[
+        (
+            "/w/p/opencode.json",
+            r#"{"permission":{"context7_*":"deny","bash":{"git push *":"ask"}}}"#,
+        ),
+        (
+            "/w/p/.opencode/agent/researcher.md",
+            "---\npermission:\n  \"context7_*\": allow\n---\nLooks things up.\n",
+        ),
+        (
+            "/w/p/.opencode/agent/deploy.md",
+            "---\npermission:\n  bash: allow\n---\nDeploys.\n",
+        ),
+    ]);
+    let over: Vec<_> = f
+        .iter()
+        .filter(|(id, _, _)| id == "agent-overrides-shared")
+        .collect();
+    // Only deploy's catch-all, which wipes the curated `git push *` ask: a warning.
+    assert_eq!(over.len(), 1, "{f:?}");
+    assert_eq!(over[0].1, "warning");
+    assert_eq!(over[0].2.as_deref(), Some("deploy"));
+}

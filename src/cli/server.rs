@@ -520,7 +520,16 @@ impl State {
         let everyone: Vec<&crate::agents::Agent> = project.agents.iter().collect();
         for (line, names) in &groups {
             let who = match crate::report::agent_list(&everyone, names).as_str() {
-                "all" => "every agent".to_string(),
+                "all" => {
+                    // Every agent, named (OpenCode's hidden internal ones left out).
+                    let shown: Vec<&str> = project
+                        .agents
+                        .iter()
+                        .filter(|a| !(a.native && a.hidden))
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    format!("every agent ({})", shown.join(", "))
+                }
                 some => some.to_string(),
             };
             text.push_str(&format!("\n- {who}: {line}"));
