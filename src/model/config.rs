@@ -774,7 +774,7 @@ pub fn decode_agent(
             "model" | "prompt" | "description" | "variant" => {
                 expect_string(v, &p)?;
                 let text = v.value.as_str().map(str::to_string);
-                match &*k {
+                match k {
                     "prompt" => entry.prompt = text,
                     "description" => entry.description = text,
                     _ => {}
