@@ -682,6 +682,8 @@ const CATCH_ALL_GROUP: usize = 3;
 /// or `shadowed-*` finding (175 in one real config). When a user catch-all is what decides
 /// the witnesses of at least [`CATCH_ALL_GROUP`] such findings of its own file, they
 /// become one finding at the catch-all, naming what it overrides: the fix is to move it.
+/// (Its `rule` stays a rule that decides nothing — the first it overrides — with that
+/// rule's example; only its place is the catch-all's.)
 fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
     use std::collections::HashMap;
     let order_kinds = [
@@ -716,7 +718,19 @@ fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
     keys.sort_by_key(|l| (l.source, l.span.start));
     for at in keys {
         let members = &groups[at];
-        let first = &out[members[0]];
+        // The most severe kind among them names the finding; its first member lends it the
+        // rule it is about (the first overridden rule: `rule` is still a rule that decides
+        // nothing) and the example, which that rule matches and the catch-all decides.
+        let id = order_kinds
+            .iter()
+            .copied()
+            .find(|id| members.iter().any(|&n| out[n].id == *id))
+            .unwrap_or(out[members[0]].id);
+        let first = members
+            .iter()
+            .map(|&n| &out[n])
+            .find(|f| f.id == id)
+            .unwrap_or(&out[members[0]]);
         let Some((_, k)) = catch_all(first) else {
             continue;
         };
@@ -725,20 +739,24 @@ fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
         };
         let r = &agent.rules[k];
         let place = |l: Loc| project.loaded.sources.position(l).to_string();
-        let id = order_kinds
-            .iter()
-            .copied()
-            .find(|id| members.iter().any(|&n| out[n].id == *id))
-            .unwrap_or(first.id);
         let level = members
             .iter()
             .map(|&n| out[n].level)
             .max()
             .unwrap_or(first.level);
-        let mut agents: Vec<String> = Vec::new();
+        // Every agent of the group for which the example is decided as shown, by this
+        // catch-all (the lead's agents are, by construction).
+        let shows = |name: &String| {
+            let (Some(a), Some(w)) = (project.agent(name), first.witnesses.first()) else {
+                return false;
+            };
+            let d = evaluate(&a.rules, &w.permission, &w.input, project.platform);
+            d.effect == w.action && d.rule.and_then(|k| a.rules.get(k)?.loc) == Some(*at)
+        };
+        let mut agents: Vec<String> = first.agents.clone();
         for &n in members {
             for a in &out[n].agents {
-                if !agents.contains(a) {
+                if !agents.contains(a) && shows(a) {
                     agents.push(a.clone());
                 }
             }
@@ -805,7 +823,7 @@ fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
             id,
             level,
             agents,
-            rule: Some(k),
+            rule: first.rule,
             loc: Some(*at),
             message,
             related,
