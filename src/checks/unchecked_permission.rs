@@ -9,8 +9,9 @@
 //!
 //! It is a warning when a deny or ask loses its protection: nothing checks the key, and
 //! what OpenCode does check is decided more loosely (`"write": "deny"` while `edit` is
-//! allowed). An allow, a key for a tool that does not exist (`list`, `todoread`), or a
-//! deny beside an equally strict `edit` rule only mislead: info.
+//! allowed; `"list": "deny"` while `glob` lists directories; `"todoread": "deny"` while
+//! `todowrite` hands the list back). An allow, or a deny beside an equally strict rule of
+//! the permission OpenCode checks, only misleads: info.
 //!
 //! ## Why it matters
 //! OpenCode accepts any key silently. `"write": "deny"` neither hides nor blocks the write
@@ -180,17 +181,23 @@ fn meant(key: &str) -> Option<String> {
 }
 
 /// What the author loses. An allow that is never checked loses nothing the author wanted
-/// kept out (at most a question too many), nor does a key for a tool that does not exist:
-/// info. A deny or ask loses its protection, unless what OpenCode does check already
+/// kept out (at most a question too many): info. A deny or ask loses its protection (`list` is listing by `glob`, `todoread` the
+/// list `todowrite` returns), unless what OpenCode does check already
 /// decides at least as strictly (`"write": "deny"` beside `"edit": "deny"`): then info.
 fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) -> Level {
     use super::overlap::openness;
     let wanted = r.action.effective();
-    if wanted == crate::model::Effect::Allow || matches!(r.permission.as_str(), "list" | "todoread")
-    {
+    if wanted == crate::model::Effect::Allow {
         return Level::Info;
     }
-    let Some(target) = meant(&r.permission) else {
+    // A deny of a tool that does not exist still reads as protection: listing goes through
+    // `glob` (and `read`), the todo list comes back from `todowrite`.
+    let target = match r.permission.as_str() {
+        "list" => Some("glob".to_string()),
+        "todoread" => Some("todowrite".to_string()),
+        key => meant(key),
+    };
+    let Some(target) = target else {
         return Level::Warning;
     };
     let subject = if r.pattern == "*" {
