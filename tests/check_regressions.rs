@@ -135,3 +135,32 @@ fn a_tool_switched_on_for_its_one_agent_is_not_reported() {
     assert_eq!(over[0].1, "warning");
     assert_eq!(over[0].2.as_deref(), Some("deploy"));
 }
+
+/// Places stay exact through substitution: a `{file:}` whose content is longer than the
+/// token (escaped quotes and newlines) and an `{env:}` before the rules, on the same line
+/// and above, do not move the findings of the rules after them.
+#[test]
+fn findings_point_at_their_rules_through_substitution() {
+    let prompt: String = (0..40)
+        .map(|i| format!("line {i} with \"quotes\" and a \\ backslash\n"))
+        .collect();
+    let json = "{\n  \"agent\": {\"build\": {\"prompt\": \"{file:./prompt.txt}\", \"description\": \"{env:DESC}\"}},\n  \"permission\": {\"edit\": {\"tests/**\": \"deny\", \"*\": \"allow\"}, \"bash\": \"{env:ACT}\"}\n}\n";
+    let host = MemHost::new()
+        .var("HOME", "/h")
+        .var("DESC", "a \\\"quoted\\\" description")
+        .var("ACT", "ask")
+        .dir("/w/p/.git")
+        .file("/w/p/prompt.txt", &prompt)
+        .file("/w/p/opencode.json", json);
+    let p = Project::load(&host, Path::new("/w/p"), Platform::Unix).expect("loads");
+    let found = permaudit::checks::run(&p);
+    let deny = found
+        .iter()
+        .find(|f| f.id == "shadowed-deny")
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    let at = deny.loc.unwrap();
+    let file = p.loaded.sources.get(at.source);
+    assert_eq!(&file.text[at.span.start..at.span.end], "\"tests/**\"");
+    let pos = p.loaded.sources.position(at);
+    assert_eq!((pos.line, pos.column), (3, 27), "{pos}");
+}

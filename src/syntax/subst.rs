@@ -56,18 +56,38 @@ impl Substituted {
     }
 
     fn compose(first: &Substituted, second: Substituted) -> Substituted {
-        let segs = second
-            .segs
-            .iter()
-            .map(|&(o, s, ol, sl, v)| {
+        let mut segs = Vec::with_capacity(second.segs.len() + first.segs.len());
+        for &(o, s, ol, sl, v) in &second.segs {
+            if !v {
+                // A replacement of the second pass: its token maps back as a whole.
                 let a = first.to_source(s);
                 let b = first.to_source(s + sl);
-                // A segment copied verbatim from text that was itself substituted is no
-                // longer verbatim with respect to the original.
-                let verbatim = v && b - a == sl;
-                (o, a, ol, b - a, verbatim)
-            })
-            .collect();
+                segs.push((o, a, ol, b - a, false));
+                continue;
+            }
+            // Text the second pass copied: split it where the first pass's segments meet,
+            // so what the first pass kept verbatim stays verbatim (an `{env:}` value after
+            // a `{file:}` token must not blur every offset after it into one).
+            for &(fo, fs, fol, fsl, fv) in &first.segs {
+                let start = s.max(fo);
+                let end = (s + sl).min(fo + fol);
+                if start >= end {
+                    continue;
+                }
+                let out = o + (start - s);
+                if fv {
+                    segs.push((out, fs + (start - fo), end - start, end - start, true));
+                } else {
+                    // Part of a first-pass replacement: maps to its token's start, and to
+                    // the token's end where the replacement ends.
+                    let src_len = if end == fo + fol { fsl } else { 0 };
+                    segs.push((out, fs, end - start, src_len, false));
+                }
+            }
+            if sl == 0 {
+                segs.push((o, first.to_source(s), 0, 0, true));
+            }
+        }
         let mut replaced = first.replaced.clone();
         replaced.extend(
             second
