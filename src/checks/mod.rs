@@ -683,7 +683,8 @@ const CATCH_ALL_GROUP: usize = 3;
 /// the witnesses of at least [`CATCH_ALL_GROUP`] such findings of its own file, they
 /// become one finding at the catch-all, naming what it overrides: the fix is to move it.
 /// (Its `rule` stays a rule that decides nothing — the first it overrides — with that
-/// rule's example; only its place is the catch-all's.)
+/// rule's example; only its place is the catch-all's.) A `* deny` written last also hides
+/// its tool: the `unusable-allow` findings of the allows before it join the group.
 fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
     use std::collections::HashMap;
     let order_kinds = [
@@ -711,6 +712,24 @@ fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
     groups.retain(|_, members| members.len() >= CATCH_ALL_GROUP);
     if groups.is_empty() {
         return out;
+    }
+    // The same catch-all, when it is a `* deny` written last, also hides its tool, so the
+    // allows before it are `unusable-allow` too: the same mistake, folded into the group
+    // (named among the rules it overrides) rather than reported again at each allow.
+    let absorbed: Vec<(usize, Loc)> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.id == unusable_allow::CHECK.id)
+        .filter_map(|(n, f)| {
+            let (hider, _) = f.related.first()?;
+            (groups.contains_key(hider) && f.loc.is_some_and(|l| l.source == hider.source))
+                .then_some((n, *hider))
+        })
+        .collect();
+    for (n, hider) in absorbed {
+        if let Some(members) = groups.get_mut(&hider) {
+            members.push(n);
+        }
     }
     let mut grouped: Vec<Finding> = Vec::new();
     let mut gone = vec![false; out.len()];
