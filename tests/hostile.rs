@@ -172,18 +172,30 @@ impl Tree {
         args.push(bin.display().to_string());
         args.extend(["agent", "list", "--pure"].map(String::from));
         let (first, rest) = args.split_first().unwrap();
-        let mut cmd = Command::new("timeout");
-        cmd.arg(oracle::TIMEOUT_SECS.to_string())
+        // Standard output goes to a file, not a pipe: Bun may exit before a slow reader has
+        // drained a pipe, cutting a long `agent list` short (seen on a loaded machine).
+        use std::io::Seek;
+        let mut stdout = tempfile::tempfile().expect("a temporary file for the oracle's output");
+        let out = Command::new("timeout")
+            .arg(oracle::TIMEOUT_SECS.to_string())
             .arg(first)
             .args(rest)
             .env_clear()
             .envs(env)
-            .current_dir(self.path("proj"));
-        let out = watched(cmd, b"", "opencode agent list");
+            .current_dir(self.path("proj"))
+            .stdin(Stdio::null())
+            .stdout(stdout.try_clone().expect("the output file, twice"))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot spawn opencode agent list: {e}"));
+        let mut bytes = Vec::new();
+        stdout.rewind().expect("rewind the oracle's output");
+        stdout
+            .read_to_end(&mut bytes)
+            .expect("read the oracle's output");
         let run = oracle::Run {
-            code: out.code,
-            stdout: out.stdout,
-            stderr: out.stderr,
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&bytes).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         };
         Some(oracle::verdict(&run).unwrap_or_else(|e| panic!("oracle unusable: {e}")))
     }
