@@ -8,7 +8,7 @@ snapshots (tests/real/snapshots/<dir>.snap).
     python3 scripts/real-split.py --list          # which half each entry is in
 
 Rules are tuned on the `tune` half only; the `held` half is judged, never tuned on. The
-split is by directory, one directory per repository (`<owner>__<repo>`); an entry added
+split is by directory, one directory per repository (`<owner>__<repo>`, with its SOURCE.md); an entry added
 later falls in the half its name hashes to, so adding entries never moves old ones.
 """
 import collections, hashlib, os, re, subprocess, sys
@@ -25,7 +25,7 @@ def half(name):
 
 def entries():
     real = os.path.join(ROOT, "tests", "real")
-    return sorted(d for d in os.listdir(real) if os.path.isdir(os.path.join(real, d, "project")))
+    return sorted(d for d in os.listdir(real) if os.path.isfile(os.path.join(real, d, "SOURCE.md")))
 
 
 def snapshot(name, rev):
