@@ -29,7 +29,9 @@
 //! (specific rules last).
 
 use super::overlap::openness;
-use super::{Check, Ctx, Finding, Level, Reach, SharedView, Witness, describe, is_own, is_shared};
+use super::{
+    Check, Ctx, Finding, Level, Reach, SharedView, Witness, describe, is_own, is_shared, named_list,
+};
 use crate::glob::analysis::Input;
 
 pub const CHECK: Check = Check {
@@ -88,6 +90,12 @@ pub fn run(
             }
         }
         for (d, undone, w) in by_decider {
+            // The opt-in idiom: a tool switched off for everyone (`tools: {x: false}`,
+            // `"x": "deny"`) and switched on for the agent that exists to use it. Nothing
+            // curated is lost: the shared rules it undoes are whole-tool switches.
+            if undone.iter().all(|&k| agent.rules[k].pattern == "*") {
+                continue;
+            }
             let rule = &agent.rules[d];
             let w = ctx
                 .recognisable(
@@ -104,7 +112,6 @@ pub fn run(
                 .unwrap_or(w);
             let named: Vec<String> = undone
                 .iter()
-                .take(NAMED)
                 .map(|&k| {
                     format!(
                         "{} ({})",
@@ -113,13 +120,6 @@ pub fn run(
                     )
                 })
                 .collect();
-            let more = undone.len().saturating_sub(NAMED);
-            // The opt-in idiom: a tool switched off for everyone (`tools: {x: false}`,
-            // `"x": "deny"`) and switched on for the agent that exists to use it. Nothing
-            // curated is lost: the shared rules it undoes are whole-tool switches.
-            if undone.iter().all(|&k| agent.rules[k].pattern == "*") {
-                continue;
-            }
             // A catch-all of the agent's own (`edit: allow`, `tools: {edit: true}`, which
             // OpenCode translates to `edit * allow` after every shared rule) that wipes a
             // curated shared list (`.env`, `git push --force *`) loses protection the
@@ -131,16 +131,11 @@ pub fn run(
                 CHECK.level
             };
             let message = format!(
-                "for agent `{}` this rule undoes {} shared {}: {}{}; e.g. {} {} → {}",
+                "for agent `{}` this rule undoes {} shared {}: {}; e.g. {} {} → {}",
                 agent.name,
                 undone.len(),
                 if undone.len() == 1 { "rule" } else { "rules" },
-                named.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                },
+                named_list(&named, NAMED),
                 w.permission,
                 serde_json::to_string(&w.input).unwrap_or_default(),
                 w.action

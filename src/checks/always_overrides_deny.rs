@@ -34,7 +34,7 @@
 //! store the broad pattern never comes. Or never answer "Always" to such a command. Note
 //! that `--auto` answers "once", which stores nothing.
 
-use super::{Check, Ctx, Finding, Level, Witness, describe};
+use super::{Check, Ctx, Finding, Level, Witness, describe, named_list};
 use crate::agents::{Agent, Decision};
 use crate::glob::Wildcard;
 use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
@@ -89,7 +89,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "; the same answer undoes {} more {}: {}",
                     more.len(),
                     if more.len() == 1 { "deny" } else { "denies" },
-                    named.join(", ")
+                    named_list(&named, usize::MAX)
                 ));
                 let q = serde_json::to_string(&always).unwrap_or_default();
                 f.related.extend(
@@ -315,13 +315,7 @@ fn finding(
         // The question a person is asked every day (`git push`, `rm file.txt`): one
         // "Always" there is realistic, and the deny it undoes was written to hold. A
         // question only a contrived command raises stays a note.
-        let prefix = always.strip_suffix(" *").unwrap_or(&always);
-        let everyday = [
-            prefix.to_string(),
-            format!("{prefix} foo"),
-            format!("{prefix} file.txt"),
-        ]
-        .contains(&asker);
+        let everyday = everyday_commands(&always).contains(&asker);
         let level = if everyday {
             Level::Warning
         } else {
@@ -346,6 +340,17 @@ fn agent_index(ctx: &Ctx<'_>, agent: &Agent) -> Option<usize> {
         .position(|a| std::ptr::eq(a, agent))
 }
 
+/// The commands a person types every day whose "Always" pattern is `always`: its prefix
+/// alone and with a plain argument (`git push`, `git push foo`, `git push file.txt`).
+fn everyday_commands(always: &str) -> [String; 3] {
+    let prefix = always.strip_suffix(" *").unwrap_or(always);
+    [
+        prefix.to_string(),
+        format!("{prefix} foo"),
+        format!("{prefix} file.txt"),
+    ]
+}
+
 /// A command that asks and whose "Always" pattern is `always`: the prefix itself, with a
 /// plain argument, or an input the stored pattern shares with an asking rule.
 fn asking_command(
@@ -357,13 +362,8 @@ fn asking_command(
     tokens: &[String],
 ) -> Option<(String, Witness)> {
     let platform = ctx.project.platform;
-    let prefix = always.strip_suffix(" *").unwrap_or(always).to_string();
-    let simple = [
-        prefix.clone(),
-        format!("{prefix} foo"),
-        format!("{prefix} file.txt"),
-        tokens.join(" "),
-    ];
+    let [bare, one, two] = everyday_commands(always);
+    let simple = [bare, one, two, tokens.join(" ")];
     let asking = asking
         .iter()
         .filter_map(|(j, fixed)| Some((agent.rules.get(*j)?, fixed)));

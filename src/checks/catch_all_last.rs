@@ -1,0 +1,195 @@
+//! One mistake, one finding: a catch-all written *after* the specific rules of its block.
+//!
+//! Not a check of its own: a step after `consolidate` that regroups the order findings
+//! (`shadowed-deny`, `shadowed-ask`, `dead-rule`, and the `unusable-allow` of a `* deny`
+//! written last) that one catch-all causes into one finding at the catch-all, naming the
+//! rules it overrides. The fix is to move the catch-all first; reporting each rule it
+//! kills (175 findings in one real config) buries that.
+
+use super::{
+    Finding, Level, dead_rule, describe, named_list, shadowed_ask, shadowed_deny, unusable_allow,
+};
+use crate::agents::evaluate;
+use crate::model::Effect;
+use crate::project::Project;
+use crate::source::Loc;
+
+/// How many rules a catch-all written after them must override before their findings
+/// become one finding at the catch-all.
+const CATCH_ALL_GROUP: usize = 3;
+
+/// One mistake, one finding: a catch-all (`"*": "ask"`) written *after* the specific
+/// rules of its block overrides every one of them, and each would be its own `dead-rule`
+/// or `shadowed-*` finding (175 in one real config). When a user catch-all is what decides
+/// the witnesses of at least [`CATCH_ALL_GROUP`] such findings of its own file, they
+/// become one finding at the catch-all, naming what it overrides: the fix is to move it.
+/// (Its `rule` stays a rule that decides nothing — the first it overrides — with that
+/// rule's example; only its place is the catch-all's.) A `* deny` written last also hides
+/// its tool: the `unusable-allow` findings of the allows before it join the group.
+pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
+    use std::collections::HashMap;
+    let order_kinds = [
+        shadowed_deny::CHECK.id,
+        shadowed_ask::CHECK.id,
+        dead_rule::CHECK.id,
+    ];
+    // The catch-all deciding a finding's witness, when the finding is about order.
+    let catch_all = |f: &Finding| -> Option<(Loc, usize)> {
+        if !order_kinds.contains(&f.id) || f.level < Level::Warning {
+            return None;
+        }
+        let agent = project.agent(f.agents.first()?)?;
+        let k = f.witnesses.first()?.rule?;
+        let r = agent.rules.get(k)?;
+        let at = r.loc?;
+        (r.pattern == "*" && f.loc.is_some_and(|l| l.source == at.source)).then_some((at, k))
+    };
+    let mut groups: HashMap<Loc, Vec<usize>> = HashMap::new();
+    for (n, f) in out.iter().enumerate() {
+        if let Some((at, _)) = catch_all(f) {
+            groups.entry(at).or_default().push(n);
+        }
+    }
+    groups.retain(|_, members| members.len() >= CATCH_ALL_GROUP);
+    if groups.is_empty() {
+        return out;
+    }
+    // The same catch-all, when it is a `* deny` written last, also hides its tool, so the
+    // allows before it are `unusable-allow` too: the same mistake, folded into the group
+    // (named among the rules it overrides) rather than reported again at each allow.
+    let absorbed: Vec<(usize, Loc)> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.id == unusable_allow::CHECK.id)
+        .filter_map(|(n, f)| {
+            let (hider, _) = f.related.first()?;
+            (groups.contains_key(hider) && f.loc.is_some_and(|l| l.source == hider.source))
+                .then_some((n, *hider))
+        })
+        .collect();
+    for (n, hider) in absorbed {
+        if let Some(members) = groups.get_mut(&hider) {
+            members.push(n);
+        }
+    }
+    let mut grouped: Vec<Finding> = Vec::new();
+    let mut gone = vec![false; out.len()];
+    let mut keys: Vec<&Loc> = groups.keys().collect();
+    keys.sort_by_key(|l| (l.source, l.span.start));
+    for at in keys {
+        let members = &groups[at];
+        // The most severe kind among them names the finding; its first member lends it the
+        // rule it is about (the first overridden rule: `rule` is still a rule that decides
+        // nothing) and the example, which that rule matches and the catch-all decides.
+        let id = order_kinds
+            .iter()
+            .copied()
+            .find(|id| members.iter().any(|&n| out[n].id == *id))
+            .unwrap_or(out[members[0]].id);
+        let first = members
+            .iter()
+            .map(|&n| &out[n])
+            .find(|f| f.id == id)
+            .unwrap_or(&out[members[0]]);
+        let Some((_, k)) = catch_all(first) else {
+            continue;
+        };
+        let Some(agent) = first.agents.first().and_then(|a| project.agent(a)) else {
+            continue;
+        };
+        let r = &agent.rules[k];
+        let place = |l: Loc| project.loaded.sources.position(l).to_string();
+        let level = members
+            .iter()
+            .map(|&n| out[n].level)
+            .max()
+            .unwrap_or(first.level);
+        // Every agent of the group for which the example is decided as shown, by this
+        // catch-all (the lead's agents are, by construction).
+        let shows = |name: &String| {
+            let (Some(a), Some(w)) = (project.agent(name), first.witnesses.first()) else {
+                return false;
+            };
+            let d = evaluate(&a.rules, &w.permission, &w.input, project.platform);
+            d.effect == w.action && d.rule.and_then(|k| a.rules.get(k)?.loc) == Some(*at)
+        };
+        let mut agents: Vec<String> = first.agents.clone();
+        for &n in members {
+            for a in &out[n].agents {
+                if !agents.contains(a) && shows(a) {
+                    agents.push(a.clone());
+                }
+            }
+        }
+        // The proving agent first (rule and witness indices are its), the others in list
+        // order.
+        let rank = |name: &String| {
+            (
+                name != &agent.name,
+                project.agents.iter().position(|a| &a.name == name),
+            )
+        };
+        agents.sort_by_key(rank);
+        // What each overridden rule was: the denies (lost protection) are named first.
+        let mut killed: Vec<(Loc, String, bool)> = Vec::new();
+        for &n in members {
+            let f = &out[n];
+            let (Some(l), Some(a)) = (f.loc, f.agents.first().and_then(|a| project.agent(a)))
+            else {
+                continue;
+            };
+            let Some(rule) = f.rule.and_then(|i| a.rules.get(i)) else {
+                continue;
+            };
+            if !killed.iter().any(|(x, _, _)| *x == l) {
+                let deny = rule.action.effective() == Effect::Deny;
+                killed.push((l, describe(rule), deny));
+            }
+        }
+        killed.sort_by_key(|(l, _, deny)| (!deny, l.source, l.span.start));
+        let named: Vec<String> = killed
+            .iter()
+            .map(|(l, d, _)| format!("{d} at {}", place(*l)))
+            .collect();
+        let w = first.witnesses.first();
+        let message = format!(
+            "this catch-all ({}) is written after {} rules it overrides, so none of them ever takes effect: {}{}",
+            describe(r),
+            killed.len(),
+            named_list(&named, 5),
+            w.map(|w| format!(
+                "; e.g. {} {} is decided by the catch-all → {}",
+                w.permission,
+                serde_json::to_string(&w.input).unwrap_or_default(),
+                w.action
+            ))
+            .unwrap_or_default()
+        );
+        let related = killed
+            .iter()
+            .map(|(l, d, _)| (*l, format!("overridden by the catch-all: {d}")))
+            .collect();
+        for &n in members {
+            gone[n] = true;
+        }
+        grouped.push(Finding {
+            id,
+            level,
+            agents,
+            rule: first.rule,
+            loc: Some(*at),
+            message,
+            related,
+            witnesses: first.witnesses.clone(),
+            help: Some(
+                "write the catch-all first in its block: the last matching rule wins, so the specific rules must come after it".into(),
+            ),
+        });
+    }
+    out.into_iter()
+        .zip(gone)
+        .filter(|(_, g)| !g)
+        .map(|(f, _)| f)
+        .chain(grouped)
+        .collect()
+}
