@@ -11,11 +11,14 @@ Two workloads of RULES rules (default 1000), CHANGES changes each (default 20):
   replaced by a wholly different one at every change (nothing can be reused; the costliest
   case for always-overrides-deny).
 
-Prints the median and the slowest per workload, and `permaudit check` on the same config
+Prints the median and the slowest per workload, the server's CPU time per change (user +
+system, from /proc), and `permaudit check` on the same config
 (whole process) for the ratio. With BASELINE (another build of permaudit), runs it on the
 same inputs in the same run and prints the ratio baseline/ours.
 
     python3 scripts/bench-server.py [BIN] [RULES] [CHANGES] [BASELINE]
+
+WORKLOADS=edit (or rewrite) runs only that one (for a profiler).
 """
 import json, os, random, statistics, subprocess, sys, tempfile, time
 
@@ -103,23 +106,35 @@ def run(binary, texts):
     s = Server(binary, proj, home, "file://" + path)
     s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": s.uri, "languageId": "json", "version": 1, "text": texts[0]}}})
     s.diagnostics()
+    cpu0 = cpu_seconds(s.p.pid)
     times = []
     for k, text in enumerate(texts[1:]):
         t0 = time.perf_counter()
         s.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": s.uri, "version": k + 2}, "contentChanges": [{"text": text}]}})
         s.diagnostics()
         times.append((time.perf_counter() - t0) * 1000)
+    cpu = (cpu_seconds(s.p.pid) - cpu0) * 1000 / len(times)
     s.close()
     env = {"PATH": os.environ.get("PATH", ""), "HOME": home}
     t0 = time.perf_counter()
     subprocess.run([binary, "-C", proj, "check", "--format", "concise", "--fail-on", "never"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return statistics.median(times), max(times), (time.perf_counter() - t0) * 1000
+    return statistics.median(times), max(times), (time.perf_counter() - t0) * 1000, cpu
 
 
-for name, texts in [("edit", edit_texts()), ("rewrite", [rewrite_config(k) for k in range(changes + 1)])]:
-    med, slow, check = run(bin_, texts)
-    line = f"{name:8} {rules} rules: diagnostics {med:.0f} ms after a change (median of {changes}; slowest {slow:.0f} ms), target 50 ms: {med / 50:.2f}x; check, whole process: {check:.0f} ms"
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process so far (steadier than wall time on a busy machine)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+workloads = os.environ.get("WORKLOADS", "edit,rewrite").split(",")
+for name, make in [("edit", edit_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)])]:
+    if name not in workloads:
+        continue
+    texts = make()
+    med, slow, check, cpu = run(bin_, texts)
+    line = f"{name:8} {rules} rules: diagnostics {med:.0f} ms after a change (median of {changes}; slowest {slow:.0f} ms; server CPU {cpu:.0f} ms a change), target 50 ms: {med / 50:.2f}x; check, whole process: {check:.0f} ms"
     if baseline:
-        bmed, bslow, bcheck = run(baseline, texts)
-        line += f"; baseline {bmed:.0f} ms (slowest {bslow:.0f}), baseline/ours {bmed / med:.2f}x"
+        bmed, bslow, bcheck, bcpu = run(baseline, texts)
+        line += f"; baseline {bmed:.0f} ms (slowest {bslow:.0f}; CPU {bcpu:.0f}), baseline/ours {bmed / med:.2f}x"
     print(line)

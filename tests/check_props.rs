@@ -5,13 +5,16 @@
 //!   claims, and for reachability findings it matches the rule reported and is decided by
 //!   a later one;
 //! * no deny that decides some input is reported as `shadowed-deny` (checked against every
-//!   input built from the config's own globs).
+//!   input built from the config's own globs);
+//! * a run reusing what earlier runs built (`checks::Engines`, as `permaudit server` does)
+//!   finds exactly what a run from nothing finds.
 //!
 //! The configurations mix permission keys and globs, both forms, duplicate and
 //! integer-like keys, agent rules and legacy `tools`, on both platforms.
 
 use permaudit::agents::evaluate;
-use permaudit::checks::{Finding, run};
+use permaudit::checks::{Engines, Finding, run, run_reusing};
+use permaudit::delegation::RunMode;
 use permaudit::glob::Platform;
 use permaudit::host::MemHost;
 use permaudit::project::Project;
@@ -199,8 +202,69 @@ fn check_witnesses(p: &Project, findings: &[Finding]) -> Result<(), TestCaseErro
     Ok(())
 }
 
+/// `c` with every action moved on by `by[k]` (entry `k`, cycling): the same shapes.
+fn other_actions(c: &Config, by: &[usize]) -> Config {
+    let mut k = 0;
+    let mut step = |a: &mut usize| {
+        *a = (*a + by.get(k % by.len().max(1)).copied().unwrap_or(1)) % ACTIONS.len();
+        k += 1;
+    };
+    let mut out = c.clone();
+    for (_, v) in out.top.iter_mut().chain(out.agent.iter_mut()) {
+        match v {
+            Ok(a) => step(a),
+            Err(pats) => pats.iter_mut().for_each(|(_, a)| step(a)),
+        }
+    }
+    out
+}
+
+/// `c` with every pattern moved on by `by` in `PATS`: the same permissions, other shapes.
+fn other_patterns(c: &Config, by: usize) -> Config {
+    let mut out = c.clone();
+    for (_, v) in out.top.iter_mut().chain(out.agent.iter_mut()) {
+        if let Err(pats) = v {
+            pats.iter_mut()
+                .for_each(|(p, _)| *p = (*p + by) % PATS.len());
+        }
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// `permaudit server` keeps the analyses of its last check (`Engines`): a check after
+    /// another config, after the same config with other actions (every analysis reused),
+    /// with other patterns or on the other platform, finds what a check from nothing finds.
+    #[test]
+    fn reused_runs_find_what_fresh_runs_find(
+        a in config(),
+        b in config(),
+        by in prop::collection::vec(0..3usize, 1..6),
+        shift in 1..PATS.len(),
+    ) {
+        let engines = Engines::default();
+        let on_windows = Config { windows: !b.windows, ..b.clone() };
+        for c in [
+            a.clone(),
+            b.clone(),
+            other_actions(&b, &by),
+            other_actions(&b, &by),
+            other_patterns(&b, shift),
+            on_windows,
+            a,
+        ] {
+            let p = load(&c);
+            prop_assert_eq!(
+                run_reusing(&p, RunMode::Interactive, &engines),
+                run(&p),
+                "{}",
+                text(&c)
+            );
+            engines.settle();
+        }
+    }
 
     #[test]
     fn witnesses_are_what_opencode_decides(c in config()) {

@@ -13,6 +13,47 @@ use super::{Ctx, Witness};
 use crate::agents::Agent;
 use crate::glob::analysis::Input;
 use crate::glob::wildcard::{Token, Wildcard};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The candidates of a pattern for a permission ([`fill`] with the permission's fillers,
+/// each once, in order) with their [`plausibility`]: text alone, the same for every agent,
+/// rule and run, so they are made once ([`super::Engines`] keeps them between runs).
+#[derive(Default)]
+pub struct Filled(RefCell<HashMap<String, HashMap<String, Rc<[(String, i32)]>>>>);
+
+impl Filled {
+    fn get(&self, permission: &str, pattern: &str) -> Rc<[(String, i32)]> {
+        if let Some(known) = self.0.borrow().get(permission).and_then(|m| m.get(pattern)) {
+            return known.clone();
+        }
+        let mut seen = std::collections::HashSet::new();
+        let made: Rc<[(String, i32)]> = fill(pattern, fillers(permission))
+            .into_iter()
+            .filter(|s| seen.insert(s.clone()))
+            .map(|s| {
+                let score = plausibility(permission, &s);
+                (s, score)
+            })
+            .collect();
+        self.0
+            .borrow_mut()
+            .entry(permission.to_string())
+            .or_default()
+            .insert(pattern.to_string(), made.clone());
+        made
+    }
+
+    /// How many patterns are kept.
+    pub(super) fn len(&self) -> usize {
+        self.0.borrow().values().map(HashMap::len).sum()
+    }
+
+    pub(super) fn clear(&self) {
+        self.0.borrow_mut().clear();
+    }
+}
 
 /// Permissions whose inputs are paths.
 fn is_path_permission(permission: &str) -> bool {
@@ -228,23 +269,25 @@ impl Ctx<'_> {
             }
         }
         let mut best = want(&base).then(|| (plausibility(&permission, &base.input), base.clone()));
+        let lists: Vec<_> = rules
+            .iter()
+            .filter_map(|&i| agent.rules.get(i))
+            .map(|r| self.filled.get(&permission, &r.pattern))
+            .collect();
         let mut seen = std::collections::HashSet::new();
-        for &i in rules {
-            let Some(r) = agent.rules.get(i) else {
-                continue;
-            };
-            for subject in fill(&r.pattern, fillers(&permission)) {
-                if !seen.insert(subject.clone()) {
+        for list in &lists {
+            for (subject, score) in list.iter() {
+                // Each list is without repeats; across lists, a subject is tried once.
+                if lists.len() > 1 && !seen.insert(subject.as_str()) {
                     continue;
                 }
-                let score = plausibility(&permission, &subject);
-                if best.as_ref().is_some_and(|(b, _)| *b >= score) {
+                if best.as_ref().is_some_and(|(b, _)| b >= score) {
                     continue;
                 }
-                if let Some(w) = self.witness(agent, &Input::new(&permission, &subject))
+                if let Some(w) = self.witness(agent, &Input::new(&permission, subject))
                     && want(&w)
                 {
-                    best = Some((score, w));
+                    best = Some((*score, w));
                 }
             }
         }

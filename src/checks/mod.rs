@@ -13,6 +13,7 @@ pub mod correlated_rules;
 pub mod dead_rule;
 pub mod delegation_escalation;
 pub mod deny_bypass;
+mod engines;
 pub mod env_injection;
 pub mod examples;
 pub mod headless_ask;
@@ -37,14 +38,16 @@ pub mod unusable_allow;
 pub mod unused_ignore;
 
 use crate::agents::{Agent, evaluate};
-use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
+use crate::glob::analysis::{Analysis, Fixed, Input};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::model::{Effect, Layer, Rule};
 
 use crate::project::Project;
 use crate::source::Loc;
+pub use engines::Engines;
 use serde::Serialize;
 use std::fmt;
+use std::rc::Rc;
 
 /// How serious a finding is.
 #[derive(
@@ -277,8 +280,12 @@ pub struct Ctx<'a> {
     pub scope: Scope,
     /// Who answers the asks (`check --headless`).
     pub mode: crate::delegation::RunMode,
-    pub analyses: Vec<Analysis>,
-    quick: Vec<Quick>,
+    pub analyses: Vec<Rc<Analysis>>,
+    quick: Vec<Rc<Quick>>,
+    /// Each agent's ruleset as [`Engines`] knows it (equal shapes, equal id).
+    built: Vec<u64>,
+    /// Example candidates by permission and pattern (shared with [`Engines`]).
+    filled: Rc<examples::Filled>,
     /// `twins[a][i]`: an earlier agent and index whose rules from there on equal agent
     /// `a`'s rules from `i` on (see [`TailMemo`]).
     twins: Vec<Vec<Option<(usize, usize)>>>,
@@ -298,10 +305,16 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn new(project: &'a Project) -> Ctx<'a> {
+        Ctx::reusing(project, &Engines::default())
+    }
+
+    /// [`Ctx::new`] with the analyses `engines` kept of rulesets of the same shapes.
+    pub fn reusing(project: &'a Project, engines: &Engines) -> Ctx<'a> {
         Ctx::with_agents(
             project,
             std::borrow::Cow::Borrowed(&project.agents),
             Scope::All,
+            engines,
         )
     }
 
@@ -319,22 +332,15 @@ impl<'a> Ctx<'a> {
         project: &'a Project,
         agents: std::borrow::Cow<'a, [Agent]>,
         scope: Scope,
+        engines: &Engines,
     ) -> Ctx<'a> {
-        let analyses = agents
-            .iter()
-            .map(|a| {
-                let shapes: Vec<RuleShape> = a
-                    .rules
-                    .iter()
-                    .map(|r| RuleShape::new(r.permission.clone(), r.pattern.clone()))
-                    .collect();
-                Analysis::new(&shapes, project.platform)
-            })
-            .collect();
-        let quick = agents
-            .iter()
-            .map(|a| Quick::new(&a.rules, project.platform))
-            .collect();
+        let (mut built, mut analyses, mut quick) = (Vec::new(), Vec::new(), Vec::new());
+        for a in agents.iter() {
+            let (id, analysis, q) = engines.for_rules(&a.rules, project.platform);
+            built.push(id);
+            analyses.push(analysis);
+            quick.push(q);
+        }
         let twins = agents
             .iter()
             .enumerate()
@@ -364,6 +370,8 @@ impl<'a> Ctx<'a> {
             mode: crate::delegation::RunMode::Interactive,
             analyses,
             quick,
+            built,
+            filled: engines.filled(),
             twins,
         }
     }
@@ -578,25 +586,36 @@ pub fn run(project: &Project) -> Vec<Finding> {
 
 /// [`run`], with the asks answered as in `mode` (`check --headless`).
 pub fn run_as(project: &Project, mode: crate::delegation::RunMode) -> Vec<Finding> {
-    run_places(project, mode, true)
+    run_places(project, mode, true, &Engines::default())
+}
+
+/// [`run_as`] reusing what `engines` kept from earlier runs (`permaudit server`): the same
+/// findings, sooner when most rulesets kept their shapes. Call [`Engines::settle`] after.
+pub fn run_reusing(
+    project: &Project,
+    mode: crate::delegation::RunMode,
+    engines: &Engines,
+) -> Vec<Finding> {
+    run_places(project, mode, true, engines)
 }
 
 /// [`run_as`] keeping every kind's finding at a place that another kind speaks for:
 /// what `check --fix` repairs (a `tools` entry whose rule also lets an agent rewrite the
 /// config is still deprecated syntax).
 pub fn run_every(project: &Project, mode: crate::delegation::RunMode) -> Vec<Finding> {
-    run_places(project, mode, false)
+    run_places(project, mode, false, &Engines::default())
 }
 
 fn run_places(
     project: &Project,
     mode: crate::delegation::RunMode,
     once_per_place: bool,
+    engines: &Engines,
 ) -> Vec<Finding> {
-    let mut ctx = Ctx::new(project);
+    let mut ctx = Ctx::reusing(project, engines);
     ctx.mode = mode;
     let mut out = Vec::new();
-    let reach = reachability(&ctx);
+    let reach = engines.reachability(&ctx);
     headless_ask::run(&ctx, &reach, &mut out);
     delegation_escalation::run(&ctx, &reach, &mut out);
     read_only_agent_writes::run(&ctx, &mut out);
@@ -612,9 +631,10 @@ fn run_places(
                 project,
                 std::borrow::Cow::Borrowed(view.agents.as_slice()),
                 Scope::Shared,
+                engines,
             );
             let mut found = Vec::new();
-            let shared_reach = reachability(&shared);
+            let shared_reach = engines.reachability(&shared);
             order_checks(&shared, &shared_reach, &mut found);
             out.extend(view.lift(&ctx, found));
             agent_overrides_shared::run(&ctx, &reach, &view, &shared_reach, &mut out);

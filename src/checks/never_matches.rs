@@ -221,11 +221,24 @@ fn globstar_harmless(
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
+    // What a rule's text says is the same in every agent: asked once per text.
+    type Said = (Option<String>, Option<(String, String)>);
+    let mut said: std::collections::HashMap<(&str, &str), Said> = Default::default();
     for (agent, i, r) in ctx.written() {
-        let found = diagnose(&r.permission, &r.pattern, ctx).or_else(|| {
-            globstar(&r.pattern, ctx)
+        let (diagnosed, star) = said
+            .entry((r.permission.as_str(), r.pattern.as_str()))
+            .or_insert_with(|| {
+                let diagnosed = diagnose(&r.permission, &r.pattern, ctx);
+                let star = diagnosed
+                    .is_none()
+                    .then(|| globstar(&r.pattern, ctx))
+                    .flatten();
+                (diagnosed, star)
+            });
+        let found = diagnosed.clone().or_else(|| {
+            star.as_ref()
                 .filter(|(meant, _)| !globstar_harmless(ctx, agent, r, meant))
-                .map(|(_, message)| message)
+                .map(|(_, message)| message.clone())
         });
         if let Some(message) = found {
             // A deny or ask that never matches protects nothing: a warning. An allow that

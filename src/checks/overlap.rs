@@ -268,11 +268,12 @@ fn carved_out(
     except: Option<usize>,
 ) -> bool {
     let agent = &ctx.agents[ai];
-    let an = &ctx.analyses[ai];
-    (0..j).rev().take(CARVE_LOOKBACK).any(|k| {
-        Some(k) != except
-            && openness(agent.rules[k].action.effective()) <= openness(strictest)
-            && agent.rules[k].loc.is_some()
-            && an.proved_within(k, j)
-    })
+    ctx.analyses[ai]
+        .within_earlier(j, CARVE_LOOKBACK)
+        .iter()
+        .any(|&k| {
+            Some(k) != except
+                && openness(agent.rules[k].action.effective()) <= openness(strictest)
+                && agent.rules[k].loc.is_some()
+        })
 }

@@ -38,6 +38,8 @@ struct State {
     findings: Vec<Finding>,
     /// Files diagnostics were last published for (to clear them).
     published: BTreeSet<PathBuf>,
+    /// The analyses of the last check, reused for rulesets whose shapes did not change.
+    engines: crate::checks::Engines,
 }
 
 pub fn run(ctx: &Context) -> Result<i32, i32> {
@@ -78,6 +80,7 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         project: None,
         findings: Vec::new(),
         published: BTreeSet::new(),
+        engines: Default::default(),
     };
     state.analyze(&conn);
     // Messages already received, not yet handled; requests cancelled before their turn.
@@ -334,7 +337,8 @@ impl State {
                 if root != Path::new("/") {
                     project.loaded.sources.relative_to(&root);
                 }
-                let findings = findings(&project, &overlay, &self.cwd);
+                let findings = findings(&project, &overlay, &self.cwd, &self.engines);
+                self.engines.settle();
                 for f in &findings {
                     let Some(loc) = f.loc else { continue };
                     let Some(path) = project.loaded.sources.get(loc.source).path() else {
@@ -505,7 +509,7 @@ impl State {
             serde_json::to_string(&rule.pattern).unwrap_or_default(),
             rule.action.effective()
         );
-        let ctx = crate::checks::Ctx::new(project);
+        let ctx = crate::checks::Ctx::reusing(project, &self.engines);
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for (a, agent) in project.agents.iter().enumerate() {
             let Some(i) = agent.rules.iter().position(|r| r.loc == Some(loc)) else {
@@ -683,8 +687,14 @@ impl State {
 }
 
 /// The findings `check` reports on the project (its settings and inline ignores).
-fn findings(project: &Project, host: &dyn Host, cwd: &Path) -> Vec<Finding> {
-    let findings = crate::checks::run(project);
+fn findings(
+    project: &Project,
+    host: &dyn Host,
+    cwd: &Path,
+    engines: &crate::checks::Engines,
+) -> Vec<Finding> {
+    let findings =
+        crate::checks::run_reusing(project, crate::delegation::RunMode::Interactive, engines);
     match crate::settings::Setup::find(host, cwd, None, false, false) {
         Ok(setup) => super::check::suppressed(project, findings, &setup, false, None),
         Err(_) => findings,

@@ -113,6 +113,13 @@ pub struct Analysis {
     /// alone, and the order checks ask the same pair again for many rules (an exception
     /// test looks back over up to 256 earlier rules for each candidate).
     contained: std::cell::RefCell<HashMap<(Shape, Shape), Outcome<Input>>>,
+    /// [`Analysis::intersection`] by `(a, b)` shapes, for the same reason.
+    met: std::cell::RefCell<HashMap<(Shape, Shape), Outcome<Input>>>,
+    /// [`Analysis::later_candidates`] by rule: a pure function of the shapes, asked once
+    /// per outcome an order check looks for.
+    candidates: std::cell::RefCell<HashMap<usize, Vec<usize>>>,
+    /// [`Analysis::within_earlier`] by rule and look-back.
+    enclosing: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<[usize]>>>,
 }
 
 /// A rule as indices into the distinct globs.
@@ -168,6 +175,9 @@ impl Analysis {
             by_permission,
             by_prefix,
             contained: Default::default(),
+            met: Default::default(),
+            candidates: Default::default(),
+            enclosing: Default::default(),
         }
     }
 
@@ -234,6 +244,9 @@ impl Analysis {
     /// that rules of other permissions and other literal prefixes cost nothing. Exact: only
     /// provably disjoint rules are left out.
     pub fn later_candidates(&self, i: usize) -> impl Iterator<Item = usize> + use<> {
+        if let Some(known) = self.candidates.borrow().get(&i) {
+            return known.clone().into_iter();
+        }
         let mut out: Vec<usize> = match self.rules.get(i) {
             Some(rule) => {
                 let perm = self.permission_glob(rule.permission);
@@ -247,6 +260,7 @@ impl Analysis {
         };
         out.sort_unstable_by(|a, b| b.cmp(a));
         out.dedup();
+        self.candidates.borrow_mut().insert(i, out.clone());
         out.into_iter()
     }
 
@@ -403,6 +417,24 @@ impl Analysis {
         self.contains(outer, inner).is_proved_empty()
     }
 
+    /// The rules among the `lookback` before rule `inner`, nearest first, that rule `inner`
+    /// is [proved within](Analysis::proved_within): what an exception test asks of every
+    /// candidate, and the same whatever the actions.
+    pub fn within_earlier(&self, inner: usize, lookback: usize) -> std::rc::Rc<[usize]> {
+        if let Some(known) = self.enclosing.borrow().get(&(inner, lookback)) {
+            return known.clone();
+        }
+        let found: std::rc::Rc<[usize]> = (0..inner.min(self.rules.len()))
+            .rev()
+            .take(lookback)
+            .filter(|&k| self.proved_within(k, inner))
+            .collect();
+        self.enclosing
+            .borrow_mut()
+            .insert((inner, lookback), found.clone());
+        found
+    }
+
     fn contains_shapes(&self, ro: Shape, ri: Shape) -> Outcome<Input> {
         let mut budget = Budget::new(self.budget);
         let mut out = Input::default();
@@ -449,7 +481,15 @@ impl Analysis {
     /// An input that rules `a` and `b` both match, or [`Outcome::Empty`] if they are
     /// disjoint (or either does not exist).
     pub fn intersection(&self, a: usize, b: usize) -> Outcome<Input> {
-        self.intersect(a, b, &mut Budget::new(self.budget))
+        let (Some(&ra), Some(&rb)) = (self.rules.get(a), self.rules.get(b)) else {
+            return Outcome::Empty;
+        };
+        if let Some(known) = self.met.borrow().get(&(ra, rb)) {
+            return known.clone();
+        }
+        let answer = self.intersect(a, b, &mut Budget::new(self.budget));
+        self.met.borrow_mut().insert((ra, rb), answer.clone());
+        answer
     }
 
     /// A product of languages meets another iff both coordinates meet.

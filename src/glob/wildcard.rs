@@ -14,7 +14,7 @@
 //! literals, `?` and `*`.
 
 /// Which build of OpenCode is audited: Windows builds match case-insensitively.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Platform {
     #[default]
     Unix,

@@ -1,0 +1,121 @@
+//! What a check run builds from the rules' *shapes* alone, kept for the next run.
+//!
+//! An agent's [`Analysis`] (the automata and every answer it has memoised) and its
+//! [`Quick`] evaluator depend only on the ordered (permission, pattern) pairs of its rules,
+//! never on their actions or places; so does [`reachability`] over all the agents of a
+//! pass (which rules decide anything, and an input each). `permaudit server` re-checks the
+//! project at every keystroke, and most keystrokes change an action, a comment or one
+//! agent's file: [`Engines`] hands the next run the analyses of every ruleset whose shapes
+//! did not change, with their memoised answers, and the reachability of a pass whose
+//! agents all kept theirs. The findings are the same as a run from nothing (the server's
+//! tests compare them), because every reused value is a function of the key it is stored
+//! under.
+//!
+//! Bounded: [`Engines::settle`] keeps only what the last run used.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::examples::Filled;
+use super::{Ctx, Quick, Reach};
+use crate::glob::Platform;
+use crate::glob::analysis::{Analysis, RuleShape};
+use crate::model::Rule;
+
+/// Patterns whose example candidates are kept at most (a few times the largest configs).
+const MAX_FILLED: usize = 50_000;
+
+/// The analyses of recent runs, by ruleset shape; `Default` is empty (a run from nothing).
+#[derive(Default)]
+pub struct Engines {
+    built: RefCell<HashMap<(Platform, Vec<RuleShape>), Built>>,
+    /// `reachability` of a pass, by its agents' built ids and which of their rules are
+    /// written in a file (only those are judged).
+    reach: RefCell<HashMap<Vec<(u64, Vec<bool>)>, Stored>>,
+    /// Example candidates by permission and pattern.
+    filled: Rc<Filled>,
+    next_id: Cell<u64>,
+}
+
+struct Built {
+    id: u64,
+    analysis: Rc<Analysis>,
+    quick: Rc<Quick>,
+    used: Cell<bool>,
+}
+
+struct Stored {
+    reach: Rc<Vec<Vec<Option<Reach>>>>,
+    used: Cell<bool>,
+}
+
+impl Engines {
+    /// The analysis, evaluator and id of a ruleset with these rules' shapes.
+    pub(super) fn for_rules(
+        &self,
+        rules: &[Rule],
+        platform: Platform,
+    ) -> (u64, Rc<Analysis>, Rc<Quick>) {
+        let shapes: Vec<RuleShape> = rules
+            .iter()
+            .map(|r| RuleShape::new(r.permission.clone(), r.pattern.clone()))
+            .collect();
+        let key = (platform, shapes);
+        if let Some(b) = self.built.borrow().get(&key) {
+            b.used.set(true);
+            return (b.id, b.analysis.clone(), b.quick.clone());
+        }
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let analysis = Rc::new(Analysis::new(&key.1, platform));
+        let quick = Rc::new(Quick::new(rules, platform));
+        self.built.borrow_mut().insert(
+            key,
+            Built {
+                id,
+                analysis: analysis.clone(),
+                quick: quick.clone(),
+                used: Cell::new(true),
+            },
+        );
+        (id, analysis, quick)
+    }
+
+    /// [`super::reachability`] of the pass, computed once per set of shapes.
+    pub(super) fn reachability(&self, ctx: &Ctx<'_>) -> Rc<Vec<Vec<Option<Reach>>>> {
+        let key: Vec<(u64, Vec<bool>)> = ctx
+            .built
+            .iter()
+            .zip(ctx.agents.iter())
+            .map(|(&id, a)| (id, a.rules.iter().map(|r| r.loc.is_some()).collect()))
+            .collect();
+        if let Some(s) = self.reach.borrow().get(&key) {
+            s.used.set(true);
+            return s.reach.clone();
+        }
+        let reach = Rc::new(super::reachability(ctx));
+        self.reach.borrow_mut().insert(
+            key,
+            Stored {
+                reach: reach.clone(),
+                used: Cell::new(true),
+            },
+        );
+        reach
+    }
+
+    pub(super) fn filled(&self) -> Rc<Filled> {
+        self.filled.clone()
+    }
+
+    /// Forget what the last run did not use; mark the rest unused for the next one. The
+    /// example candidates are forgotten together once there are [`MAX_FILLED`].
+    pub fn settle(&self) {
+        self.built.borrow_mut().retain(|_, b| b.used.replace(false));
+        self.reach.borrow_mut().retain(|_, s| s.used.replace(false));
+        if self.filled.len() > MAX_FILLED {
+            self.filled.clear();
+        }
+    }
+}
