@@ -2,11 +2,13 @@
 """Benchmark of `permaudit server` (issue 21: a change to a 1,000-rule config should get its
 diagnostics in under 50 ms). The server is driven over JSON-RPC as an editor drives it; each
 change is timed from the didChange sent to the publishDiagnostics of that file received.
-Two workloads of RULES rules (default 1000), CHANGES changes each (default 20):
+Three workloads of RULES rules (default 1000), CHANGES changes each (default 20):
 
 - edit: scripts/bench/gen_config.py's config (the one scripts/bench-check.sh times), and
   each change turns one rule's action into another (a different rule each time): what a
   person typing does.
+- pattern: the same config, and each change types one character into one rule's pattern
+  (`src/m3*` → `src/m3x0*`): every ruleset holding that rule is analysed anew.
 - rewrite: a bash-only config of RULES rules, a third of them denies and a third asks,
   replaced by a wholly different one at every change (nothing can be reused; the costliest
   case for always-overrides-deny).
@@ -18,7 +20,8 @@ same inputs in the same run and prints the ratio baseline/ours.
 
     python3 scripts/bench-server.py [BIN] [RULES] [CHANGES] [BASELINE]
 
-WORKLOADS=edit (or rewrite) runs only that one (for a profiler).
+WORKLOADS=edit (or pattern, rewrite, or a comma-separated list) runs only those (for a
+profiler).
 """
 import json, os, random, statistics, subprocess, sys, tempfile, time
 
@@ -37,6 +40,21 @@ def rewrite_config(seed):
     subs = ["status", "push", "log", "diff", "run", "build", "test", "install", "apply", "get"]
     bash = {f"{random.choice(words)} {random.choice(subs)} {i} *": random.choice(["allow", "ask", "deny"]) for i in range(rules)}
     return json.dumps({"permission": {"bash": bash, "edit": {"*": "ask", "src/**": "allow", "tests/**": "deny"}}}, indent=2)
+
+
+def pattern_texts():
+    """Each change types one character into one rule's pattern (a different rule each time)."""
+    cfg = gen_config.config(rules)
+    random.seed(2)
+    texts = [json.dumps(cfg, indent=1)]
+    for k in range(changes):
+        p = random.choice(list(cfg["permission"]))
+        block = cfg["permission"][p]
+        old = random.choice(list(block))
+        typed = old.replace("*", f"x{k}*", 1) if "*" in old else old + "x"
+        cfg["permission"][p] = {(typed if key == old else key): v for key, v in block.items()}
+        texts.append(json.dumps(cfg, indent=1))
+    return texts
 
 
 def edit_texts():
@@ -127,8 +145,8 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-workloads = os.environ.get("WORKLOADS", "edit,rewrite").split(",")
-for name, make in [("edit", edit_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)])]:
+workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite").split(",")
+for name, make in [("edit", edit_texts), ("pattern", pattern_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)])]:
     if name not in workloads:
         continue
     texts = make()

@@ -11,7 +11,12 @@
 //! tests compare them), because every reused value is a function of the key it is stored
 //! under.
 //!
-//! Bounded: [`Engines::settle`] keeps only what the last run used.
+//! Below the analyses, the answers about pairs of globs (does one rule contain another, do
+//! two meet) are kept by the globs' texts ([`PairMemo`]), so an analysis made anew after a
+//! pattern was typed still knows every pair it shares with the last run.
+//!
+//! Bounded: [`Engines::settle`] keeps only what the last run used (the pair answers and
+//! example inputs up to a fixed count).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -20,11 +25,14 @@ use std::rc::Rc;
 use super::examples::Filled;
 use super::{Ctx, Quick, Reach};
 use crate::glob::Platform;
-use crate::glob::analysis::{Analysis, RuleShape};
+use crate::glob::analysis::{Analysis, PairMemo, RuleShape};
 use crate::model::Rule;
 
 /// Patterns whose example candidates are kept at most (a few times the largest configs).
 const MAX_FILLED: usize = 50_000;
+
+/// Pair answers kept at most (each a few dozen bytes).
+const MAX_PAIRS: usize = 500_000;
 
 /// The analyses of recent runs, by ruleset shape; `Default` is empty (a run from nothing).
 #[derive(Default)]
@@ -35,6 +43,9 @@ pub struct Engines {
     reach: RefCell<HashMap<Vec<(u64, Vec<bool>)>, Stored>>,
     /// Example candidates by permission and pattern.
     filled: Rc<Filled>,
+    /// Answers about pairs of globs, by platform: shared by every analysis, so one made
+    /// anew after an edit still knows the pairs it shares with the last run.
+    pairs: RefCell<HashMap<Platform, Rc<PairMemo>>>,
     next_id: Cell<u64>,
 }
 
@@ -68,7 +79,13 @@ impl Engines {
         }
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        let analysis = Rc::new(Analysis::new(&key.1, platform));
+        let pairs = self
+            .pairs
+            .borrow_mut()
+            .entry(platform)
+            .or_insert_with(|| Rc::new(PairMemo::new(platform)))
+            .clone();
+        let analysis = Rc::new(Analysis::sharing(&key.1, platform, pairs));
         let quick = Rc::new(Quick::new(rules, platform));
         self.built.borrow_mut().insert(
             key,
@@ -110,12 +127,14 @@ impl Engines {
     }
 
     /// Forget what the last run did not use; mark the rest unused for the next one. The
-    /// example candidates are forgotten together once there are [`MAX_FILLED`].
+    /// example candidates are forgotten together once there are [`MAX_FILLED`], the pair
+    /// answers once there are [`MAX_PAIRS`].
     pub fn settle(&self) {
         self.built.borrow_mut().retain(|_, b| b.used.replace(false));
         self.reach.borrow_mut().retain(|_, s| s.used.replace(false));
         if self.filled.len() > MAX_FILLED {
             self.filled.clear();
         }
+        self.pairs.borrow_mut().retain(|_, p| p.len() <= MAX_PAIRS);
     }
 }

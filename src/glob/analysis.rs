@@ -109,12 +109,15 @@ pub struct Analysis {
     /// case-folded on Windows; rule index), sorted: the rules whose prefixes are compatible
     /// with a given one are a few ranges of it ([`Analysis::compatible`]).
     by_prefix: Vec<Vec<(Vec<u16>, usize)>>,
-    /// [`Analysis::contains`] by `(outer, inner)` shapes: its answer depends on the globs
-    /// alone, and the order checks ask the same pair again for many rules (an exception
-    /// test looks back over up to 256 earlier rules for each candidate).
-    contained: std::cell::RefCell<HashMap<(Shape, Shape), Outcome<Input>>>,
-    /// [`Analysis::intersection`] by `(a, b)` shapes, for the same reason.
-    met: std::cell::RefCell<HashMap<(Shape, Shape), Outcome<Input>>>,
+    /// [`Analysis::contains`] (its answer depends on the globs alone, and the order checks
+    /// ask the same pair again for many rules and agents: an exception test looks back over
+    /// up to 256 earlier rules for each candidate)
+    /// and [`Analysis::intersection`], by the four globs' texts: shared with every
+    /// analysis made with the same memo ([`Analysis::sharing`]).
+    pairs: std::rc::Rc<PairMemo>,
+    /// Each permission glob's and pattern glob's id in `pairs`.
+    permission_ids: Vec<u32>,
+    pattern_ids: Vec<u32>,
     /// [`Analysis::later_candidates`] by rule: a pure function of the shapes, asked once
     /// per outcome an order check looks for.
     candidates: std::cell::RefCell<HashMap<usize, Vec<usize>>>,
@@ -129,8 +132,71 @@ struct Shape {
     pattern: usize,
 }
 
+/// Answers about a pair of rules that depend on their four globs alone (containment,
+/// intersection), by the globs' texts, for one platform and budget: the analyses of one
+/// check share one (every agent ends with the same rules), and `permaudit server` keeps it
+/// between changes, so a ruleset analysed anew after an edit still knows its pairs.
+#[derive(Debug)]
+pub struct PairMemo {
+    platform: Platform,
+    budget: u64,
+    ids: std::cell::RefCell<HashMap<Vec<u16>, u32>>,
+    contained: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
+    met: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
+}
+
+impl PairMemo {
+    pub fn new(platform: Platform) -> PairMemo {
+        PairMemo::with_budget(platform, DEFAULT_BUDGET)
+    }
+
+    fn with_budget(platform: Platform, budget: u64) -> PairMemo {
+        PairMemo {
+            platform,
+            budget,
+            ids: Default::default(),
+            contained: Default::default(),
+            met: Default::default(),
+        }
+    }
+
+    fn id(&self, units: &[u16]) -> u32 {
+        let mut ids = self.ids.borrow_mut();
+        if let Some(&id) = ids.get(units) {
+            return id;
+        }
+        let id = ids.len() as u32;
+        ids.insert(units.to_vec(), id);
+        id
+    }
+
+    /// How many answers are kept.
+    pub fn len(&self) -> usize {
+        self.contained.borrow().len() + self.met.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl Analysis {
     pub fn new(rules: &[RuleShape], platform: Platform) -> Analysis {
+        Analysis::sharing(rules, platform, std::rc::Rc::new(PairMemo::new(platform)))
+    }
+
+    /// [`Analysis::new`], keeping its pair answers in `pairs` (used only when made for the
+    /// same platform and budget; otherwise a memo of its own).
+    pub fn sharing(
+        rules: &[RuleShape],
+        platform: Platform,
+        pairs: std::rc::Rc<PairMemo>,
+    ) -> Analysis {
+        let pairs = if pairs.platform == platform && pairs.budget == DEFAULT_BUDGET {
+            pairs
+        } else {
+            std::rc::Rc::new(PairMemo::new(platform))
+        };
         let mut permissions = Interner::default();
         let mut patterns = Interner::default();
         let rules = rules
@@ -166,16 +232,24 @@ impl Analysis {
                 keyed
             })
             .collect();
+        let ids = |interner: &Interner| -> Vec<u32> {
+            let mut ids = vec![0; interner.globs.len()];
+            for (units, &k) in &interner.index {
+                ids[k] = pairs.id(units);
+            }
+            ids
+        };
         Analysis {
             platform,
             budget: DEFAULT_BUDGET,
+            permission_ids: ids(&permissions),
+            pattern_ids: ids(&patterns),
             permissions: permissions.globs,
             patterns: patterns.globs,
             rules,
             by_permission,
             by_prefix,
-            contained: Default::default(),
-            met: Default::default(),
+            pairs,
             candidates: Default::default(),
             enclosing: Default::default(),
         }
@@ -268,8 +342,18 @@ impl Analysis {
     pub fn with_budget(self, units: u64) -> Analysis {
         Analysis {
             budget: units,
+            pairs: std::rc::Rc::new(PairMemo::with_budget(self.platform, units)),
+            candidates: Default::default(),
+            enclosing: Default::default(),
             ..self
         }
+    }
+
+    /// The key of a pair of rules in `pairs`.
+    fn pair_key(&self, a: Shape, b: Shape) -> [u32; 4] {
+        let p = |k: usize| self.permission_ids.get(k).copied().unwrap_or(u32::MAX);
+        let q = |k: usize| self.pattern_ids.get(k).copied().unwrap_or(u32::MAX);
+        [p(a.permission), q(a.pattern), p(b.permission), q(b.pattern)]
     }
 
     pub fn len(&self) -> usize {
@@ -387,11 +471,15 @@ impl Analysis {
         let (Some(&ro), Some(&ri)) = (self.rules.get(outer), self.rules.get(inner)) else {
             return Outcome::Inconclusive;
         };
-        if let Some(known) = self.contained.borrow().get(&(ro, ri)) {
+        let key = self.pair_key(ro, ri);
+        if let Some(known) = self.pairs.contained.borrow().get(&key) {
             return known.clone();
         }
         let answer = self.contains_shapes(ro, ri);
-        self.contained.borrow_mut().insert((ro, ri), answer.clone());
+        self.pairs
+            .contained
+            .borrow_mut()
+            .insert(key, answer.clone());
         answer
     }
 
@@ -484,11 +572,12 @@ impl Analysis {
         let (Some(&ra), Some(&rb)) = (self.rules.get(a), self.rules.get(b)) else {
             return Outcome::Empty;
         };
-        if let Some(known) = self.met.borrow().get(&(ra, rb)) {
+        let key = self.pair_key(ra, rb);
+        if let Some(known) = self.pairs.met.borrow().get(&key) {
             return known.clone();
         }
         let answer = self.intersect(a, b, &mut Budget::new(self.budget));
-        self.met.borrow_mut().insert((ra, rb), answer.clone());
+        self.pairs.met.borrow_mut().insert(key, answer.clone());
         answer
     }
 
