@@ -110,6 +110,29 @@ pub struct IgnoredKey {
     pub agent: Option<String>,
     /// It holds a deny, an ask or a tool switched off ([`holds_restriction`]).
     pub lost_protection: bool,
+    /// The value, when it is `true` or `false` (a tool switch written in the wrong place).
+    pub switch: Option<bool>,
+    /// Where the same entry's `permission` already has this key.
+    pub in_permission: Option<Loc>,
+}
+
+/// `IgnoredKey::switch` and `IgnoredKey::in_permission` of key `k` with value `v` in the
+/// object `entry` (an agent entry or a config's top level).
+fn beside(
+    entry: &crate::syntax::value::JsObject,
+    k: &str,
+    v: &Node,
+) -> (Option<bool>, Option<Loc>) {
+    let switch = match v.value {
+        crate::syntax::value::Value::Bool(b) => Some(b),
+        _ => None,
+    };
+    let in_permission = entry
+        .get("permission")
+        .and_then(|p| p.value.as_object())
+        .and_then(|p| p.get(k))
+        .map(config::key_loc);
+    (switch, in_permission)
 }
 
 /// Record the keys of an agent entry that OpenCode's agent schema does not read.
@@ -120,11 +143,16 @@ fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node) {
     a.ignored_keys.extend(
         o.iter()
             .filter(|(k, _)| !config::AGENT_KEYS.contains(k))
-            .map(|(k, v)| IgnoredKey {
-                loc: config::key_loc(v),
-                key: k.to_string(),
-                agent: Some(agent.to_string()),
-                lost_protection: holds_restriction(v),
+            .map(|(k, v)| {
+                let (switch, in_permission) = beside(o, k, v);
+                IgnoredKey {
+                    loc: config::key_loc(v),
+                    key: k.to_string(),
+                    agent: Some(agent.to_string()),
+                    lost_protection: holds_restriction(v),
+                    switch,
+                    in_permission,
+                }
             }),
     );
 }
@@ -307,11 +335,16 @@ impl Loader<'_> {
         a.ignored_keys.extend(
             top.iter()
                 .filter(|(k, _)| !config::TOP_LEVEL_KEYS.contains(k))
-                .map(|(k, v)| IgnoredKey {
-                    loc: config::key_loc(v),
-                    key: k.to_string(),
-                    agent: None,
-                    lost_protection: holds_restriction(v),
+                .map(|(k, v)| {
+                    let (switch, in_permission) = beside(top, k, v);
+                    IgnoredKey {
+                        loc: config::key_loc(v),
+                        key: k.to_string(),
+                        agent: None,
+                        lost_protection: holds_restriction(v),
+                        switch,
+                        in_permission,
+                    }
                 }),
         );
         if let Some(t) = top.get("tools") {

@@ -24,6 +24,12 @@
 //! {"agent": {"review": {"permision": {"edit": "deny"}}}}
 //! ```
 //!
+//! A permission written beside a `permission` block that already has that key
+//! (`skill: true` next to `permission: {skill: {...}}`) has no effect either, but moving it
+//! would replace the block's rules: the finding says to remove the line (info when it
+//! restricts nothing). A tool switch written there (`webfetch: false`) is told as the
+//! permission to write (`"webfetch": "deny"`), since `permission` takes no booleans.
+//!
 //! ## How to fix
 //! Use the key OpenCode reads: `permission` (singular), `tools` (plural), and put
 //! permissions under `permission`: `{"agent": {"review": {"permission": {"edit": "deny"}}}}`.
@@ -82,16 +88,43 @@ pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for k in &ctx.project.loaded.audit.ignored_keys {
-        let Some(message) = diagnose(&k.key, k.agent.is_some()) else {
+        let Some(mut message) = diagnose(&k.key, k.agent.is_some()) else {
             continue;
         };
         // A dropped deny, ask or switched-off tool is lost protection: an error, so `check`
         // fails on it by default.
-        let level = if k.lost_protection {
+        let mut level = if k.lost_protection {
             Level::Error
         } else {
             CHECK.level
         };
+        if CHECKED.contains(&k.key.as_str()) {
+            let (place, fate) = if k.agent.is_some() {
+                (
+                    "an agent",
+                    "OpenCode passes it to the model provider as an option",
+                )
+            } else {
+                ("a config", "OpenCode drops it")
+            };
+            let key = &k.key;
+            if let Some(there) = k.in_permission {
+                // Moving it would replace the rules `permission` already has for it.
+                message = format!(
+                    "`{key}` is not a key of {place}: {fate}, so this line has no effect; `permission` already has `{key}` (at {}), which decides it: remove this line",
+                    ctx.project.loaded.sources.position(there)
+                );
+                // `skill: true` beside a `skill` block: nothing believed is lost.
+                if !k.lost_protection {
+                    level = Level::Info;
+                }
+            } else if let Some(on) = k.switch {
+                let action = if on { "allow" } else { "deny" };
+                message = format!(
+                    "`{key}: {on}` is not a key of {place}: {fate}, so this switch has no effect; write it as a permission: {{\"permission\": {{\"{key}\": \"{action}\"}}}}"
+                );
+            }
+        }
         out.push(Finding {
             id: CHECK.id,
             level,
