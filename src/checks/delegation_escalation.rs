@@ -170,17 +170,19 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             };
             // A recognisable input this deny decides and some subagent does.
             let found = permissions.iter().find_map(|&permission| {
-                samples(&r.pattern).into_iter().find_map(|fallback| {
-                    let fallback = Input::new(permission, &fallback);
-                    if !ctx.rule_decides(a, i, &fallback) {
-                        return None;
-                    }
-                    let w = ctx.recognisable(agent, &[i], &fallback, |w| {
-                        w.rule == Some(i) && !escalations(permission, &w.input).is_empty()
-                    })?;
-                    let escalated = escalations(permission, &w.input);
-                    Some((permission, w.input, escalated))
-                })
+                samples(permission, &r.pattern)
+                    .into_iter()
+                    .find_map(|fallback| {
+                        let fallback = Input::new(permission, &fallback);
+                        if !ctx.rule_decides(a, i, &fallback) {
+                            return None;
+                        }
+                        let w = ctx.recognisable(agent, &[i], &fallback, |w| {
+                            w.rule == Some(i) && !escalations(permission, &w.input).is_empty()
+                        })?;
+                        let escalated = escalations(permission, &w.input);
+                        Some((permission, w.input, escalated))
+                    })
             });
             let Some((permission, input, escalated)) = found else {
                 continue;

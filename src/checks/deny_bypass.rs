@@ -88,7 +88,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 continue; // one finding per agent and permission: its first such deny
             }
             // A path this deny still denies.
-            let mut candidates = samples(&r.pattern);
+            let mut candidates = samples(permission, &r.pattern);
             candidates.rotate_right(1); // the glob without its wildcards first (`.env`)
             let Some(path) = candidates.into_iter().find(|p| {
                 plain(p)

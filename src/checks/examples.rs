@@ -102,8 +102,11 @@ pub fn plausibility(permission: &str, input: &str) -> i32 {
     }
     let len = input.chars().count() as i32;
     let mut score = -len / 4;
-    // One or two characters say nothing about what the rule is for.
-    if len < 3 {
+    // One or two characters say nothing about what the rule is for, except a command
+    // (`rm`, `ls`, `cp`; `rm*` is shown as `rm`, not `rmx`).
+    if len < 3
+        && !(permission == "bash" && len == 2 && input.chars().all(|c| c.is_ascii_lowercase()))
+    {
         score -= 4;
     }
     if is_path_permission(permission) {

@@ -59,6 +59,12 @@ fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) ->
         .rev()
         .filter(|r| Wildcard::compile(&r.permission).is_match(permission, platform))
         .filter_map(|r| shortest_member(&Wildcard::compile(&r.pattern)).to_exact_string())
+        // Then inputs everyone recognises (`npm test`, `src/main.ts`), then any word.
+        .chain(
+            super::examples::everyday(permission, "*")
+                .iter()
+                .map(|s| s.to_string()),
+        )
         .chain(["x".to_string()]);
     // An empty subject proves as much, but reads badly: try it last.
     let (empty, mut subjects): (Vec<String>, Vec<String>) = subjects.partition(String::is_empty);

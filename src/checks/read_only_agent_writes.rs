@@ -60,8 +60,10 @@ pub fn shared(layer: Layer) -> bool {
     )
 }
 
-/// Inputs a glob matches, simplest first: wildcards left out, or each read as `x`.
-pub fn samples(glob: &str) -> Vec<String> {
+/// Inputs a glob of `permission` matches, simplest first: for a catch-all the inputs
+/// everyone recognises (`src/main.ts`, `npm test`), then the glob with its wildcards each
+/// read as `x`, filled with a path, or left out.
+pub fn samples(permission: &str, glob: &str) -> Vec<String> {
     let w = Wildcard::compile(glob);
     let fill = |star: &str| -> String {
         let units: Vec<u16> = w
@@ -75,7 +77,11 @@ pub fn samples(glob: &str) -> Vec<String> {
             .collect();
         String::from_utf16_lossy(&units)
     };
-    let mut out = vec![fill("x"), fill("src/x.ts"), fill("")];
+    let mut out: Vec<String> = super::examples::everyday(permission, glob)
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    out.extend([fill("x"), fill("src/x.ts"), fill("")]);
     out.dedup();
     out
 }
@@ -107,7 +113,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // The edit tool asks with worktree-relative paths (`src/a.ts`, `../x` outside):
             // an absolute or `~` sample is no input it ever asks (`explain` agrees).
             let asked = |input: &String| !input.starts_with('/') && !input.starts_with('~');
-            let found = samples(&r.pattern)
+            let found = samples("edit", &r.pattern)
                 .into_iter()
                 .filter(asked)
                 .find_map(|input| {
