@@ -164,3 +164,47 @@ fn findings_point_at_their_rules_through_substitution() {
     let pos = p.loaded.sources.position(at);
     assert_eq!((pos.line, pos.column), (3, 27), "{pos}");
 }
+
+/// A project config's rule written below another in the same block can still be applied
+/// before it: a merged key keeps the place the global config gave it. The related place
+/// then says so instead of calling a rule written above "this later rule".
+#[test]
+fn a_decider_written_above_is_not_called_later() {
+    let host = MemHost::new()
+        .var("HOME", "/h")
+        .dir("/w/p/.git")
+        .file(
+            "/h/.config/opencode/opencode.json",
+            r#"{"permission":{"edit":{"docs/**":"deny","*":"allow"}}}"#,
+        )
+        .file(
+            "/w/p/opencode.json",
+            "{\"permission\":{\"edit\":{\n\"*\":\"ask\",\n\"docs/**\":\"allow\"}}}",
+        );
+    let p = Project::load(&host, Path::new("/w/p"), Platform::Unix).expect("loads");
+    let f = permaudit::checks::run(&p);
+    let dead = f
+        .iter()
+        .find(|f| f.id == "dead-rule")
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    let (_, label) = dead.related.first().expect("the deciding rule");
+    assert!(
+        label.contains("written above, but OpenCode applies it later"),
+        "{label}"
+    );
+    // Written below, it is the later rule.
+    let f = findings_related(r#"{"permission":{"edit":{"docs/**":"allow","*":"ask"}}}"#);
+    assert!(f.iter().any(|l| l.starts_with("this later rule")), "{f:?}");
+}
+
+fn findings_related(config: &str) -> Vec<String> {
+    let host = MemHost::new()
+        .var("HOME", "/h")
+        .dir("/w/p/.git")
+        .file("/w/p/opencode.json", config);
+    let p = Project::load(&host, Path::new("/w/p"), Platform::Unix).expect("loads");
+    permaudit::checks::run(&p)
+        .into_iter()
+        .flat_map(|f| f.related.into_iter().map(|(_, l)| l))
+        .collect()
+}

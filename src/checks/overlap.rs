@@ -37,7 +37,7 @@ pub fn rule_order(
     what: &str,
     w: Witness,
 ) -> Finding {
-    let (example, related) = decided_by(ctx, agent, &w);
+    let (example, related) = decided_by(ctx, agent, i, &w);
     Finding {
         related,
         witnesses: vec![w],
@@ -49,6 +49,7 @@ pub fn rule_order(
 fn decided_by(
     ctx: &Ctx<'_>,
     agent: &Agent,
+    i: usize,
     w: &Witness,
 ) -> (String, Vec<(crate::source::Loc, String)>) {
     let d = w.rule.and_then(|k| agent.rules.get(k));
@@ -56,9 +57,24 @@ fn decided_by(
     let by = d
         .map(|d| format!("{} at {}", describe(d), ctx.place(d)))
         .unwrap_or_else(|| "no rule (OpenCode's default)".into());
+    // Written above the rule in the same file, yet later in OpenCode's order (a merged
+    // key keeps the place the first config with it gave it; JavaScript key order): say
+    // so, not "later".
+    let here = agent.rules.get(i).and_then(|r| r.loc);
     let related = d
         .and_then(|d| d.loc)
-        .map(|l| vec![(l, format!("this later rule decides {input} → {}", w.action))])
+        .map(|l| {
+            let above = here.is_some_and(|h| h.source == l.source && l.span.start < h.span.start);
+            let label = if above {
+                format!(
+                    "this rule decides {input} → {}: written above, but OpenCode applies it later (a merged key keeps its place from the first config that has it)",
+                    w.action
+                )
+            } else {
+                format!("this later rule decides {input} → {}", w.action)
+            };
+            vec![(l, label)]
+        })
         .unwrap_or_default();
     (
         format!(
