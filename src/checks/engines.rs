@@ -85,8 +85,8 @@ impl Engines {
             .entry(platform)
             .or_insert_with(|| Rc::new(PairMemo::new(platform)))
             .clone();
+        let quick = Rc::new(Quick::sharing(rules, platform, &pairs));
         let analysis = Rc::new(Analysis::sharing(&key.1, platform, pairs));
-        let quick = Rc::new(Quick::new(rules, platform));
         self.built.borrow_mut().insert(
             key,
             Built {

@@ -1012,19 +1012,24 @@ pub(super) struct Quick {
 }
 
 impl Quick {
-    pub(super) fn new<'a>(rules: &'a [Rule], platform: crate::glob::Platform) -> Quick {
-        let mut cache: std::collections::HashMap<&str, std::rc::Rc<Fixed>> =
-            std::collections::HashMap::new();
-        let mut out = Vec::with_capacity(rules.len());
-        for r in rules {
-            let mut get = |s: &'a str| {
-                cache
-                    .entry(s)
-                    .or_insert_with(|| std::rc::Rc::new(Fixed::new(s)))
-                    .clone()
-            };
-            out.push((get(&r.permission), get(&r.pattern)));
-        }
+    pub(super) fn new(rules: &[Rule], platform: crate::glob::Platform) -> Quick {
+        Quick::sharing(
+            rules,
+            platform,
+            &crate::glob::analysis::PairMemo::new(platform),
+        )
+    }
+
+    /// [`Quick::new`] with the globs compiled once in `globs` (shared with the analyses).
+    pub(super) fn sharing(
+        rules: &[Rule],
+        platform: crate::glob::Platform,
+        globs: &crate::glob::analysis::PairMemo,
+    ) -> Quick {
+        let out = rules
+            .iter()
+            .map(|r| (globs.glob(&r.permission).1, globs.glob(&r.pattern).1))
+            .collect();
         Quick {
             platform,
             rules: out,

@@ -100,8 +100,8 @@ pub struct Overridden {
 pub struct Analysis {
     platform: Platform,
     budget: u64,
-    permissions: Vec<Fixed>,
-    patterns: Vec<Fixed>,
+    permissions: Vec<std::rc::Rc<Fixed>>,
+    patterns: Vec<std::rc::Rc<Fixed>>,
     rules: Vec<Shape>,
     /// `by_permission[k]`: the indices of the rules with permission glob `k`, ascending.
     by_permission: Vec<Vec<usize>>,
@@ -140,7 +140,8 @@ struct Shape {
 pub struct PairMemo {
     platform: Platform,
     budget: u64,
-    ids: std::cell::RefCell<HashMap<Vec<u16>, u32>>,
+    /// Each glob's id and compiled form, by its UTF-16 units.
+    ids: std::cell::RefCell<HashMap<Vec<u16>, (u32, std::rc::Rc<Fixed>)>>,
     contained: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
     met: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
 }
@@ -160,19 +161,21 @@ impl PairMemo {
         }
     }
 
-    fn id(&self, units: &[u16]) -> u32 {
+    /// The id and compiled form of a glob (made once per text).
+    pub fn glob(&self, text: &str) -> (u32, std::rc::Rc<Fixed>) {
+        let units = subject_units(text);
         let mut ids = self.ids.borrow_mut();
-        if let Some(&id) = ids.get(units) {
-            return id;
+        if let Some((id, fixed)) = ids.get(&units) {
+            return (*id, fixed.clone());
         }
-        let id = ids.len() as u32;
-        ids.insert(units.to_vec(), id);
-        id
+        let made = (ids.len() as u32, std::rc::Rc::new(Fixed::new(text)));
+        ids.insert(units, made.clone());
+        made
     }
 
-    /// How many answers are kept.
+    /// How many globs and answers are kept.
     pub fn len(&self) -> usize {
-        self.contained.borrow().len() + self.met.borrow().len()
+        self.ids.borrow().len() + self.contained.borrow().len() + self.met.borrow().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -202,8 +205,8 @@ impl Analysis {
         let rules = rules
             .iter()
             .map(|r| Shape {
-                permission: permissions.intern(&r.permission),
-                pattern: patterns.intern(&r.pattern),
+                permission: permissions.intern(&r.permission, &pairs),
+                pattern: patterns.intern(&r.pattern, &pairs),
             })
             .collect::<Vec<Shape>>();
         let mut by_permission = vec![Vec::new(); permissions.globs.len()];
@@ -232,18 +235,11 @@ impl Analysis {
                 keyed
             })
             .collect();
-        let ids = |interner: &Interner| -> Vec<u32> {
-            let mut ids = vec![0; interner.globs.len()];
-            for (units, &k) in &interner.index {
-                ids[k] = pairs.id(units);
-            }
-            ids
-        };
         Analysis {
             platform,
             budget: DEFAULT_BUDGET,
-            permission_ids: ids(&permissions),
-            pattern_ids: ids(&patterns),
+            permission_ids: permissions.ids,
+            pattern_ids: patterns.ids,
             permissions: permissions.globs,
             patterns: patterns.globs,
             rules,
@@ -612,11 +608,11 @@ impl Analysis {
     }
 
     fn permission_glob(&self, k: usize) -> &Fixed {
-        self.permissions.get(k).unwrap_or(&NOTHING)
+        self.permissions.get(k).map_or(&NOTHING, |f| f)
     }
 
     fn pattern_glob(&self, k: usize) -> &Fixed {
-        self.patterns.get(k).unwrap_or(&NOTHING)
+        self.patterns.get(k).map_or(&NOTHING, |f| f)
     }
 }
 
@@ -714,15 +710,19 @@ impl Fixed {
 /// wildcard.
 #[derive(Default)]
 struct Interner {
-    globs: Vec<Fixed>,
-    index: HashMap<Vec<u16>, usize>,
+    globs: Vec<std::rc::Rc<Fixed>>,
+    /// Each glob's id in the [`PairMemo`].
+    ids: Vec<u32>,
+    index: HashMap<u32, usize>,
 }
 
 impl Interner {
-    fn intern(&mut self, glob: &str) -> usize {
-        let globs = &mut self.globs;
-        *self.index.entry(subject_units(glob)).or_insert_with(|| {
-            globs.push(Fixed::new(glob));
+    fn intern(&mut self, glob: &str, pairs: &PairMemo) -> usize {
+        let (id, fixed) = pairs.glob(glob);
+        let (globs, ids) = (&mut self.globs, &mut self.ids);
+        *self.index.entry(id).or_insert_with(|| {
+            globs.push(fixed);
+            ids.push(id);
             globs.len() - 1
         })
     }
