@@ -40,7 +40,7 @@ pub struct Engines {
     built: RefCell<HashMap<(Platform, Vec<RuleShape>), Built>>,
     /// `reachability` of a pass, by its agents' built ids and which of their rules are
     /// written in a file (only those are judged).
-    reach: RefCell<HashMap<Vec<(u64, Vec<bool>)>, Stored>>,
+    reach: RefCell<HashMap<PassKey, Stored>>,
     /// Example candidates by permission and pattern.
     filled: Rc<Filled>,
     /// Answers about pairs of globs, by platform: shared by every analysis, so one made
@@ -48,6 +48,10 @@ pub struct Engines {
     pairs: RefCell<HashMap<Platform, Rc<PairMemo>>>,
     next_id: Cell<u64>,
 }
+
+/// A pass as [`Engines::reachability`] knows it: each agent's built id, and which of its
+/// rules are written in a file.
+type PassKey = Vec<(u64, Vec<bool>)>;
 
 struct Built {
     id: u64,
@@ -101,7 +105,7 @@ impl Engines {
 
     /// [`super::reachability`] of the pass, computed once per set of shapes.
     pub(super) fn reachability(&self, ctx: &Ctx<'_>) -> Rc<Vec<Vec<Option<Reach>>>> {
-        let key: Vec<(u64, Vec<bool>)> = ctx
+        let key: PassKey = ctx
             .built
             .iter()
             .zip(ctx.agents.iter())

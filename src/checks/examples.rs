@@ -21,15 +21,18 @@ use std::rc::Rc;
 /// each once, in order) with their [`plausibility`]: text alone, the same for every agent,
 /// rule and run, so they are made once ([`super::Engines`] keeps them between runs).
 #[derive(Default)]
-pub struct Filled(RefCell<HashMap<String, HashMap<String, Rc<[(String, i32)]>>>>);
+pub struct Filled(RefCell<HashMap<String, HashMap<String, Candidates>>>);
+
+/// Candidate subjects with their plausibility, in order.
+type Candidates = Rc<[(String, i32)]>;
 
 impl Filled {
-    fn get(&self, permission: &str, pattern: &str) -> Rc<[(String, i32)]> {
+    fn get(&self, permission: &str, pattern: &str) -> Candidates {
         if let Some(known) = self.0.borrow().get(permission).and_then(|m| m.get(pattern)) {
             return known.clone();
         }
         let mut seen = std::collections::HashSet::new();
-        let made: Rc<[(String, i32)]> = fill(pattern, fillers(permission))
+        let made: Candidates = fill(pattern, fillers(permission))
             .into_iter()
             .filter(|s| seen.insert(s.clone()))
             .map(|s| {

@@ -122,7 +122,7 @@ pub struct Analysis {
     /// per outcome an order check looks for.
     candidates: std::cell::RefCell<HashMap<usize, Vec<usize>>>,
     /// [`Analysis::within_earlier`] by rule and look-back.
-    enclosing: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<[usize]>>>,
+    enclosing: std::cell::RefCell<HashMap<(usize, usize), Rules>>,
 }
 
 /// A rule as indices into the distinct globs.
@@ -131,6 +131,12 @@ struct Shape {
     permission: usize,
     pattern: usize,
 }
+
+/// Rule indices, shared.
+type Rules = std::rc::Rc<[usize]>;
+
+/// A glob's id in a [`PairMemo`] and its compiled form.
+type Glob = (u32, std::rc::Rc<Fixed>);
 
 /// Answers about a pair of rules that depend on their four globs alone (containment,
 /// intersection), by the globs' texts, for one platform and budget: the analyses of one
@@ -141,7 +147,7 @@ pub struct PairMemo {
     platform: Platform,
     budget: u64,
     /// Each glob's id and compiled form, by its UTF-16 units.
-    ids: std::cell::RefCell<HashMap<Vec<u16>, (u32, std::rc::Rc<Fixed>)>>,
+    ids: std::cell::RefCell<HashMap<Vec<u16>, Glob>>,
     contained: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
     met: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
 }
@@ -162,7 +168,7 @@ impl PairMemo {
     }
 
     /// The id and compiled form of a glob (made once per text).
-    pub fn glob(&self, text: &str) -> (u32, std::rc::Rc<Fixed>) {
+    pub fn glob(&self, text: &str) -> Glob {
         let units = subject_units(text);
         let mut ids = self.ids.borrow_mut();
         if let Some((id, fixed)) = ids.get(&units) {
@@ -504,11 +510,11 @@ impl Analysis {
     /// The rules among the `lookback` before rule `inner`, nearest first, that rule `inner`
     /// is [proved within](Analysis::proved_within): what an exception test asks of every
     /// candidate, and the same whatever the actions.
-    pub fn within_earlier(&self, inner: usize, lookback: usize) -> std::rc::Rc<[usize]> {
+    pub fn within_earlier(&self, inner: usize, lookback: usize) -> Rules {
         if let Some(known) = self.enclosing.borrow().get(&(inner, lookback)) {
             return known.clone();
         }
-        let found: std::rc::Rc<[usize]> = (0..inner.min(self.rules.len()))
+        let found: Rules = (0..inner.min(self.rules.len()))
             .rev()
             .take(lookback)
             .filter(|&k| self.proved_within(k, inner))
