@@ -7,9 +7,9 @@
 //! project at every keystroke, and most keystrokes change an action, a comment or one
 //! agent's file: [`Engines`] hands the next run the analyses of every ruleset whose shapes
 //! did not change, with their memoised answers, and the reachability of a pass whose
-//! agents all kept theirs. The findings are the same as a run from nothing (the server's
-//! tests compare them), because every reused value is a function of the key it is stored
-//! under.
+//! agents all kept theirs. The findings are the same as a run from nothing, because every
+//! reused value is a function of the key it is stored under (`tests/check_props.rs`
+//! compares reused runs with fresh ones).
 //!
 //! Below the analyses, the answers about pairs of globs (does one rule contain another, do
 //! two meet) are kept by the globs' texts ([`PairMemo`]), so an analysis made anew after a
