@@ -46,18 +46,23 @@ pub const CHECK: Check = Check {
     docs: include_str!("unknown_agent_key.rs"),
 };
 
-/// What is wrong with an ignored key, or `None` when it is most likely meant (provider
-/// options, keys of other tools).
-pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
-    let (known, place, fate): (&[&str], &str, &str) = if in_agent {
+/// Where an ignored key stands and what OpenCode does with it.
+fn place_and_fate(in_agent: bool) -> (&'static str, &'static str) {
+    if in_agent {
         (
-            AGENT_KEYS,
             "an agent",
             "OpenCode passes it to the model provider as an option",
         )
     } else {
-        (TOP_LEVEL_KEYS, "a config", "OpenCode drops it")
-    };
+        ("a config", "OpenCode drops it")
+    }
+}
+
+/// What is wrong with an ignored key, or `None` when it is most likely meant (provider
+/// options, keys of other tools).
+pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
+    let known = if in_agent { AGENT_KEYS } else { TOP_LEVEL_KEYS };
+    let (place, fate) = place_and_fate(in_agent);
     // `permissions` is V2 (refused in V1 files; handled where it is decoded).
     if key == "permissions" {
         return None;
@@ -99,14 +104,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             CHECK.level
         };
         if CHECKED.contains(&k.key.as_str()) {
-            let (place, fate) = if k.agent.is_some() {
-                (
-                    "an agent",
-                    "OpenCode passes it to the model provider as an option",
-                )
-            } else {
-                ("a config", "OpenCode drops it")
-            };
+            let (place, fate) = place_and_fate(k.agent.is_some());
             let key = &k.key;
             if let Some(there) = k.in_permission {
                 // Moving it would replace the rules `permission` already has for it.
