@@ -403,33 +403,10 @@ pub const NOT_TOOLS: &[&str] = &["external_directory", "doom_loop"];
 
 /// The default tools hidden from an agent.
 pub fn hidden_tools(rules: &[Rule], platform: Platform) -> Vec<&'static str> {
-    // `is_hidden` for every tool in one pass from the last rule: each rule's permission is
-    // compiled once and tried on the tools no later rule has decided yet.
-    let names = DEFAULT_TOOLS.map(|t| crate::glob::wildcard::subject_units(tool_permission(t)));
-    let mut hidden = [None::<bool>; DEFAULT_TOOLS.len()];
-    let mut left = DEFAULT_TOOLS.len();
-    let mut previous: Option<&str> = None;
-    for r in rules.iter().rev() {
-        if left == 0 {
-            break;
-        }
-        // A run of rules with one permission (a block) decides its tools at its last rule.
-        if previous.replace(&r.permission) == Some(&r.permission) {
-            continue;
-        }
-        let permission = Wildcard::compile(&r.permission);
-        for (name, h) in names.iter().zip(hidden.iter_mut()) {
-            if h.is_none() && permission.is_match_units(name, platform) {
-                *h = Some(r.pattern == "*" && r.action == Action::Deny);
-                left -= 1;
-            }
-        }
-    }
     DEFAULT_TOOLS
         .iter()
-        .zip(hidden)
-        .filter(|(_, h)| *h == Some(true))
-        .map(|(t, _)| *t)
+        .copied()
+        .filter(|t| is_hidden(rules, t, platform))
         .collect()
 }
 
