@@ -16,14 +16,16 @@
 //! matches.
 //!
 //! *Subjects.* In one cell an agent's decision is a function of the subject alone: the last
-//! rule, among those whose permission glob is in the cell, whose pattern matches. The
-//! common tail of the two rule lists decides the same way on both sides wherever it matches,
-//! so only subjects matched by none of its patterns can differ: those patterns are
-//! *excluded* components of one product of the remaining patterns
-//! ([`Product::cells_outside`]), whose cells are exactly the subject classes that the
-//! differing rules tell apart. For each cell the deciding rule on each side follows from
-//! which patterns accept; cells whose effects differ are grouped by their pair of deciding
-//! rules (base rule `i`, head rule `j`): each pair is one *region* `D_base(i) ∩ D_head(j)`,
+//! rule, among those whose permission glob is in the cell, whose pattern matches. The two
+//! rule lists are aligned (longest common subsequence by pattern and effect); a subject
+//! decided differently has a rule the alignment leaves unmatched as its decider on one
+//! side. So for each such rule that can decide (the last with its pattern on its side), one
+//! product automaton over the subjects it decides: its pattern *required*, every later
+//! pattern of its side and the common tail *excluded* ([`Product::cells_outside`]; only
+//! their union matters, so families of excluded patterns that end alike merge). Its cells
+//! give the deciding rule on the other side; past a quarter of the budget, one query per
+//! rule that can decide there replaces them ([`Product::find_outside`]). Each pair of
+//! deciding rules (base rule `i`, head rule `j`) is one *region* `D_base(i) ∩ D_head(j)`,
 //! reported with the shortest witness found, or a friendlier one (the rules' literals with
 //! `*` filled by ordinary text) when it lies in the same region.
 //!
@@ -38,7 +40,7 @@
 //! where a rule was written, its layer and its form do not change a decision.
 
 use crate::agents::{Agent, Decision, hidden_tools};
-use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Product, Word};
+use crate::glob::automaton::{Budget, Cell, DEFAULT_BUDGET, Product, Word};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::glob::{Platform, Wildcard};
 use crate::model::{Effect, Rule};
@@ -203,6 +205,12 @@ type Key = (String, Effect);
 /// Searches by the shape of one cell's pair of rule lists.
 type Cache = HashMap<Shape, Entry>;
 
+/// One subject search's cells by all it depends on: the patterns taking part (in order),
+/// the searched one, the excluded ones and the order of the other side's components.
+/// Shapes that differ only in rules a search leaves out (defaults before the edited rule,
+/// say) share it.
+type Searches = HashMap<(Vec<String>, usize, Vec<usize>, Vec<usize>), Option<Vec<Cell>>>;
+
 /// What the subject search of one cell depends on: the patterns of the two rule lists (from
 /// each side's last catch-all), the length of their common tail and the rules the alignment
 /// leaves unmatched. Effects only choose which of the pairs found are changes, so agents
@@ -250,14 +258,14 @@ struct Entry {
 type Sides = (Vec<(String, Wildcard)>, Vec<(String, Wildcard)>);
 
 impl Entry {
-    fn new(shape: &Shape, platform: Platform, budget: u64) -> Entry {
+    fn new(shape: &Shape, platform: Platform, budget: u64, searches: &mut Searches) -> Entry {
         let compile = |l: &[String]| {
             l.iter()
                 .map(|p| (p.clone(), Wildcard::compile(p)))
                 .collect()
         };
         Entry {
-            pairs: subject_diff(shape, platform, budget),
+            pairs: subject_diff(shape, platform, budget, searches),
             globs: (compile(&shape.base), compile(&shape.head)),
         }
     }
@@ -360,6 +368,7 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
         .collect();
 
     let mut cache: Cache = HashMap::new();
+    let mut searches = Searches::new();
     let mut patterns = Patterns::default();
     for (b, h) in &pairs {
         if same_decisions(&b.rules, &h.rules) {
@@ -394,7 +403,7 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
             let shape = Shape::new(&bl[ob..], &hl[oh..]);
             let entry = cache
                 .entry(shape)
-                .or_insert_with_key(|s| Entry::new(s, platform, budget));
+                .or_insert_with_key(|s| Entry::new(s, platform, budget, &mut searches));
             let Some(pairs) = &mut entry.pairs else {
                 out.inconclusive.push(Inconclusive {
                     agent: h.name.clone(),
@@ -649,17 +658,24 @@ fn fills(glob: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every pair of deciding rules (positions in the shape's lists) that a subject matched by
+/// Every pair of deciding rules (positions in the shape's lists) that a subject decided by
 /// an unmatched rule has, with the shortest such subject; `None` past the budget. Which
 /// pairs are changes is the caller's question (it knows the effects).
 ///
 /// A subject decided differently has an unmatched rule as its decider on at least one side
-/// (see [`unmatched`]), so it is in `L(u)` for that rule `u`, and `u` still decides it
-/// there. One search per unmatched pattern `u`, over `L(u)`, pruned where every unmatched
-/// rule with that pattern is overridden on its side by a later catch-all-from-here, and with
-/// the components that such a later rule overrides on both sides forgotten
-/// ([`Product::forget`]).
-fn subject_diff(shape: &Shape, platform: Platform, budget: u64) -> Option<Vec<Region>> {
+/// (see [`unmatched`]). For each pattern `u` of an unmatched rule and each side `S` where
+/// the last rule with pattern `u` is unmatched (at position `o`), one search over
+/// `L(u) \ ⋃ L(S's patterns after o)` (minus the common tail): exactly the subjects that
+/// rule decides on `S`. The other side's decider varies; the cells of the product tell it
+/// apart, with two reductions that keep the search linear in families of patterns:
+/// a pattern that can decide on neither side there takes no part, and the components that
+/// a universal one overrides on the other side are forgotten ([`Product::forget`]).
+fn subject_diff(
+    shape: &Shape,
+    platform: Platform,
+    budget: u64,
+    searches: &mut Searches,
+) -> Option<Vec<Region>> {
     let (bl, hl, k) = (&shape.base, &shape.head, shape.tail);
     let (bp, hp, common) = (
         &bl[..bl.len() - k],
@@ -667,8 +683,8 @@ fn subject_diff(shape: &Shape, platform: Platform, budget: u64) -> Option<Vec<Re
         &bl[bl.len() - k..],
     );
     let mut pats = Globs::default();
-    let excluded: Vec<usize> = common.iter().map(|p| pats.intern(p)).collect();
-    if excluded
+    let tail: Vec<usize> = common.iter().map(|p| pats.intern(p)).collect();
+    if tail
         .iter()
         .any(|&e| crate::glob::analysis::Fixed::new(&pats.text[e]).universal())
     {
@@ -680,59 +696,82 @@ fn subject_diff(shape: &Shape, platform: Platform, budget: u64) -> Option<Vec<Re
                 let n = pats.text.len();
                 let c = pats.intern(p);
                 // A pattern of the common tail never decides outside it.
-                (c >= n || !excluded.contains(&c)).then_some(c)
+                (c >= n || !tail.contains(&c)).then_some(c)
             })
             .collect()
     };
     let bc = comp(bp, &mut pats);
     let hc = comp(hp, &mut pats);
-    let (bu, hu) = (&shape.base_unmatched, &shape.head_unmatched);
-    let mut touching: Vec<usize> = bu
-        .iter()
-        .filter_map(|&i| bc[i])
-        .chain(hu.iter().filter_map(|&j| hc[j]))
-        .collect();
-    touching.sort_unstable();
-    touching.dedup();
-    if touching.is_empty() {
-        return Some(Vec::new());
+    let last = |l: &[Option<usize>], c: usize| l.iter().rposition(|&x| x == Some(c));
+    // (pattern, whether the searched side is the base, position of the deciding rule).
+    let mut todo: Vec<(usize, bool, usize)> = Vec::new();
+    for (is_base, own, unmatched) in [
+        (true, &bc, &shape.base_unmatched),
+        (false, &hc, &shape.head_unmatched),
+    ] {
+        let mut us: Vec<usize> = unmatched.iter().filter_map(|&i| own[i]).collect();
+        us.sort_unstable();
+        us.dedup();
+        for u in us {
+            // Only the last rule with pattern `u` can decide on this side; an earlier
+            // unmatched one never does.
+            if let Some(o) = last(own, u).filter(|o| unmatched.binary_search(o).is_ok()) {
+                todo.push((u, is_base, o));
+            }
+        }
     }
+    todo.sort_by_key(|&(u, ..)| u);
     // Only the patterns that can share a subject with `u` (prefix and suffix tests,
     // [`Fixed::disjoint`]) take part in its search: the others match nothing there.
     use crate::glob::analysis::Fixed;
     let fixed: Vec<Fixed> = pats.text.iter().map(|t| Fixed::new(t)).collect();
-    let mut b = Budget::new(budget);
     let mut regions: Vec<Region> = Vec::new();
     let mut seen: std::collections::HashSet<(Option<usize>, Option<usize>)> =
         std::collections::HashSet::new();
-    for &u in &touching {
+    for (u, is_base, o) in todo {
+        let (own, other) = if is_base { (&bc, &hc) } else { (&hc, &bc) };
+        let mut excluded: Vec<usize> = own[o + 1..].iter().flatten().copied().collect();
+        excluded.extend(&tail);
+        excluded.sort_unstable();
+        excluded.dedup();
+        // On the other side, a pattern whose last rule comes before `u`'s last never
+        // decides a subject of `L(u)`; on this side, only `o` decides.
+        let at = last(other, u);
+        let decides = |c: usize| match (last(other, c), at) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(pc), Some(pu)) => pc > pu,
+        };
         let keep: Vec<usize> = (0..pats.text.len())
-            .filter(|&c| c == u || !fixed[c].disjoint(&fixed[u], platform))
+            .filter(|&c| {
+                c == u
+                    || (!fixed[c].disjoint(&fixed[u], platform)
+                        && (excluded.binary_search(&c).is_ok() || decides(c)))
+            })
             .collect();
         let local = |c: usize| keep.binary_search(&c).ok();
-        let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
-        let product = Product::new(&refs, platform);
-        let (lbc, lhc): (Vec<Option<usize>>, Vec<Option<usize>>) = (
-            bc.iter().map(|c| c.and_then(local)).collect(),
-            hc.iter().map(|c| c.and_then(local)).collect(),
-        );
         let lu = local(u)?;
         let lexcl: Vec<usize> = excluded.iter().filter_map(|&c| local(c)).collect();
-        // The unmatched rules with pattern `u`, as (side's components, index).
-        let owners: Vec<(&[Option<usize>], usize)> = bu
-            .iter()
-            .filter(|&&i| bc[i] == Some(u))
-            .map(|&i| (lbc.as_slice(), i))
-            .chain(
-                hu.iter()
-                    .filter(|&&j| hc[j] == Some(u))
-                    .map(|&j| (lhc.as_slice(), j)),
-            )
-            .collect();
-        let forget = forgets(&product, &lbc, &lhc, lu, &owners);
-        let cells = product
-            .cells_outside(&[lu], &lexcl, &[], &forget, &mut b)
-            .ok()?;
+        let lother: Vec<Option<usize>> = other.iter().map(|c| c.and_then(local)).collect();
+        let key = (
+            keep.iter().map(|&c| pats.text[c].clone()).collect(),
+            lu,
+            lexcl.clone(),
+            lother.iter().flatten().copied().collect(),
+        );
+        let cells = searches.entry(key).or_insert_with(|| {
+            let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
+            let product = Product::new(&refs, platform);
+            let forget = forgets(&product, &lother, lu, &lexcl);
+            // The cells first (one search for every decider); past a quarter of the
+            // budget, one query per decider instead.
+            let mut first = Budget::new(budget / 4);
+            match product.cells_outside(&[lu], &lexcl, &[], &forget, &mut first) {
+                Ok(cells) => Some(cells),
+                Err(_) => by_decider(&product, lu, &lexcl, &lother, budget),
+            }
+        });
+        let cells = cells.as_ref()?;
         let mut member = vec![false; keep.len()];
         for cell in cells {
             member.iter_mut().for_each(|m| *m = false);
@@ -741,16 +780,17 @@ fn subject_diff(shape: &Shape, platform: Platform, budget: u64) -> Option<Vec<Re
                     *m = true;
                 }
             }
-            let last = |c: &[Option<usize>]| {
+            let decider = |c: &[Option<usize>]| {
                 c.iter()
                     .rposition(|x| x.is_some_and(|x| member.get(x).copied().unwrap_or(false)))
             };
-            let (bd, hd) = (last(&lbc), last(&lhc));
+            let (od, td) = (Some(o), decider(&lother));
+            let (bd, hd) = if is_base { (od, td) } else { (td, od) };
             if seen.insert((bd, hd)) {
                 regions.push(Region {
                     base: bd,
                     head: hd,
-                    witness: cell.witness,
+                    witness: cell.witness.clone(),
                     friendly: None,
                 });
             }
@@ -759,59 +799,99 @@ fn subject_diff(shape: &Shape, platform: Platform, budget: u64) -> Option<Vec<Re
     Some(regions)
 }
 
-/// For each component `k` that can become universal (its pattern ends in `*`), what it makes
-/// irrelevant once it matches every continuation:
-/// - a component `c` it overrides on both sides: on every side that has a rule with pattern
-///   `c`, the last rule with pattern `k` comes after the last with pattern `c`, so `c`
-///   decides no subject reached from there on either side;
-/// - the searched component `u`, when `k` comes after every unmatched rule with pattern `u`
-///   on that rule's side (`owners`): none of them decides a subject reached from there, so
-///   the search, which looks only for subjects such a rule decides, stops (a dead required
-///   component prunes).
+/// [`subject_diff`]'s search one decider at a time, for when the cells (every combination
+/// of the other side's patterns) are too many to list: for each component `c` that can
+/// decide on the other side (one whose last rule there comes after `u`'s last, `u` itself
+/// there, or none at all when `u` has no rule there), one query for a shortest subject of
+/// `L(u) ∩ L(c)` that no excluded pattern and no pattern of the other side after `c`
+/// matches. The excluded patterns then include nearly every pattern, and their families
+/// merge ([`Product::find_outside`]), so each query is small. Each answer is given as a
+/// cell whose accepting components are `c` alone: the caller reads only the decider.
+fn by_decider(
+    product: &Product,
+    lu: usize,
+    lexcl: &[usize],
+    lother: &[Option<usize>],
+    budget: u64,
+) -> Option<Vec<Cell>> {
+    use crate::glob::automaton::Outcome;
+    let n = product.component_count();
+    let mut at = vec![None; n];
+    for (i, c) in lother.iter().enumerate() {
+        if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
+            *slot = Some(i);
+        }
+    }
+    // An excluded pattern never decides here.
+    let on_other = |k: usize| {
+        at.get(k)
+            .copied()
+            .flatten()
+            .filter(|_| lexcl.binary_search(&k).is_err())
+    };
+    let candidates: Vec<Option<usize>> = match on_other(lu) {
+        Some(pu) => (0..n)
+            .filter(|&c| on_other(c).is_some_and(|pc| c == lu || pc > pu))
+            .map(Some)
+            .collect(),
+        None => std::iter::once(None)
+            .chain((0..n).filter(|&c| on_other(c).is_some()).map(Some))
+            .collect(),
+    };
+    let mut b = Budget::new(budget);
+    let mut out = Vec::new();
+    for c in candidates {
+        let floor = c.and_then(on_other);
+        let mut excluded = lexcl.to_vec();
+        excluded
+            .extend((0..n).filter(|&k| {
+                on_other(k).is_some_and(|pk| floor.is_none_or(|f| pk > f)) && k != lu
+            }));
+        excluded.sort_unstable();
+        excluded.dedup();
+        let required: Vec<usize> = std::iter::once(lu).chain(c.filter(|&c| c != lu)).collect();
+        match product.find_outside(&required, &excluded, &mut b) {
+            Outcome::Witness(witness) => out.push(Cell {
+                accepting: c.filter(|&c| c != lu).into_iter().collect(),
+                witness,
+            }),
+            Outcome::Empty => {}
+            Outcome::Inconclusive => return None,
+        }
+    }
+    Some(out)
+}
+
+/// For each component `k` that can become universal (its pattern ends in `*`), the
+/// components it overrides on the searched side's other side (`other`): those whose last
+/// rule there comes before `k`'s, or that have none. Once `k` matches every continuation
+/// they decide nothing on either side (on the searched side only the searched rule does),
+/// so they are forgotten; never the searched component `u` nor an `excluded` one, which
+/// the search needs to the end.
 fn forgets(
     product: &Product,
-    bc: &[Option<usize>],
-    hc: &[Option<usize>],
+    other: &[Option<usize>],
     u: usize,
-    owners: &[(&[Option<usize>], usize)],
+    excluded: &[usize],
 ) -> Vec<crate::glob::automaton::Forget> {
     let n = product.component_count();
-    let last = |l: &[Option<usize>]| {
-        let mut at = vec![None; n];
-        for (i, c) in l.iter().enumerate() {
-            if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
-                *slot = Some(i);
-            }
+    let mut at = vec![None; n];
+    for (i, c) in other.iter().enumerate() {
+        if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
+            *slot = Some(i);
         }
-        at
-    };
-    let (lb, lh) = (last(bc), last(hc));
-    let later = |l: &[Option<usize>], k: usize, c: usize| match (l[c], l[k]) {
-        (None, _) => true,
-        (Some(pc), Some(pk)) => pk > pc,
-        (Some(_), None) => false,
-    };
+    }
     let mut out = Vec::new();
     for k in 0..n {
-        if lb[k].is_none() && lh[k].is_none() {
-            continue;
-        }
-        let mut clear: Vec<usize> = (0..n)
+        let Some(pk) = at[k] else { continue };
+        let clear: Vec<usize> = (0..n)
             .filter(|&c| {
                 c != k
                     && c != u
-                    && (lb[c].is_some() || lh[c].is_some())
-                    && later(&lb, k, c)
-                    && later(&lh, k, c)
+                    && excluded.binary_search(&c).is_err()
+                    && at[c].is_none_or(|pc| pc < pk)
             })
             .collect();
-        if k != u
-            && owners
-                .iter()
-                .all(|(l, i)| l.iter().skip(i + 1).any(|&c| c == Some(k)))
-        {
-            clear.push(u);
-        }
         if !clear.is_empty() {
             out.push(product.forget(k, &clear));
         }

@@ -533,6 +533,40 @@ fn over_budget_is_inconclusive_never_no_change() {
     assert!(!d.is_empty());
 }
 
+/// Families of patterns that share a shape (`*/vendorN/*`, `docs/dN/*.md`, `*.gN.ts`,
+/// `tests/tN/**`), hundreds of rules, with actions flipped and rules removed all over: the
+/// diff finishes within its budget (a family is not remembered member by member) and is
+/// exact on the sampled inputs.
+#[test]
+fn large_pattern_families_are_conclusive_and_exact() {
+    let render = |flip: bool| {
+        let mut rules = Vec::new();
+        for i in 0..360 {
+            if flip && i % 37 == 5 {
+                continue;
+            }
+            let pattern = match i % 4 {
+                0 => format!("*/vendor{i}/*"),
+                1 => format!("docs/d{i}/*.md"),
+                2 => format!("*.g{i}.ts"),
+                _ => format!("tests/t{i}/**"),
+            };
+            let mut action = ACTIONS[i % 3];
+            if flip && i % 29 == 0 {
+                action = if action == "deny" { "allow" } else { "deny" };
+            }
+            rules.push(format!("{pattern:?}: {action:?}"));
+        }
+        format!(r#"{{"permission": {{"edit": {{{}}}}}}}"#, rules.join(", "))
+    };
+    let (bt, ht) = (render(false), render(true));
+    let (b, h) = (load(&bt), load(&ht));
+    let d = diff::diff(&b, &h);
+    assert!(d.inconclusive.is_empty(), "{:?}", d.inconclusive);
+    assert!(!d.changes.is_empty());
+    check(&d, &rulesets(&b), &rulesets(&h), true, "families");
+}
+
 /// The oracle: for a sample of pairs, OpenCode's own rulesets of each side.
 #[test]
 fn sample_against_opencode() {

@@ -21,7 +21,7 @@ pub enum Platform {
     Windows,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Token {
     /// One literal UTF-16 code unit (after `\` → `/`).
     Lit(u16),
