@@ -23,7 +23,7 @@
 //! product automaton over the subjects it decides: its pattern *required*, every later
 //! pattern of its side and the common tail *excluded* ([`Product::cells_outside`]; only
 //! their union matters, so families of excluded patterns that end alike merge). Its cells
-//! give the deciding rule on the other side; past a quarter of the budget, one query per
+//! give the deciding rule on the other side; past an eighth of the budget, one query per
 //! rule that can decide there replaces them ([`Product::find_outside`]). Each pair of
 //! deciding rules (base rule `i`, head rule `j`) is one *region* `D_base(i) ∩ D_head(j)`,
 //! reported with the shortest witness found, or a friendlier one (the rules' literals with
@@ -50,9 +50,10 @@ use crate::shell::decide::decide;
 use serde::Serialize;
 use std::collections::HashMap;
 
-/// Work units one query of the diff may spend: a product over every pattern of one
-/// permission, larger than one rule's question in `check`.
-pub const DIFF_BUDGET: u64 = 64 * DEFAULT_BUDGET;
+/// Work units the comparison of one pair of rule lists (one agent's permission cell) may
+/// spend, all its searches together: products over every pattern of one permission,
+/// larger than one rule's question in `check`.
+pub const DIFF_BUDGET: u64 = 128 * DEFAULT_BUDGET;
 
 /// What kind of change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -725,6 +726,8 @@ fn subject_diff(
     // [`Fixed::disjoint`]) take part in its search: the others match nothing there.
     use crate::glob::analysis::Fixed;
     let fixed: Vec<Fixed> = pats.text.iter().map(|t| Fixed::new(t)).collect();
+    // All the searches of one pair of rule lists share the budget.
+    let mut total = Budget::new(budget);
     let mut regions: Vec<Region> = Vec::new();
     let mut seen: std::collections::HashSet<(Option<usize>, Option<usize>)> =
         std::collections::HashSet::new();
@@ -763,12 +766,15 @@ fn subject_diff(
             let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
             let product = Product::new(&refs, platform);
             let forget = forgets(&product, &lother, lu, &lexcl);
-            // The cells first (one search for every decider); past a quarter of the
+            // The cells first (one search for every decider); past an eighth of the
             // budget, one query per decider instead.
-            let mut first = Budget::new(budget / 4);
+            let mut first = total.take(budget / 8);
             match product.cells_outside(&[lu], &lexcl, &[], &forget, &mut first) {
-                Ok(cells) => Some(cells),
-                Err(_) => by_decider(&product, lu, &lexcl, &lother, budget),
+                Ok(cells) => {
+                    total.refund(first);
+                    Some(cells)
+                }
+                Err(_) => by_decider(&product, lu, &lexcl, &lother, &mut total),
             }
         });
         let cells = cells.as_ref()?;
@@ -812,7 +818,7 @@ fn by_decider(
     lu: usize,
     lexcl: &[usize],
     lother: &[Option<usize>],
-    budget: u64,
+    budget: &mut Budget,
 ) -> Option<Vec<Cell>> {
     use crate::glob::automaton::Outcome;
     let n = product.component_count();
@@ -838,7 +844,6 @@ fn by_decider(
             .chain((0..n).filter(|&c| on_other(c).is_some()).map(Some))
             .collect(),
     };
-    let mut b = Budget::new(budget);
     let mut out = Vec::new();
     for c in candidates {
         let floor = c.and_then(on_other);
@@ -850,7 +855,7 @@ fn by_decider(
         excluded.sort_unstable();
         excluded.dedup();
         let required: Vec<usize> = std::iter::once(lu).chain(c.filter(|&c| c != lu)).collect();
-        match product.find_outside(&required, &excluded, &mut b) {
+        match product.find_outside(&required, &excluded, budget) {
             Outcome::Witness(witness) => out.push(Cell {
                 accepting: c.filter(|&c| c != lu).into_iter().collect(),
                 witness,

@@ -76,6 +76,19 @@ impl Budget {
         self.remaining
     }
 
+    /// Up to `units` of this budget as a budget of its own; what is left of it comes back
+    /// with [`Budget::refund`].
+    pub fn take(&mut self, units: u64) -> Budget {
+        let units = units.min(self.remaining);
+        self.remaining -= units;
+        Budget::new(units)
+    }
+
+    /// Returns what is left of a budget [`Budget::take`] gave.
+    pub fn refund(&mut self, rest: Budget) {
+        self.remaining = self.remaining.saturating_add(rest.remaining);
+    }
+
     fn spend(&mut self, units: u64) -> Result<(), Exhausted> {
         match self.remaining.checked_sub(units) {
             Some(rest) => {
