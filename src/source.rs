@@ -226,8 +226,16 @@ impl SourceFile {
         }
         // `offset` may fall inside a multi-byte character after span arithmetic; count the
         // characters that start before it (bytes that are not continuation bytes).
-        let col = (offset - start)
-            - (self.continuations_before(offset) - self.continuations_before(start));
+        let continuations = if offset - start <= CHUNK {
+            // A line's start is near: count there, not from two chunk boundaries.
+            self.text.as_bytes()[start..offset]
+                .iter()
+                .filter(|&&b| is_continuation(b))
+                .count()
+        } else {
+            self.continuations_before(offset) - self.continuations_before(start)
+        };
+        let col = (offset - start) - continuations;
         (line + 1, col + 1)
     }
 }

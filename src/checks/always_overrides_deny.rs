@@ -238,15 +238,15 @@ fn finding(
     // A command this deny denies, checked by OpenCode as one part.
     let glob = Wildcard::compile(&r.pattern);
     let fill = |star: &str| -> String {
-        let mut s = String::new();
+        let mut units: Vec<u16> = Vec::new();
         for t in &glob.tokens {
             match t {
-                Token::Lit(u) => s.push_str(&String::from_utf16_lossy(&[*u])),
-                Token::One => s.push('x'),
-                Token::Star => s.push_str(star),
+                Token::Lit(u) => units.push(*u),
+                Token::One => units.push(u16::from(b'x')),
+                Token::Star => units.extend(star.encode_utf16()),
             }
         }
-        s
+        String::from_utf16_lossy(&units)
     };
     // The rule's own text first; the automaton's input (a search) only when neither works.
     let mut denied = vec![fill(""), fill("x")];
