@@ -286,6 +286,10 @@ pub struct Product {
     start: Vec<u64>,
     /// Each position's token (`None` at a component's end).
     tokens: Vec<Option<Token>>,
+    /// The positions holding a literal, and each one's class (`u32::MAX` elsewhere): a
+    /// class no active literal reads moves a state as every such class does.
+    lit: Vec<u64>,
+    lit_class: Vec<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -390,6 +394,21 @@ impl Product {
             set(&mut start, base);
             base += tokens.len() + 1;
         }
+        let mut lit = vec![0u64; words];
+        let mut lit_class = vec![u32::MAX; positions];
+        let mut p = 0;
+        for (tokens, _) in &nfas {
+            for token in tokens {
+                if let Token::Lit(u) = token
+                    && let Some(c) = alphabet.class_of(*u)
+                {
+                    set(&mut lit, p);
+                    lit_class[p] = c as u32;
+                }
+                p += 1;
+            }
+            p += 1;
+        }
         let product = Product {
             alphabet,
             words,
@@ -398,6 +417,8 @@ impl Product {
             components,
             start,
             tokens: all_tokens,
+            lit,
+            lit_class,
         };
         let mut start = product.start.clone();
         product.close(&mut start);
@@ -750,6 +771,11 @@ impl Product {
         }
         let mut current = Vec::with_capacity(words + 1);
         let mut next = Vec::with_capacity(words + 1);
+        // Per state, the classes some active literal reads (`read[c] == stamp`); the
+        // others all lead to one state, computed once (and charged each time, so the
+        // budget runs out exactly where it would).
+        let mut read = vec![0u32; self.alphabet.reps.len()];
+        let mut stamp = 0u32;
         let mut index = 0;
         while let Some(state) = tree.states.get_index(index) {
             let from = index;
@@ -759,6 +785,26 @@ impl Product {
             }
             current.clear();
             current.extend_from_slice(state);
+            stamp = stamp.wrapping_add(1);
+            if stamp == 0 {
+                read.iter_mut().for_each(|r| *r = 0);
+                stamp = 1;
+            }
+            for (w, (&b, &l)) in current.iter().zip(&self.lit).enumerate() {
+                let mut hit = b & l;
+                while hit != 0 {
+                    let p = w * 64 + hit.trailing_zeros() as usize;
+                    hit &= hit - 1;
+                    if let Some(r) = self
+                        .lit_class
+                        .get(p)
+                        .and_then(|&c| read.get_mut(c as usize))
+                    {
+                        *r = stamp;
+                    }
+                }
+            }
+            let mut unread_done = false;
             for &class in &self.alphabet.order {
                 let tracker = if well_formed {
                     let Some(now) = current.get(words).and_then(|&t| Utf16::from_word(t)) else {
@@ -772,6 +818,12 @@ impl Product {
                     None
                 };
                 budget.spend(words as u64 + 1)?;
+                if tracker.is_none() && read.get(class) != Some(&stamp) {
+                    if unread_done {
+                        continue;
+                    }
+                    unread_done = true;
+                }
                 self.transition(&current[..words], class, &mut next);
                 canon(&mut next[..words]);
                 if let Some(t) = tracker {
