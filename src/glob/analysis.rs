@@ -123,6 +123,8 @@ pub struct Analysis {
     candidates: std::cell::RefCell<HashMap<usize, Vec<usize>>>,
     /// [`Analysis::within_earlier`] by rule and look-back.
     enclosing: std::cell::RefCell<HashMap<(usize, usize), Rules>>,
+    /// [`Analysis::decides`] by rule: reachability and always-overrides-deny both ask it.
+    decided: std::cell::RefCell<HashMap<usize, Outcome<Input>>>,
 }
 
 /// A rule as indices into the distinct globs.
@@ -254,6 +256,7 @@ impl Analysis {
             pairs,
             candidates: Default::default(),
             enclosing: Default::default(),
+            decided: Default::default(),
         }
     }
 
@@ -347,6 +350,7 @@ impl Analysis {
             pairs: std::rc::Rc::new(PairMemo::with_budget(self.platform, units)),
             candidates: Default::default(),
             enclosing: Default::default(),
+            decided: Default::default(),
             ..self
         }
     }
@@ -391,6 +395,15 @@ impl Analysis {
     /// input it matches is matched by a later rule too. (A rule that does not exist decides
     /// nothing.)
     pub fn decides(&self, i: usize) -> Outcome<Input> {
+        if let Some(known) = self.decided.borrow().get(&i) {
+            return known.clone();
+        }
+        let found = self.search_decides(i);
+        self.decided.borrow_mut().insert(i, found.clone());
+        found
+    }
+
+    fn search_decides(&self, i: usize) -> Outcome<Input> {
         let Some(rule) = self.rules.get(i) else {
             return Outcome::Empty;
         };
