@@ -822,12 +822,7 @@ fn by_decider(
 ) -> Option<Vec<Cell>> {
     use crate::glob::automaton::Outcome;
     let n = product.component_count();
-    let mut at = vec![None; n];
-    for (i, c) in lother.iter().enumerate() {
-        if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
-            *slot = Some(i);
-        }
-    }
+    let at = last_positions(lother, n);
     // An excluded pattern never decides here.
     let on_other = |k: usize| {
         at.get(k)
@@ -867,6 +862,17 @@ fn by_decider(
     Some(out)
 }
 
+/// For each of `n` components, the position of the last rule with it in `list`.
+fn last_positions(list: &[Option<usize>], n: usize) -> Vec<Option<usize>> {
+    let mut at = vec![None; n];
+    for (i, c) in list.iter().enumerate() {
+        if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
+            *slot = Some(i);
+        }
+    }
+    at
+}
+
 /// For each component `k` that can become universal (its pattern ends in `*`), the
 /// components it overrides on the searched side's other side (`other`): those whose last
 /// rule there comes before `k`'s, or that have none. Once `k` matches every continuation
@@ -880,12 +886,7 @@ fn forgets(
     excluded: &[usize],
 ) -> Vec<crate::glob::automaton::Forget> {
     let n = product.component_count();
-    let mut at = vec![None; n];
-    for (i, c) in other.iter().enumerate() {
-        if let Some(slot) = c.and_then(|c| at.get_mut(c)) {
-            *slot = Some(i);
-        }
-    }
+    let at = last_positions(other, n);
     let mut out = Vec::new();
     for k in 0..n {
         let Some(pk) = at[k] else { continue };

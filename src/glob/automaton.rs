@@ -364,6 +364,8 @@ impl Product {
         let mut start = vec![0u64; words];
         let mut components = Vec::with_capacity(nfas.len());
         let mut all_tokens = Vec::with_capacity(positions);
+        let mut lit = vec![0u64; words];
+        let mut lit_class = vec![u32::MAX; positions];
         let mut base = 0;
         for (tokens, accept) in &nfas {
             all_tokens.extend(tokens.iter().map(|&t| Some(t)));
@@ -373,8 +375,12 @@ impl Product {
                     Token::Star => set(&mut star, base + i),
                     Token::One => step.iter_mut().for_each(|mask| set(mask, base + i)),
                     Token::Lit(u) => {
-                        if let Some(mask) = alphabet.class_of(*u).and_then(|c| step.get_mut(c)) {
+                        if let Some(c) = alphabet.class_of(*u)
+                            && let Some(mask) = step.get_mut(c)
+                        {
                             set(mask, base + i);
+                            set(&mut lit, base + i);
+                            lit_class[base + i] = c as u32;
                         }
                     }
                 }
@@ -393,21 +399,6 @@ impl Product {
             });
             set(&mut start, base);
             base += tokens.len() + 1;
-        }
-        let mut lit = vec![0u64; words];
-        let mut lit_class = vec![u32::MAX; positions];
-        let mut p = 0;
-        for (tokens, _) in &nfas {
-            for token in tokens {
-                if let Token::Lit(u) = token
-                    && let Some(c) = alphabet.class_of(*u)
-                {
-                    set(&mut lit, p);
-                    lit_class[p] = c as u32;
-                }
-                p += 1;
-            }
-            p += 1;
         }
         let product = Product {
             alphabet,
