@@ -232,24 +232,12 @@ fn finding(
     i: usize,
     shell: &mut Shell,
 ) -> Option<(String, Finding)> {
-    use crate::glob::wildcard::Token;
     let platform = ctx.project.platform;
     let r = &agent.rules[i];
     // A command this deny denies, checked by OpenCode as one part.
     let glob = Wildcard::compile(&r.pattern);
-    let fill = |star: &str| -> String {
-        let mut units: Vec<u16> = Vec::new();
-        for t in &glob.tokens {
-            match t {
-                Token::Lit(u) => units.push(*u),
-                Token::One => units.push(u16::from(b'x')),
-                Token::Star => units.extend(star.encode_utf16()),
-            }
-        }
-        String::from_utf16_lossy(&units)
-    };
     // The rule's own text first; the automaton's input (a search) only when neither works.
-    let mut denied = vec![fill(""), fill("x")];
+    let mut denied = vec![glob.fill(""), glob.fill("x")];
     let mut searched = false;
     let mut next = 0;
     loop {

@@ -1079,20 +1079,9 @@ impl Quick {
     /// ([`Analysis::later_candidates`]: a rule matching it meets rule `i`) does.
     fn decided_sample(&self, an: &Analysis, i: usize) -> Option<Input> {
         use crate::glob::automaton::Word;
-        use crate::glob::wildcard::Token;
         let (p, s) = self.rules.get(i)?;
         let fill = |g: &Fixed, star: Option<u16>| -> Word {
-            Word::from_units(
-                g.wildcard
-                    .tokens
-                    .iter()
-                    .filter_map(|t| match t {
-                        Token::Lit(u) => Some(*u),
-                        Token::One => Some(u16::from(b'x')),
-                        Token::Star => star,
-                    })
-                    .collect(),
-            )
+            Word::from_units(g.wildcard.fill_units(star.as_slice()))
         };
         [None, Some(u16::from(b'x'))].into_iter().find_map(|star| {
             let input = Input {

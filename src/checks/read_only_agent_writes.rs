@@ -32,7 +32,7 @@
 use super::{Check, Ctx, Finding, Level, Witness, describe};
 use crate::agents::evaluate;
 use crate::glob::analysis::Input;
-use crate::glob::wildcard::{Token, Wildcard};
+use crate::glob::wildcard::Wildcard;
 use crate::model::{Effect, Layer};
 
 pub const CHECK: Check = Check {
@@ -65,18 +65,7 @@ pub fn shared(layer: Layer) -> bool {
 /// read as `x`, filled with a path, or left out.
 pub fn samples(permission: &str, glob: &str) -> Vec<String> {
     let w = Wildcard::compile(glob);
-    let fill = |star: &str| -> String {
-        let units: Vec<u16> = w
-            .tokens
-            .iter()
-            .flat_map(|t| match t {
-                Token::Lit(u) => vec![*u],
-                Token::One => vec![u16::from(b'x')],
-                Token::Star => star.encode_utf16().collect(),
-            })
-            .collect();
-        String::from_utf16_lossy(&units)
-    };
+    let fill = |star: &str| w.fill(star);
     let mut out: Vec<String> = super::examples::everyday(permission, glob)
         .iter()
         .map(|s| s.to_string())

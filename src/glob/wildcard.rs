@@ -49,6 +49,25 @@ pub fn subject_units(subject: &str) -> Vec<u16> {
 }
 
 impl Wildcard {
+    /// The glob read with each `?` as `x` and each `*` as `star`: an input it matches.
+    pub fn fill_units(&self, star: &[u16]) -> Vec<u16> {
+        let mut units = Vec::with_capacity(self.tokens.len());
+        for t in &self.tokens {
+            match t {
+                Token::Lit(u) => units.push(*u),
+                Token::One => units.push(u16::from(b'x')),
+                Token::Star => units.extend_from_slice(star),
+            }
+        }
+        units
+    }
+
+    /// [`Wildcard::fill_units`] as text (a lone surrogate becomes U+FFFD).
+    pub fn fill(&self, star: &str) -> String {
+        let star: Vec<u16> = star.encode_utf16().collect();
+        String::from_utf16_lossy(&self.fill_units(&star))
+    }
+
     pub fn compile(pattern: &str) -> Wildcard {
         let mut tokens: Vec<Token> = pattern
             .encode_utf16()
