@@ -278,11 +278,8 @@ impl Analysis {
             Platform::Unix => target.prefix.clone(),
         };
         let mut out = Vec::new();
-        let mut take = |from: usize, keep: &dyn Fn(&[u16]) -> bool| {
-            for (key, j) in index.get(from..).unwrap_or_default() {
-                if !keep(key) {
-                    break;
-                }
+        let mut take = |range: &[(Vec<u16>, usize)]| {
+            for (_, j) in range {
                 if *j > i
                     && let Some(r) = self.rules.get(*j)
                     && !target.disjoint(self.pattern_glob(r.pattern), self.platform)
@@ -291,14 +288,22 @@ impl Analysis {
                 }
             }
         };
-        // Prefixes that extend the target's (the target's own included).
+        // Prefixes that extend the target's (the target's own included): one range, as
+        // the index is sorted.
         let start = index.partition_point(|(key, _)| key.as_slice() < want.as_slice());
-        take(start, &|key| key.starts_with(&want));
-        // Proper prefixes of the target's prefix.
+        let end = start
+            + index
+                .get(start..)
+                .unwrap_or_default()
+                .partition_point(|(key, _)| key.starts_with(&want));
+        take(index.get(start..end).unwrap_or_default());
+        // Proper prefixes of the target's prefix: each a range of equal keys, sorted by
+        // rule index, of which only the rules after `i` can override it.
         for len in 0..want.len() {
             let short = want.get(..len).unwrap_or_default();
-            let start = index.partition_point(|(key, _)| key.as_slice() < short);
-            take(start, &|key| key == short);
+            let from = index.partition_point(|(key, j)| (key.as_slice(), *j) <= (short, i));
+            let to = index.partition_point(|(key, _)| key.as_slice() <= short);
+            take(index.get(from..to.max(from)).unwrap_or_default());
         }
         out
     }
@@ -1104,6 +1109,17 @@ mod tests {
                 // candidate, in descending order.
                 let candidates: Vec<usize> = a.later_candidates(i).collect();
                 prop_assert!(candidates.windows(2).all(|w| w[0] > w[1]));
+                // The indexes find exactly the later rules not proved disjoint pairwise.
+                let fixed = |r: &RuleShape| (Fixed::new(&r.permission), Fixed::new(&r.pattern));
+                let (pi, si) = fixed(&rules[i]);
+                let plain: Vec<usize> = (i + 1..rules.len())
+                    .rev()
+                    .filter(|&j| {
+                        let (pj, sj) = fixed(&rules[j]);
+                        !pi.disjoint(&pj, Platform::Unix) && !si.disjoint(&sj, Platform::Unix)
+                    })
+                    .collect();
+                prop_assert_eq!(&candidates, &plain, "candidates of rule {}", i);
                 for j in i + 1..rules.len() {
                     if brute.any(|m| m & bit != 0 && m & (1 << j) != 0) {
                         prop_assert!(candidates.contains(&j), "rule {} pruned for rule {}", j, i);
