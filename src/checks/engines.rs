@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::examples::Filled;
-use super::{Ctx, Quick, Reach};
+use super::{Ctx, Deciders, Quick, Reach};
 use crate::glob::Platform;
 use crate::glob::analysis::{Analysis, PairMemo, RuleShape};
 use crate::model::Rule;
@@ -46,6 +46,8 @@ pub struct Engines {
     /// Answers about pairs of globs, by platform: shared by every analysis, so one made
     /// anew after an edit still knows the pairs it shares with the last run.
     pairs: RefCell<HashMap<Platform, Rc<PairMemo>>>,
+    /// The compiled evaluators of every [`Quick`], by pattern list.
+    deciders: Rc<Deciders>,
     next_id: Cell<u64>,
 }
 
@@ -89,7 +91,12 @@ impl Engines {
             .entry(platform)
             .or_insert_with(|| Rc::new(PairMemo::new(platform)))
             .clone();
-        let quick = Rc::new(Quick::sharing(rules, platform, &pairs));
+        let quick = Rc::new(Quick::sharing(
+            rules,
+            platform,
+            &pairs,
+            self.deciders.clone(),
+        ));
         let analysis = Rc::new(Analysis::sharing(&key.1, platform, pairs));
         self.built.borrow_mut().insert(
             key,
@@ -136,6 +143,7 @@ impl Engines {
     pub fn settle(&self) {
         self.built.borrow_mut().retain(|_, b| b.used.replace(false));
         self.reach.borrow_mut().retain(|_, s| s.used.replace(false));
+        self.deciders.settle();
         if self.filled.len() > MAX_FILLED {
             self.filled.clear();
         }

@@ -39,7 +39,7 @@ pub mod unused_ignore;
 
 use crate::agents::{Agent, evaluate};
 use crate::glob::analysis::{Analysis, Fixed, Input};
-use crate::glob::compiled::{CompiledRuleset, Want};
+use crate::glob::compiled::{MultiGlob, Want};
 use crate::model::{Effect, Layer, Rule};
 
 use crate::project::Project;
@@ -1005,10 +1005,85 @@ fn rule_decides(quick: &Quick, an: &Analysis, i: usize, input: &Input) -> bool {
 pub(super) struct Quick {
     platform: crate::glob::Platform,
     rules: Vec<(std::rc::Rc<Fixed>, std::rc::Rc<Fixed>)>,
-    /// `(permission, pattern)` texts, for compiling evaluators.
-    texts: Vec<(String, String)>,
-    /// One compiled evaluator per permission name decided so far.
-    compiled: std::cell::RefCell<std::collections::HashMap<Vec<u16>, CompiledRuleset>>,
+    /// Pattern texts, for compiling evaluators.
+    patterns: Vec<String>,
+    /// Per permission name decided so far: the rules whose permission glob matches it, and
+    /// the evaluator of their patterns (from `deciders`, shared with other agents).
+    compiled: std::cell::RefCell<std::collections::HashMap<Vec<u16>, Evaluator>>,
+    deciders: Rc<Deciders>,
+}
+
+/// The rules (indices) whose permission glob matches one permission name, and the
+/// [`Decider`] of their patterns.
+type Evaluator = (Vec<usize>, Rc<Decider>);
+
+/// A lazy DFA deciding the last matching pattern ([`MultiGlob`], [`Want::Last`]), and its
+/// answers so far. Checks ask the same few inputs of every agent (the shared rules' example
+/// inputs): answered once, each is a hash lookup for the next agent, where the DFA, whose
+/// states for `*X*` patterns are mostly new for each input, would build them again once
+/// its cache was cleared.
+struct Decider {
+    glob: std::cell::RefCell<MultiGlob>,
+    answers: std::cell::RefCell<std::collections::HashMap<String, Option<usize>>>,
+}
+
+type DeciderKey = (crate::glob::Platform, Vec<String>);
+
+/// Answers a [`Decider`] keeps at most (then it forgets them together).
+const MAX_DECIDER_ANSWERS: usize = 100_000;
+
+impl Decider {
+    /// The last pattern matching `s`; `None` if the decider is in use (a re-entrant call).
+    fn last_match(&self, s: &str) -> Option<Option<usize>> {
+        let mut answers = self.answers.try_borrow_mut().ok()?;
+        if let Some(&known) = answers.get(s) {
+            return Some(known);
+        }
+        let found = self.glob.try_borrow_mut().ok()?.last_match(s);
+        if answers.len() >= MAX_DECIDER_ANSWERS {
+            answers.clear();
+        }
+        answers.insert(s.to_string(), found);
+        Some(found)
+    }
+}
+
+/// The compiled evaluators of every [`Quick`] of a run, by platform and pattern list. An
+/// evaluator for one permission name depends only on the patterns of the rules whose
+/// permission glob matches it, in order; agents that differ only in rules of other
+/// permissions (their own `edit` rules, a tool switched on) decide their `bash` commands
+/// with one DFA, built state by state once instead of once per agent.
+#[derive(Default)]
+pub(super) struct Deciders {
+    /// By platform and the patterns, in order.
+    built: std::cell::RefCell<std::collections::HashMap<DeciderKey, Rc<Decider>>>,
+}
+
+impl Deciders {
+    fn get(&self, platform: crate::glob::Platform, patterns: Vec<String>) -> Rc<Decider> {
+        self.built
+            .borrow_mut()
+            .entry((platform, patterns))
+            .or_insert_with_key(|(platform, patterns)| {
+                Rc::new(Decider {
+                    glob: std::cell::RefCell::new(MultiGlob::with_cache_bytes(
+                        patterns,
+                        *platform,
+                        Want::Last,
+                        QUICK_CACHE_BYTES,
+                    )),
+                    answers: Default::default(),
+                })
+            })
+            .clone()
+    }
+
+    /// Forget the evaluators no [`Quick`] holds any more.
+    pub(super) fn settle(&self) {
+        self.built
+            .borrow_mut()
+            .retain(|_, d| Rc::strong_count(d) > 1);
+    }
 }
 
 impl Quick {
@@ -1017,14 +1092,17 @@ impl Quick {
             rules,
             platform,
             &crate::glob::analysis::PairMemo::new(platform),
+            Rc::default(),
         )
     }
 
-    /// [`Quick::new`] with the globs compiled once in `globs` (shared with the analyses).
+    /// [`Quick::new`] with the globs compiled once in `globs` (shared with the analyses)
+    /// and the evaluators in `deciders` (shared with other rulesets).
     pub(super) fn sharing(
         rules: &[Rule],
         platform: crate::glob::Platform,
         globs: &crate::glob::analysis::PairMemo,
+        deciders: Rc<Deciders>,
     ) -> Quick {
         let out = rules
             .iter()
@@ -1033,18 +1111,17 @@ impl Quick {
         Quick {
             platform,
             rules: out,
-            texts: rules
-                .iter()
-                .map(|r| (r.permission.clone(), r.pattern.clone()))
-                .collect(),
+            patterns: rules.iter().map(|r| r.pattern.clone()).collect(),
             compiled: std::cell::RefCell::new(std::collections::HashMap::new()),
+            deciders,
         }
     }
 
     /// The last rule matching both the permission and the subject (OpenCode's `findLast`),
-    /// in one pass over the subject: the rules of that permission name are compiled once
-    /// ([`CompiledRuleset`], exactly `evaluate`'s answers). Words that are not well-formed
-    /// UTF-16 (the compiled evaluator takes `&str`) are decided rule by rule.
+    /// in one pass over the subject: the patterns of the rules of that permission name are
+    /// compiled once (exactly `evaluate`'s answers, as [`crate::glob::compiled::CompiledRuleset`]). Words that are
+    /// not well-formed UTF-16 (the compiled evaluator takes `&str`) are decided rule by
+    /// rule.
     pub(super) fn decide(
         &self,
         permission: &crate::glob::automaton::Word,
@@ -1053,18 +1130,25 @@ impl Quick {
         if let (Some(p), Some(s)) = (permission.to_exact_string(), subject.to_exact_string())
             && let Ok(mut compiled) = self.compiled.try_borrow_mut()
         {
-            let ruleset = compiled
-                .entry(permission.units().to_vec())
-                .or_insert_with(|| {
-                    CompiledRuleset::with_cache_bytes(
-                        self.texts.iter().map(|(p, s)| (p.as_str(), s.as_str())),
-                        &p,
-                        self.platform,
-                        Want::Last,
-                        QUICK_CACHE_BYTES,
-                    )
-                });
-            return ruleset.decide(&s);
+            let (index, decider) =
+                compiled
+                    .entry(permission.units().to_vec())
+                    .or_insert_with(|| {
+                        let units = crate::glob::wildcard::subject_units(&p);
+                        let index: Vec<usize> = (0..self.rules.len())
+                            .filter(|&i| {
+                                self.rules[i]
+                                    .0
+                                    .wildcard
+                                    .is_match_units(&units, self.platform)
+                            })
+                            .collect();
+                        let patterns = index.iter().map(|&i| self.patterns[i].clone()).collect();
+                        (index, self.deciders.get(self.platform, patterns))
+                    });
+            if let Some(k) = decider.last_match(&s) {
+                return k.and_then(|k| index.get(k).copied());
+            }
         }
         self.rules.iter().rposition(|(p, s)| {
             p.wildcard.is_match_units(permission.units(), self.platform)
