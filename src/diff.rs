@@ -765,6 +765,15 @@ fn subject_diff(
         let cells = searches.entry(key).or_insert_with(|| {
             let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
             let product = Product::new(&refs, platform);
+            // With one possible decider on the other side there is one query to make; over
+            // a family of patterns, the cells (every combination of its members that can
+            // decide there) are too many, and most per-decider queries are answered by an
+            // obvious subject.
+            if keep.len() > CELLS_MAX_PATTERNS
+                || decider_candidates(product.component_count(), lu, &lexcl, &lother).len() <= 1
+            {
+                return by_decider(&product, &refs, platform, lu, &lexcl, &lother, &mut total);
+            }
             let forget = forgets(&product, &lother, lu, &lexcl);
             // The cells first (one search for every decider); past an eighth of the
             // budget, one query per decider instead.
@@ -774,7 +783,7 @@ fn subject_diff(
                     total.refund(first);
                     Some(cells)
                 }
-                Err(_) => by_decider(&product, lu, &lexcl, &lother, &mut total),
+                Err(_) => by_decider(&product, &refs, platform, lu, &lexcl, &lother, &mut total),
             }
         });
         let cells = cells.as_ref()?;
@@ -811,10 +820,16 @@ fn subject_diff(
 /// there, or none at all when `u` has no rule there), one query for a shortest subject of
 /// `L(u) ∩ L(c)` that no excluded pattern and no pattern of the other side after `c`
 /// matches. The excluded patterns then include nearly every pattern, and their families
-/// merge ([`Product::find_outside`]), so each query is small. Each answer is given as a
-/// cell whose accepting components are `c` alone: the caller reads only the decider.
+/// merge ([`Product::find_outside`]), so each query is small. Before a query, a few
+/// obvious subjects are tried concretely ([`obvious_outside`]): on a family of hundreds of
+/// patterns most queries have one (`git push --force~/.vault` for `git push --force*` and
+/// `*~/.vault*`), and only those without one, mostly the empty ones, are searched. Each
+/// answer is given as a cell whose accepting components are `c` alone: the caller reads
+/// only the decider.
 fn by_decider(
     product: &Product,
+    globs: &[&Wildcard],
+    platform: Platform,
     lu: usize,
     lexcl: &[usize],
     lother: &[Option<usize>],
@@ -830,15 +845,7 @@ fn by_decider(
             .flatten()
             .filter(|_| lexcl.binary_search(&k).is_err())
     };
-    let candidates: Vec<Option<usize>> = match on_other(lu) {
-        Some(pu) => (0..n)
-            .filter(|&c| on_other(c).is_some_and(|pc| c == lu || pc > pu))
-            .map(Some)
-            .collect(),
-        None => std::iter::once(None)
-            .chain((0..n).filter(|&c| on_other(c).is_some()).map(Some))
-            .collect(),
-    };
+    let candidates = decider_candidates(n, lu, lexcl, lother);
     let mut out = Vec::new();
     for c in candidates {
         let floor = c.and_then(on_other);
@@ -850,6 +857,13 @@ fn by_decider(
         excluded.sort_unstable();
         excluded.dedup();
         let required: Vec<usize> = std::iter::once(lu).chain(c.filter(|&c| c != lu)).collect();
+        if let Some(witness) = obvious_outside(globs, &required, &excluded, platform) {
+            out.push(Cell {
+                accepting: c.filter(|&c| c != lu).into_iter().collect(),
+                witness,
+            });
+            continue;
+        }
         match product.find_outside(&required, &excluded, budget) {
             Outcome::Witness(witness) => out.push(Cell {
                 accepting: c.filter(|&c| c != lu).into_iter().collect(),
@@ -860,6 +874,79 @@ fn by_decider(
         }
     }
     Some(out)
+}
+
+/// Past this many patterns taking part in a search, [`subject_diff`] asks one query per
+/// possible decider ([`by_decider`]) without first trying to list the cells.
+const CELLS_MAX_PATTERNS: usize = 64;
+
+/// The components that can decide a subject of `lu` on the other side (`lother`, with
+/// the `lexcl` excluded): those whose last rule there comes after `lu`'s last, `lu` itself
+/// there, or, when `lu` has no rule there, any (and `None`, no rule at all).
+fn decider_candidates(
+    n: usize,
+    lu: usize,
+    lexcl: &[usize],
+    lother: &[Option<usize>],
+) -> Vec<Option<usize>> {
+    let at = last_positions(lother, n);
+    let on_other = |k: usize| {
+        at.get(k)
+            .copied()
+            .flatten()
+            .filter(|_| lexcl.binary_search(&k).is_err())
+    };
+    match on_other(lu) {
+        Some(pu) => (0..n)
+            .filter(|&c| on_other(c).is_some_and(|pc| c == lu || pc > pu))
+            .map(Some)
+            .collect(),
+        None => std::iter::once(None)
+            .chain((0..n).filter(|&c| on_other(c).is_some()).map(Some))
+            .collect(),
+    }
+}
+
+/// A subject every `required` glob matches and no `excluded` one does, among the obvious
+/// ones: each required glob with its wildcards read as nothing or as `x`
+/// ([`Wildcard::fill_units`]), and two such fills joined, in either order, with or without
+/// a space between or overlapped; the shortest that works. Checked with the matcher
+/// itself, so an answer is exact (a member of the difference, as a search's witness would
+/// be); `None` says nothing.
+fn obvious_outside(
+    globs: &[&Wildcard],
+    required: &[usize],
+    excluded: &[usize],
+    platform: Platform,
+) -> Option<Word> {
+    let fills: Vec<Vec<u16>> = required
+        .iter()
+        .filter_map(|&r| globs.get(r))
+        .flat_map(|g| [g.fill_units(&[]), g.fill_units(&[u16::from(b'x')])])
+        .collect();
+    let mut candidates: Vec<Vec<u16>> = fills.clone();
+    for a in &fills {
+        for b in &fills {
+            if a != b {
+                candidates.push([a.as_slice(), b.as_slice()].concat());
+                candidates.push([a.as_slice(), &[u16::from(b' ')], b.as_slice()].concat());
+                // Overlapped where `a` ends as `b` begins (`src/new/` and `/vendor/`).
+                for k in 1..a.len().min(b.len()) {
+                    if a.ends_with(&b[..k]) {
+                        candidates.push([a.as_slice(), &b[k..]].concat());
+                    }
+                }
+            }
+        }
+    }
+    candidates.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    candidates.dedup();
+    let matches =
+        |k: &usize, s: &[u16]| globs.get(*k).is_some_and(|g| g.is_match_units(s, platform));
+    candidates
+        .into_iter()
+        .find(|s| required.iter().all(|k| matches(k, s)) && !excluded.iter().any(|k| matches(k, s)))
+        .map(Word::from_units)
 }
 
 /// For each of `n` components, the position of the last rule with it in `list`.

@@ -523,11 +523,15 @@ fn permissions_no_rule_names_are_covered() {
     );
 }
 
+/// A change whose subjects only a search finds (every obvious fill of `*a?…?*` contains
+/// `ax`, which a later rule takes), and the search over budget (`a` then 24 of anything
+/// is the classic exponential automaton).
 #[test]
 fn over_budget_is_inconclusive_never_no_change() {
     let q = "?".repeat(24);
-    let a = format!(r#"{{"permission": {{"bash": {{"*a{q}": "deny", "*": "ask"}}}}}}"#);
-    let b = format!(r#"{{"permission": {{"bash": {{"*": "ask", "*a{q}*": "deny"}}}}}}"#);
+    let a = r#"{"permission": {"bash": {"*": "ask"}}}"#.to_string();
+    let b =
+        format!(r#"{{"permission": {{"bash": {{"*": "ask", "*a{q}*": "deny", "*ax*": "ask"}}}}}}"#);
     let d = diff::diff_with_budget(&load(&a), &load(&b), 10_000);
     assert!(!d.inconclusive.is_empty(), "{d:#?}");
     assert!(!d.is_empty());
@@ -565,6 +569,163 @@ fn large_pattern_families_are_conclusive_and_exact() {
     assert!(d.inconclusive.is_empty(), "{:?}", d.inconclusive);
     assert!(!d.changes.is_empty());
     check(&d, &rulesets(&b), &rulesets(&h), true, "families");
+}
+
+/// The largest real configuration (tests/real: ~390 bash patterns, 270 `X*` prefixes and
+/// 64 `*X*` lead stars, shared by every agent) edited as `scripts/bench-diff-real.sh` does
+/// (every 10th action of each permission object flipped, every 13th rule removed): the
+/// diff is conclusive, and exact on the inputs a person would try: every pattern filled,
+/// and every changed rule's pattern joined to every other one (`git push -f~/.vault`).
+#[test]
+fn largest_real_config_is_conclusive_and_exact() {
+    use permaudit::glob::compiled::{CompiledRuleset, Want};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/real/mgajewskik__opencode-config/home/.config/opencode/opencode.json"
+    );
+    let base_text = std::fs::read_to_string(path).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&base_text).unwrap();
+    let mut changed: Vec<String> = Vec::new();
+    let mut edit = |perm: Option<&mut serde_json::Value>| {
+        let Some(serde_json::Value::Object(perm)) = perm else {
+            return;
+        };
+        for v in perm.values_mut() {
+            let serde_json::Value::Object(rules) = v else {
+                continue;
+            };
+            let keys: Vec<String> = rules.keys().cloned().collect();
+            for (i, k) in keys.iter().enumerate() {
+                if i % 13 == 7 {
+                    rules.shift_remove(k);
+                    changed.push(k.clone());
+                } else if i % 10 == 3 && rules[k] != "ask" {
+                    let flipped = if rules[k] == "deny" { "allow" } else { "deny" };
+                    rules[k] = flipped.into();
+                    changed.push(k.clone());
+                }
+            }
+        }
+    };
+    edit(config.get_mut("permission"));
+    if let Some(serde_json::Value::Object(agents)) = config.get_mut("agent") {
+        for a in agents.values_mut() {
+            edit(a.get_mut("permission"));
+        }
+    }
+    let head_text = serde_json::to_string_pretty(&config).unwrap();
+    // The files it references (`{file:./agent/smart.md}`) beside it.
+    let dir = std::path::Path::new(path).parent().unwrap().join("agent");
+    let load = |text: &str| {
+        let mut host = MemHost::new()
+            .var("HOME", "/h")
+            .dir("/w/proj/.git")
+            .file("/w/proj/opencode.json", text);
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            host = host.file(
+                &format!("/w/proj/agent/{name}"),
+                &std::fs::read_to_string(&f).unwrap(),
+            );
+        }
+        Project::load(&host, Path::new(ROOT), Platform::Unix)
+            .unwrap_or_else(|f| panic!("{:?}", f.error))
+    };
+    let (b, h) = (load(&base_text), load(&head_text));
+    let d = diff::diff(&b, &h);
+    assert!(d.inconclusive.is_empty(), "{:?}", d.inconclusive);
+    assert!(!d.changes.is_empty());
+    // The claims re-decide as stated, with the same deciding rules.
+    for c in &d.changes {
+        let find = |p: &Project| {
+            p.agents
+                .iter()
+                .find(|a| a.name == c.agent)
+                .unwrap()
+                .rules
+                .clone()
+        };
+        let db = evaluate(&find(&b), &c.permission, &c.input, Platform::Unix);
+        let dh = evaluate(&find(&h), &c.permission, &c.input, Platform::Unix);
+        assert_eq!(
+            (db.rule, dh.rule, db.effect, dh.effect),
+            (c.base_rule, c.head_rule, c.before, c.after),
+            "{c:?}"
+        );
+    }
+    // Every sampled bash difference is reported, with its deciding rules.
+    let fill = |g: &str, f: &str| g.replace('*', f).replace('?', "q");
+    let patterns: Vec<String> = b
+        .agents
+        .iter()
+        .chain(&h.agents)
+        .flat_map(|a| {
+            a.rules
+                .iter()
+                .filter(|r| r.permission == "bash" || r.permission == "*")
+                .map(|r| r.pattern.clone())
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut inputs: Vec<String> = Vec::new();
+    for p in &patterns {
+        for f in ["", "a", "a b"] {
+            inputs.push(fill(p, f));
+        }
+    }
+    for c in &changed {
+        for p in &patterns {
+            let (x, y) = (fill(c, ""), fill(p, ""));
+            inputs.extend([
+                format!("{x}{y}"),
+                format!("{y}{x}"),
+                format!("{x} {y}"),
+                format!("{y} {x}"),
+            ]);
+        }
+    }
+    inputs.sort();
+    inputs.dedup();
+    let mut differing = 0;
+    for a in &b.agents {
+        let Some(ha) = h.agents.iter().find(|x| x.name == a.name) else {
+            continue;
+        };
+        let compile = |rules: &[Rule]| {
+            CompiledRuleset::new(
+                rules
+                    .iter()
+                    .map(|r| (r.permission.as_str(), r.pattern.as_str())),
+                "bash",
+                Platform::Unix,
+                Want::Last,
+            )
+        };
+        let (mut cb, mut ch) = (compile(&a.rules), compile(&ha.rules));
+        let effect = |rules: &[Rule], k: Option<usize>| {
+            k.map_or(permaudit::model::Effect::Ask, |k| {
+                rules[k].action.effective()
+            })
+        };
+        for s in &inputs {
+            let (kb, kh) = (cb.decide(s), ch.decide(s));
+            let (eb, eh) = (effect(&a.rules, kb), effect(&ha.rules, kh));
+            if eb == eh {
+                continue;
+            }
+            differing += 1;
+            assert!(
+                d.changes.iter().any(|c| c.agent == a.name
+                    && c.permission == "bash"
+                    && (c.base_rule, c.head_rule) == (kb, kh)),
+                "agent {} bash {s:?}: {eb} -> {eh} (rules {kb:?} -> {kh:?}) not reported",
+                a.name
+            );
+        }
+    }
+    assert!(differing > 0);
 }
 
 /// The oracle: for a sample of pairs, OpenCode's own rulesets of each side.
