@@ -12,6 +12,8 @@ Three workloads of RULES rules (default 1000), CHANGES changes each (default 20)
 - rewrite: a bash-only config of RULES rules, a third of them denies and a third asks,
   replaced by a wholly different one at every change (nothing can be reused; the costliest
   case for always-overrides-deny).
+- real: the largest real config of tests/real/ (mgajewskik, ~430 rules, ~390 of them bash
+  patterns shared by every agent; issue 23), each change flipping one rule's action.
 
 Prints the median and the slowest per workload, the server's CPU time per change (user +
 system, from /proc), and `permaudit check` on the same config
@@ -23,7 +25,7 @@ same inputs in the same run and prints the ratio baseline/ours.
 WORKLOADS=edit (or pattern, rewrite, or a comma-separated list) runs only those (for a
 profiler).
 """
-import json, os, random, statistics, subprocess, sys, tempfile, time
+import json, os, random, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 import gen_config  # noqa: E402
@@ -112,11 +114,34 @@ class Server:
         self.p.wait(timeout=30)
 
 
-def run(binary, texts):
-    """Median and slowest ms per change, and check's whole-process ms on the first text."""
+def real_texts():
+    """The largest real config of tests/real/ (issue 23), each change flipping one rule's
+    action (a different rule each time), in the top-level block or an agent's."""
+    cfg = json.load(open(REAL_CONFIG))
+    blocks = [cfg["permission"]] + [a["permission"] for a in cfg.get("agent", {}).values() if isinstance(a.get("permission"), dict)]
+    places = [(b, p, k) for b in blocks for p, v in b.items() if isinstance(v, dict) for k in v]
+    random.seed(3)
+    texts = [json.dumps(cfg, indent=2)]
+    for _ in range(changes):
+        b, p, k = random.choice(places)
+        old = b[p][k]
+        b[p][k] = random.choice([a for a in ["allow", "ask", "deny"] if a != old])
+        texts.append(json.dumps(cfg, indent=2))
+    return texts
+
+
+REAL_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "real", "mgajewskik__opencode-config", "home", ".config", "opencode", "opencode.json")
+
+
+def run(binary, texts, beside=None):
+    """Median and slowest ms per change, and check's whole-process ms on the first text.
+    `beside`: a directory whose files the config references, copied next to it."""
     tmp = tempfile.mkdtemp()
     proj, home = os.path.join(tmp, "project"), os.path.join(tmp, "home")
-    os.makedirs(proj)
+    if beside:
+        shutil.copytree(beside, proj)
+    else:
+        os.makedirs(proj)
     os.makedirs(home)
     subprocess.run(["git", "init", "-q", proj], check=True)
     path = os.path.join(proj, "opencode.json")
@@ -145,14 +170,16 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite").split(",")
-for name, make in [("edit", edit_texts), ("pattern", pattern_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)])]:
+workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite,real").split(",")
+for name, make in [("edit", edit_texts), ("pattern", pattern_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)]), ("real", real_texts)]:
     if name not in workloads:
         continue
     texts = make()
-    med, slow, check, cpu = run(bin_, texts)
-    line = f"{name:8} {rules} rules: diagnostics {med:.0f} ms after a change (median of {changes}; slowest {slow:.0f} ms; server CPU {cpu:.0f} ms a change), target 50 ms: {med / 50:.2f}x; check, whole process: {check:.0f} ms"
+    beside = os.path.dirname(REAL_CONFIG) if name == "real" else None
+    size = "mgajewskik" if name == "real" else f"{rules} rules"
+    med, slow, check, cpu = run(bin_, texts, beside)
+    line = f"{name:8} {size}: diagnostics {med:.0f} ms after a change (median of {changes}; slowest {slow:.0f} ms; server CPU {cpu:.0f} ms a change), target 50 ms: {med / 50:.2f}x; check, whole process: {check:.0f} ms"
     if baseline:
-        bmed, bslow, bcheck, bcpu = run(baseline, texts)
+        bmed, bslow, bcheck, bcpu = run(baseline, texts, beside)
         line += f"; baseline {bmed:.0f} ms (slowest {bslow:.0f}; CPU {bcpu:.0f}), baseline/ours {bmed / med:.2f}x"
     print(line)

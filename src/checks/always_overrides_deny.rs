@@ -52,7 +52,12 @@ pub const CHECK: Check = Check {
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
-    let mut shell = Shell::default();
+    let mut shell = Shell {
+        splitter: ctx.splitter(),
+        parts: Default::default(),
+        meets: Default::default(),
+        decided: Default::default(),
+    };
     for agent in ctx.agents.iter() {
         let asking: Vec<(usize, Fixed)> = (0..agent.rules.len())
             .rev()
@@ -165,9 +170,8 @@ pub(super) fn decide_command_with(
 /// rule (the shared rules come last in every agent): the parts of a command, and an input
 /// that a stored "Always" pattern shares with an asking pattern. Both depend on the text
 /// alone.
-#[derive(Default)]
-struct Shell {
-    splitter: Splitter,
+struct Shell<'c> {
+    splitter: super::SplitterLease<'c>,
     parts: std::collections::HashMap<String, Option<crate::shell::Part>>,
     meets: std::collections::HashMap<(String, String, String), Option<String>>,
     /// [`decided_command`] by (agent, rule).
@@ -371,13 +375,15 @@ fn asking_command(
         meets
             .entry(key)
             .or_insert_with(|| {
-                let an = Analysis::new(
-                    &[
-                        RuleShape::new("bash", always),
-                        RuleShape::new(rj.permission.clone(), rj.pattern.clone()),
-                    ],
-                    platform,
-                );
+                let shapes = [
+                    RuleShape::new("bash", always),
+                    RuleShape::new(rj.permission.clone(), rj.pattern.clone()),
+                ];
+                // The pair's answer is kept with the run's (and the server's) others.
+                let an = match ctx.analyses.first() {
+                    Some(any) => Analysis::sharing(&shapes, platform, any.pairs()),
+                    None => Analysis::new(&shapes, platform),
+                };
                 match an.intersection(0, 1) {
                     crate::glob::automaton::Outcome::Witness(w) => w.subject.to_exact_string(),
                     _ => None,

@@ -109,7 +109,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
     let session = mode.session_rules();
     // One splitter for the run (a tree-sitter parser), borrowed by the `want` callback of
     // `recognisable`, which is an `Fn`.
-    let splitter = std::cell::RefCell::new(Splitter::new());
+    let splitter = std::cell::RefCell::new(ctx.splitter());
     let edges = delegation::edges(project);
     for (a, agent) in project.agents.iter().enumerate() {
         // Judged on the real-config corpus: a `task` allow the author wrote

@@ -32,7 +32,6 @@ use super::always_overrides_deny::decide_command;
 use super::read_only_agent_writes::samples;
 use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
 use crate::model::{Action, Effect};
-use crate::shell::Splitter;
 
 pub const CHECK: Check = Check {
     id: "deny-bypass",
@@ -60,7 +59,7 @@ fn plain(path: &str) -> bool {
 }
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
-    let mut splitter = Splitter::new();
+    let mut splitter = ctx.splitter();
     for (a, agent) in ctx.project.agents.iter().enumerate() {
         if agent.hidden {
             continue;

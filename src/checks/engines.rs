@@ -27,12 +27,16 @@ use super::{Ctx, Deciders, Quick, Reach};
 use crate::glob::Platform;
 use crate::glob::analysis::{Analysis, PairMemo, RuleShape};
 use crate::model::Rule;
+use crate::shell::Splitter;
 
 /// Patterns whose example candidates are kept at most (a few times the largest configs).
 const MAX_FILLED: usize = 50_000;
 
 /// Pair answers kept at most (each a few dozen bytes).
 const MAX_PAIRS: usize = 500_000;
+
+/// Commands whose parts the splitter keeps at most.
+const MAX_SPLIT: usize = 50_000;
 
 /// The analyses of recent runs, by ruleset shape; `Default` is empty (a run from nothing).
 #[derive(Default)]
@@ -48,6 +52,8 @@ pub struct Engines {
     pairs: RefCell<HashMap<Platform, Rc<PairMemo>>>,
     /// The compiled evaluators of every [`Quick`], by pattern list.
     deciders: Rc<Deciders>,
+    /// The bash splitter, with the parts of every command it split (text alone).
+    splitter: Rc<RefCell<Splitter>>,
     next_id: Cell<u64>,
 }
 
@@ -137,6 +143,10 @@ impl Engines {
         self.filled.clone()
     }
 
+    pub(super) fn splitter(&self) -> Rc<RefCell<Splitter>> {
+        self.splitter.clone()
+    }
+
     /// Forget what the last run did not use; mark the rest unused for the next one. The
     /// example candidates are forgotten together once there are [`MAX_FILLED`], the pair
     /// answers once there are [`MAX_PAIRS`].
@@ -148,5 +158,8 @@ impl Engines {
             self.filled.clear();
         }
         self.pairs.borrow_mut().retain(|_, p| p.len() <= MAX_PAIRS);
+        if self.splitter.borrow().known() > MAX_SPLIT {
+            self.splitter.replace(Splitter::new());
+        }
     }
 }

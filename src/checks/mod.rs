@@ -286,6 +286,8 @@ pub struct Ctx<'a> {
     built: Vec<u64>,
     /// Example candidates by permission and pattern (shared with [`Engines`]).
     filled: Rc<examples::Filled>,
+    /// The bash splitter (shared with [`Engines`]): see [`Ctx::splitter`].
+    splitter: Rc<std::cell::RefCell<crate::shell::Splitter>>,
     /// `twins[a][i]`: an earlier agent and index whose rules from there on equal agent
     /// `a`'s rules from `i` on (see [`TailMemo`]).
     twins: Vec<Vec<Option<(usize, usize)>>>,
@@ -372,7 +374,17 @@ impl<'a> Ctx<'a> {
             quick,
             built,
             filled: engines.filled(),
+            splitter: engines.splitter(),
             twins,
+        }
+    }
+
+    /// The bash splitter of the run, lent until the lease drops: it remembers the parts of
+    /// every command split, by this run's checks and (in the server) the last runs'.
+    pub(super) fn splitter(&self) -> SplitterLease<'_> {
+        SplitterLease {
+            splitter: self.splitter.take(),
+            home: &self.splitter,
         }
     }
 
@@ -997,6 +1009,37 @@ fn rule_decides(quick: &Quick, an: &Analysis, i: usize, input: &Input) -> bool {
         quick.decide(&input.permission, &input.subject) == Some(i)
     } else {
         an.matches(i, input) && !an.later_candidates(i).any(|j| an.matches(j, input))
+    }
+}
+
+/// A [`crate::shell::Splitter`] lent by [`Ctx::splitter`], given back when dropped (a
+/// second lease meanwhile gets a fresh one, which is then dropped in its turn).
+pub(super) struct SplitterLease<'c> {
+    splitter: crate::shell::Splitter,
+    home: &'c std::cell::RefCell<crate::shell::Splitter>,
+}
+
+impl std::ops::Deref for SplitterLease<'_> {
+    type Target = crate::shell::Splitter;
+    fn deref(&self) -> &Self::Target {
+        &self.splitter
+    }
+}
+
+impl std::ops::DerefMut for SplitterLease<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.splitter
+    }
+}
+
+impl Drop for SplitterLease<'_> {
+    fn drop(&mut self) {
+        let lent = std::mem::take(&mut self.splitter);
+        if let Ok(mut home) = self.home.try_borrow_mut()
+            && lent.known() >= home.known()
+        {
+            *home = lent;
+        }
     }
 }
 

@@ -196,6 +196,11 @@ impl Analysis {
         Analysis::sharing(rules, platform, std::rc::Rc::new(PairMemo::new(platform)))
     }
 
+    /// The pair answers this analysis keeps (to share with another: [`Analysis::sharing`]).
+    pub fn pairs(&self) -> std::rc::Rc<PairMemo> {
+        self.pairs.clone()
+    }
+
     /// [`Analysis::new`], keeping its pair answers in `pairs` (used only when made for the
     /// same platform and budget; otherwise a memo of its own).
     pub fn sharing(

@@ -219,6 +219,11 @@ impl Splitter {
         parts
     }
 
+    /// How many commands' parts it remembers.
+    pub fn known(&self) -> usize {
+        self.known.len()
+    }
+
     /// Everything OpenCode asks for `command`.
     pub fn request(&mut self, command: &str, env: &Env<'_>) -> Request {
         let parts = self.parts(command);
