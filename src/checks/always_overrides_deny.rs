@@ -37,7 +37,7 @@
 use super::{Check, Ctx, Finding, Level, Witness, describe, named_list};
 use crate::agents::{Agent, Decision};
 use crate::glob::Wildcard;
-use crate::glob::analysis::{Analysis, Fixed, Input, RuleShape};
+use crate::glob::analysis::{Analysis, Fixed, RuleShape};
 use crate::model::{Action, Effect};
 use crate::shell::Splitter;
 use crate::shell::decide::decide;
@@ -51,12 +51,23 @@ pub const CHECK: Check = Check {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
-    let bash = |r: &crate::model::Rule| Wildcard::compile(&r.permission).is_match("bash", platform);
+    // Whether a rule's permission glob matches `bash`, by its text (a handful of texts,
+    // thousands of rules).
+    let names = std::cell::RefCell::new(std::collections::HashMap::<String, bool>::new());
+    let bash = |r: &crate::model::Rule| {
+        if let Some(&known) = names.borrow().get(&r.permission) {
+            return known;
+        }
+        let is = Wildcard::compile(&r.permission).is_match("bash", platform);
+        names.borrow_mut().insert(r.permission.clone(), is);
+        is
+    };
     let mut shell = Shell {
         splitter: ctx.splitter(),
         parts: Default::default(),
         meets: Default::default(),
         decided: Default::default(),
+        tails: Default::default(),
     };
     for agent in ctx.agents.iter() {
         let asking: Vec<(usize, Fixed)> = (0..agent.rules.len())
@@ -176,6 +187,8 @@ struct Shell<'c> {
     meets: std::collections::HashMap<(String, String, String), Option<String>>,
     /// [`decided_command`] by (agent, rule).
     decided: std::collections::HashMap<(usize, usize), Option<String>>,
+    /// How many rules two agents end alike with (by permission and pattern), by the pair.
+    tails: std::collections::HashMap<(usize, usize), usize>,
 }
 
 /// The bash command [`Analysis::decides`] finds for rule `i` of agent `a`. It depends on
@@ -189,7 +202,11 @@ fn decided_command(ctx: &Ctx<'_>, shell: &mut Shell, a: usize, i: usize) -> Opti
         if b != a
             && let Some(j) = other.rules.len().checked_sub(tail)
             && let Some(known) = shell.decided.get(&(b, j))
-            && super::common_tail(rules, &other.rules) >= tail
+            && *shell
+                .tails
+                .entry((a.min(b), a.max(b)))
+                .or_insert_with(|| super::common_tail(rules, &other.rules))
+                >= tail
         {
             return known.clone();
         }
@@ -225,7 +242,7 @@ fn single_part(
 }
 
 fn bash_witness(ctx: &Ctx<'_>, agent: &Agent, command: &str) -> Option<Witness> {
-    ctx.witness(agent, &Input::new("bash", command))
+    ctx.witness_of(agent, "bash", command)
 }
 
 /// `asking`: the agent's bash rules that ask, last first, with their fixed parts.

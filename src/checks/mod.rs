@@ -444,6 +444,23 @@ impl<'a> Ctx<'a> {
             })
     }
 
+    /// [`Ctx::witness`] of text (the checks' own candidate inputs): straight to the
+    /// compiled evaluator, without the round trip through UTF-16 words.
+    pub fn witness_of(&self, agent: &Agent, permission: &str, subject: &str) -> Option<Witness> {
+        if let Some(a) = self.agent_index(agent)
+            && self.analyses[a].len() <= COMPILED_SAMPLE_RULES
+            && let Some(rule) = self.quick[a].decide_str(permission, subject)
+        {
+            return Some(Witness {
+                permission: permission.to_string(),
+                input: subject.to_string(),
+                action: rule.map_or(Effect::Ask, |i| agent.rules[i].action.effective()),
+                rule,
+            });
+        }
+        self.witness(agent, &Input::new(permission, subject))
+    }
+
     /// [`Ctx::witness`] as a [`Decision`] (no rule: OpenCode's default ask), for the shell
     /// decider's per-pattern callback.
     pub fn decision(
@@ -452,7 +469,7 @@ impl<'a> Ctx<'a> {
         permission: &str,
         subject: &str,
     ) -> crate::agents::Decision {
-        let w = self.witness(agent, &Input::new(permission, subject));
+        let w = self.witness_of(agent, permission, subject);
         crate::agents::Decision {
             rule: w.as_ref().and_then(|w| w.rule),
             effect: w.map_or(Effect::Ask, |w| w.action),
@@ -1052,7 +1069,7 @@ pub(super) struct Quick {
     patterns: Vec<String>,
     /// Per permission name decided so far: the rules whose permission glob matches it, and
     /// the evaluator of their patterns (from `deciders`, shared with other agents).
-    compiled: std::cell::RefCell<std::collections::HashMap<Vec<u16>, Evaluator>>,
+    compiled: std::cell::RefCell<std::collections::HashMap<String, Evaluator>>,
     deciders: Rc<Deciders>,
 }
 
@@ -1171,32 +1188,37 @@ impl Quick {
         subject: &crate::glob::automaton::Word,
     ) -> Option<usize> {
         if let (Some(p), Some(s)) = (permission.to_exact_string(), subject.to_exact_string())
-            && let Ok(mut compiled) = self.compiled.try_borrow_mut()
+            && let Some(k) = self.decide_str(&p, &s)
         {
-            let (index, decider) =
-                compiled
-                    .entry(permission.units().to_vec())
-                    .or_insert_with(|| {
-                        let units = crate::glob::wildcard::subject_units(&p);
-                        let index: Vec<usize> = (0..self.rules.len())
-                            .filter(|&i| {
-                                self.rules[i]
-                                    .0
-                                    .wildcard
-                                    .is_match_units(&units, self.platform)
-                            })
-                            .collect();
-                        let patterns = index.iter().map(|&i| self.patterns[i].clone()).collect();
-                        (index, self.deciders.get(self.platform, patterns))
-                    });
-            if let Some(k) = decider.last_match(&s) {
-                return k.and_then(|k| index.get(k).copied());
-            }
+            return k;
         }
         self.rules.iter().rposition(|(p, s)| {
             p.wildcard.is_match_units(permission.units(), self.platform)
                 && s.wildcard.is_match_units(subject.units(), self.platform)
         })
+    }
+
+    /// [`Quick::decide`] of text, through the compiled evaluator; `None` when that is in use
+    /// (a re-entrant call), and the caller decides rule by rule.
+    fn decide_str(&self, permission: &str, subject: &str) -> Option<Option<usize>> {
+        let mut compiled = self.compiled.try_borrow_mut().ok()?;
+        if !compiled.contains_key(permission) {
+            let units = crate::glob::wildcard::subject_units(permission);
+            let index: Vec<usize> = (0..self.rules.len())
+                .filter(|&i| {
+                    self.rules[i]
+                        .0
+                        .wildcard
+                        .is_match_units(&units, self.platform)
+                })
+                .collect();
+            let patterns = index.iter().map(|&i| self.patterns[i].clone()).collect();
+            let decider = self.deciders.get(self.platform, patterns);
+            compiled.insert(permission.to_string(), (index, decider));
+        }
+        let (index, decider) = compiled.get(permission)?;
+        let k = decider.last_match(subject)?;
+        Some(k.and_then(|k| index.get(k).copied()))
     }
 
     /// A simple input that rule `i` decides, if one of two obvious candidates is one: each
