@@ -203,14 +203,15 @@ impl Diff {
 /// A rule as a decision sees it.
 type Key = (String, Effect);
 
-/// Searches by the shape of one cell's pair of rule lists.
-type Cache = HashMap<Shape, Entry>;
+/// Searches by the shape of one cell's pair of rule lists, and whether its subjects are
+/// commands (see [`Obvious`]).
+type Cache = HashMap<(Shape, bool), Entry>;
 
 /// One subject search's cells by all it depends on: the patterns taking part (in order),
 /// the searched one, the excluded ones and the order of the other side's components.
 /// Shapes that differ only in rules a search leaves out (defaults before the edited rule,
 /// say) share it.
-type Searches = HashMap<(Vec<String>, usize, Vec<usize>, Vec<usize>), Option<Vec<Cell>>>;
+type Searches = HashMap<(Vec<String>, usize, Vec<usize>, Vec<usize>, bool), Option<Vec<Cell>>>;
 
 /// What the subject search of one cell depends on: the patterns of the two rule lists (from
 /// each side's last catch-all), the length of their common tail and the rules the alignment
@@ -259,14 +260,14 @@ struct Entry {
 type Sides = (Vec<(String, Wildcard)>, Vec<(String, Wildcard)>);
 
 impl Entry {
-    fn new(shape: &Shape, platform: Platform, budget: u64, searches: &mut Searches) -> Entry {
+    fn new(shape: &Shape, obvious: Obvious, budget: u64, searches: &mut Searches) -> Entry {
         let compile = |l: &[String]| {
             l.iter()
                 .map(|p| (p.clone(), Wildcard::compile(p)))
                 .collect()
         };
         Entry {
-            pairs: subject_diff(shape, platform, budget, searches),
+            pairs: subject_diff(shape, obvious, budget, searches),
             globs: (compile(&shape.base), compile(&shape.head)),
         }
     }
@@ -296,9 +297,9 @@ struct Region {
 }
 
 impl Region {
-    fn friendly(&mut self, (cb, ch): &Sides, platform: Platform) -> &Word {
+    fn friendly(&mut self, (cb, ch): &Sides, permission: &str, platform: Platform) -> &Word {
         if self.friendly.is_none() {
-            self.friendly = Some(friendly(cb, ch, self, platform));
+            self.friendly = Some(friendly(cb, ch, self, permission, platform));
         }
         self.friendly.get_or_insert_with(Word::default)
     }
@@ -402,9 +403,14 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
             // share one search.
             let (ob, oh) = (live_from(&bl, &mut patterns), live_from(&hl, &mut patterns));
             let shape = Shape::new(&bl[ob..], &hl[oh..]);
-            let entry = cache
-                .entry(shape)
-                .or_insert_with_key(|s| Entry::new(s, platform, budget, &mut searches));
+            let commands = name == "bash";
+            let entry = cache.entry((shape, commands)).or_insert_with_key(|(s, c)| {
+                let obvious = Obvious {
+                    platform,
+                    commands: *c,
+                };
+                Entry::new(s, obvious, budget, &mut searches)
+            });
             let Some(pairs) = &mut entry.pairs else {
                 out.inconclusive.push(Inconclusive {
                     agent: h.name.clone(),
@@ -429,7 +435,7 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
                 // the last catch-all, which may be the edit itself).
                 let head_unmatched = cause_of.get_or_insert_with(|| unmatched(&bl, &hl).1);
                 let head_changed = ph.is_some_and(|p| head_unmatched.binary_search(&p).is_ok());
-                let subject = pair.friendly(&entry.globs, platform).clone();
+                let subject = pair.friendly(&entry.globs, name, platform).clone();
                 let claim = (pb.map(|p| bs[p]), ph.map(|p| hs[p]));
                 let (db, dh) = (rb.decide(&subject), rh.decide(&subject));
                 if (db, dh) != claim || rb.effect(db) != before || rh.effect(dh) != after {
@@ -673,10 +679,11 @@ fn fills(glob: &str) -> Vec<String> {
 /// a universal one overrides on the other side are forgotten ([`Product::forget`]).
 fn subject_diff(
     shape: &Shape,
-    platform: Platform,
+    obvious: Obvious,
     budget: u64,
     searches: &mut Searches,
 ) -> Option<Vec<Region>> {
+    let platform = obvious.platform;
     let (bl, hl, k) = (&shape.base, &shape.head, shape.tail);
     let (bp, hp, common) = (
         &bl[..bl.len() - k],
@@ -761,6 +768,7 @@ fn subject_diff(
             lu,
             lexcl.clone(),
             lother.iter().flatten().copied().collect(),
+            obvious.commands,
         );
         let cells = searches.entry(key).or_insert_with(|| {
             let refs: Vec<&Wildcard> = keep.iter().map(|&c| &pats.compiled[c]).collect();
@@ -772,7 +780,7 @@ fn subject_diff(
             if keep.len() > CELLS_MAX_PATTERNS
                 || decider_candidates(product.component_count(), lu, &lexcl, &lother).len() <= 1
             {
-                return by_decider(&product, &refs, platform, lu, &lexcl, &lother, &mut total);
+                return by_decider(&product, &refs, obvious, lu, &lexcl, &lother, &mut total);
             }
             let forget = forgets(&product, &lother, lu, &lexcl);
             // The cells first (one search for every decider); past an eighth of the
@@ -783,7 +791,7 @@ fn subject_diff(
                     total.refund(first);
                     Some(cells)
                 }
-                Err(_) => by_decider(&product, &refs, platform, lu, &lexcl, &lother, &mut total),
+                Err(_) => by_decider(&product, &refs, obvious, lu, &lexcl, &lother, &mut total),
             }
         });
         let cells = cells.as_ref()?;
@@ -822,14 +830,14 @@ fn subject_diff(
 /// matches. The excluded patterns then include nearly every pattern, and their families
 /// merge ([`Product::find_outside`]), so each query is small. Before a query, a few
 /// obvious subjects are tried concretely ([`obvious_outside`]): on a family of hundreds of
-/// patterns most queries have one (`git push --force~/.vault` for `git push --force*` and
+/// patterns most queries have one (`git push --force ~/.vault` for `git push --force*` and
 /// `*~/.vault*`), and only those without one, mostly the empty ones, are searched. Each
 /// answer is given as a cell whose accepting components are `c` alone: the caller reads
 /// only the decider.
 fn by_decider(
     product: &Product,
     globs: &[&Wildcard],
-    platform: Platform,
+    obvious: Obvious,
     lu: usize,
     lexcl: &[usize],
     lother: &[Option<usize>],
@@ -857,7 +865,7 @@ fn by_decider(
         excluded.sort_unstable();
         excluded.dedup();
         let required: Vec<usize> = std::iter::once(lu).chain(c.filter(|&c| c != lu)).collect();
-        if let Some(witness) = obvious_outside(globs, &required, &excluded, platform) {
+        if let Some(witness) = obvious_outside(globs, &required, &excluded, obvious) {
             out.push(Cell {
                 accepting: c.filter(|&c| c != lu).into_iter().collect(),
                 witness,
@@ -874,6 +882,14 @@ fn by_decider(
         }
     }
     Some(out)
+}
+
+/// How [`obvious_outside`] reads subjects: the platform's matching, and whether they are
+/// commands (whose words a space separates) or paths, URLs and names (glued).
+#[derive(Debug, Clone, Copy)]
+struct Obvious {
+    platform: Platform,
+    commands: bool,
 }
 
 /// Past this many patterns taking part in a search, [`subject_diff`] asks one query per
@@ -910,41 +926,56 @@ fn decider_candidates(
 /// A subject every `required` glob matches and no `excluded` one does, among the obvious
 /// ones: each required glob with its wildcards read as nothing or as `x`
 /// ([`Wildcard::fill_units`]), and two such fills joined, in either order, with or without
-/// a space between or overlapped; the shortest that works. Checked with the matcher
+/// a space between or overlapped; the shortest that works (a space not counted). Checked with the matcher
 /// itself, so an answer is exact (a member of the difference, as a search's witness would
 /// be); `None` says nothing.
 fn obvious_outside(
     globs: &[&Wildcard],
     required: &[usize],
     excluded: &[usize],
-    platform: Platform,
+    obvious: Obvious,
 ) -> Option<Word> {
+    let platform = obvious.platform;
     let fills: Vec<Vec<u16>> = required
         .iter()
         .filter_map(|&r| globs.get(r))
         .flat_map(|g| [g.fill_units(&[]), g.fill_units(&[u16::from(b'x')])])
         .collect();
-    let mut candidates: Vec<Vec<u16>> = fills.clone();
+    // Shortest first; between commands' words, a join with a space counts as long as the
+    // glued one and comes first (`git add ~/.vault`, not `git add~/.vault`), except at a
+    // `/` (`src/` and `/vendor/` overlap or glue as a path does).
+    let slash = u16::from(b'/');
+    let mut candidates: Vec<(usize, bool, Vec<u16>)> =
+        fills.iter().map(|f| (f.len(), true, f.clone())).collect();
     for a in &fills {
         for b in &fills {
             if a != b {
-                candidates.push([a.as_slice(), b.as_slice()].concat());
-                candidates.push([a.as_slice(), &[u16::from(b' ')], b.as_slice()].concat());
+                let glued = [a.as_slice(), b.as_slice()].concat();
+                let spaced = [a.as_slice(), &[u16::from(b' ')], b.as_slice()].concat();
+                let at_slash = a.last() == Some(&slash) || b.first() == Some(&slash);
+                candidates.push((glued.len(), true, glued));
+                if at_slash || !obvious.commands {
+                    candidates.push((spaced.len(), true, spaced));
+                } else {
+                    candidates.push((spaced.len() - 1, false, spaced));
+                }
                 // Overlapped where `a` ends as `b` begins (`src/new/` and `/vendor/`).
                 for k in 1..a.len().min(b.len()) {
                     if a.ends_with(&b[..k]) {
-                        candidates.push([a.as_slice(), &b[k..]].concat());
+                        let o = [a.as_slice(), &b[k..]].concat();
+                        candidates.push((o.len(), true, o));
                     }
                 }
             }
         }
     }
-    candidates.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    candidates.sort();
     candidates.dedup();
     let matches =
         |k: &usize, s: &[u16]| globs.get(*k).is_some_and(|g| g.is_match_units(s, platform));
     candidates
         .into_iter()
+        .map(|(_, _, s)| s)
         .find(|s| required.iter().all(|k| matches(k, s)) && !excluded.iter().any(|k| matches(k, s)))
         .map(Word::from_units)
 }
@@ -1039,31 +1070,85 @@ fn unmatched(b: &[Key], h: &[Key]) -> (Vec<usize>, Vec<usize>) {
 /// Most cells of the alignment table (rules × rules of one permission cell).
 const MAX_ALIGN: usize = 4_000_000;
 
-/// A recognisable subject in the same region as the automaton's witness, if the deciding
-/// rules' patterns with ordinary fillings give one; else the witness.
+/// How [`friendly`] orders candidates: an everyday input, its plausibility, its shortness.
+type Rank = (bool, i32, std::cmp::Reverse<usize>);
+
+/// Candidates [`friendly`] decides at most per region (each one a pass over both rule
+/// lists), best first.
+const FRIENDLY_TRIES: usize = 6;
+
+/// A recognisable subject in the same region as the automaton's witness: the deciding
+/// rules' patterns filled with ordinary text (the checks' everyday inputs for a catch-all,
+/// `a`, nothing, `x/a`, and the checks' fillers for the permission: `git push origin`), a
+/// few generic inputs, and the witness itself;
+/// of those the region holds, the one that reads most like a real input of the permission
+/// ([`plausibility`](crate::checks::examples::plausibility), then the shortest):
+/// `git reset --hard`, not `git reset --harda`.
 fn friendly(
     cb: &[(String, Wildcard)],
     ch: &[(String, Wildcard)],
     r: &Region,
+    permission: &str,
     platform: Platform,
 ) -> Word {
+    use crate::checks::examples::{everyday, ordinary_fills, plausibility};
     let decider = |l: &[(String, Wildcard)], s: &Word| {
         l.iter()
             .rposition(|(_, g)| g.is_match_units(s.units(), platform))
     };
-    let mut candidates: Vec<String> = Vec::new();
+    // The everyday inputs first (what a reader pictures for a catch-all: `npm test`,
+    // `https://example.com`); then the most plausible, then the shortest (`git reset
+    // --hard` over `git reset --harda`).
+    let mut candidates: Vec<(bool, String)> = Vec::new();
     for (l, p) in [(ch, r.head), (cb, r.base)] {
         if let Some((pat, _)) = p.and_then(|p| l.get(p)) {
-            candidates.extend(fills(pat));
+            candidates.extend(
+                everyday(permission, pat)
+                    .iter()
+                    .map(|s| (true, s.to_string())),
+            );
+            candidates.extend(fills(pat).into_iter().map(|s| (false, s)));
+            candidates.extend(
+                ordinary_fills(permission, pat)
+                    .into_iter()
+                    .map(|s| (false, s)),
+            );
         }
     }
-    candidates.extend(["a", "src/a.ts", "x"].map(String::from));
-    candidates
+    candidates.extend(["a", "src/a.ts", "x"].map(|s| (false, s.to_string())));
+    let rank = |daily: bool, c: &str| -> Rank {
+        (
+            daily,
+            plausibility(permission, c),
+            std::cmp::Reverse(c.chars().count()),
+        )
+    };
+    // Best first (stable: equals in the order listed); the first in the region wins, and
+    // none ranked below the witness is tried.
+    let mut ranked: Vec<(Rank, &str)> = candidates
         .iter()
-        .filter(|c| !c.is_empty())
-        .map(|c| Word::from(c.as_str()))
-        .find(|c| decider(cb, c) == r.base && decider(ch, c) == r.head)
-        .unwrap_or_else(|| r.witness.clone())
+        .filter(|(_, c)| !c.is_empty())
+        .map(|(daily, c)| (rank(*daily, c), c.as_str()))
+        .collect();
+    ranked.sort_by_key(|x| std::cmp::Reverse(x.0));
+    let floor = r.witness.to_exact_string().map(|s| rank(false, &s));
+    let mut tried = std::collections::HashSet::new();
+    for (score, c) in ranked {
+        if floor.is_some_and(|f| score < f) {
+            break;
+        }
+        if !tried.insert(c) {
+            continue;
+        }
+        if tried.len() > FRIENDLY_TRIES {
+            break;
+        }
+        let w = Word::from(c);
+        if decider(cb, &w) == r.base && decider(ch, &w) == r.head {
+            return w;
+        }
+    }
+    r.witness.clone()
 }
 
 /// The project commands (already split, `requests[k]` for command `k`) whose outcome, as

@@ -467,6 +467,33 @@ fn identical_and_equivalent_configs_say_no_change() {
     assert!(diff::diff(&load(a), &load(b)).is_empty());
 }
 
+/// The example of a change is what a person would type: a pattern's `*` left out where
+/// that stays in the region (`git reset --hard`, not `git reset --harda`), a catch-all's
+/// everyday input (`https://example.com`).
+#[test]
+fn examples_read_like_real_inputs() {
+    let a = r#"{"permission": {"bash": {"*": "allow", "git reset*": "ask", "git reset --hard*": "deny", "brew*": "deny"}}}"#;
+    let b = r#"{"permission": {"bash": {"*": "allow", "git reset*": "ask", "brew*": "allow"}, "webfetch": "deny"}}"#;
+    let d = diff::diff(&load(a), &load(b));
+    let mut build: Vec<(&str, &str)> = d
+        .changes
+        .iter()
+        .filter(|c| c.agent == "build")
+        .map(|c| (c.permission.as_str(), c.input.as_str()))
+        .collect();
+    build.sort();
+    build.dedup();
+    assert_eq!(
+        build,
+        [
+            ("bash", "brew"),
+            ("bash", "git reset --hard"),
+            ("webfetch", "https://example.com"),
+        ],
+        "{d:#?}"
+    );
+}
+
 #[test]
 fn widened_narrowed_and_events() {
     let a = r#"{"permission": {"bash": {"*": "ask", "git push *": "deny"}}, "agent": {"old": {}}}"#;
@@ -482,9 +509,9 @@ fn widened_narrowed_and_events() {
     assert_eq!(
         build,
         [
-            ("bash", "git push a", Class::Widened),
-            ("bash", "rm a", Class::Narrowed),
-            ("webfetch", "a", Class::Narrowed),
+            ("bash", "git push", Class::Widened),
+            ("bash", "rm", Class::Narrowed),
+            ("webfetch", "https://example.com", Class::Narrowed),
         ]
     );
     let events: Vec<(String, Class, Option<String>)> = d

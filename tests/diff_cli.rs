@@ -120,8 +120,8 @@ fn widened_work_tree_fails_the_gate_and_names_both_sides() {
     let (code, out, err) = run(&r, &[]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("permaudit diff: HEAD → work tree"), "{out}");
-    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
-    assert!(out.contains(r#"edit "src/a": ask → allow"#), "{out}");
+    assert!(out.contains(r#"bash "git push": deny → allow"#), "{out}");
+    assert!(out.contains(r#"edit "src/main.ts": ask → allow"#), "{out}");
     assert!(out.contains("HEAD:opencode.json:3:26"), "{out}");
     assert!(
         out.contains("\"git push origin main\": deny → allow"),
@@ -144,7 +144,7 @@ fn narrowing_only_passes_the_default_gate() {
     .unwrap();
     let (code, out, _) = run(&r, &[]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains(r#"edit "a": ask → deny"#), "{out}");
+    assert!(out.contains(r#"edit "README.md": ask → deny"#), "{out}");
     assert_eq!(run(&r, &["--fail-on", "any"]).0, 1);
 }
 
@@ -166,7 +166,7 @@ fn revisions_directories_and_formats() {
         .iter()
         .find(|c| c["agent"] == "build" && c["permission"] == "bash")
         .unwrap();
-    assert_eq!(c["input"], "git push a");
+    assert_eq!(c["input"], "git push");
     assert_eq!(c["class"], "widened");
     assert_eq!(c["base_rule"]["source"]["path"], "HEAD~1:opencode.json");
     assert_eq!(c["head_rule"]["pattern"], "git push *");
@@ -183,7 +183,7 @@ fn revisions_directories_and_formats() {
     let (a_s, b_s) = (a.display().to_string(), b.display().to_string());
     let (code, out, err) = run(&r, &["--base-dir", &a_s, "--head-dir", &b_s]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
+    assert!(out.contains(r#"bash "git push": deny → allow"#), "{out}");
     // Markdown, SARIF and GitHub on the head side's lines.
     let (_, md, _) = run(&r, &["HEAD~1", "HEAD", "--format", "markdown"]);
     assert!(
@@ -324,7 +324,7 @@ fn staged_compares_head_with_the_index() {
     let (code, out, err) = run(&r, &["--staged", "--color", "never"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("permaudit diff: HEAD → index"), "{out}");
-    assert!(out.contains(r#"bash "git push a": deny → allow"#), "{out}");
+    assert!(out.contains(r#"bash "git push": deny → allow"#), "{out}");
     let (_, json, _) = run(&r, &["--staged", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["head"]["kind"], "index");

@@ -183,6 +183,12 @@ pub fn is_plausible(permission: &str, input: &str) -> bool {
     }
 }
 
+/// A pattern's candidate subjects for a permission, as the checks' examples are built:
+/// each `*` filled with that permission's ordinary text (`git push *` → `git push origin`).
+pub fn ordinary_fills(permission: &str, pattern: &str) -> Vec<String> {
+    fill(pattern, fillers(permission))
+}
+
 /// Candidate subjects for a pattern: its literals with each `*` filled from `fillers`
 /// (every combination while there are at most three stars, one filler for all beyond).
 fn fill(pattern: &str, fillers: &[&str]) -> Vec<String> {

@@ -417,7 +417,7 @@ fn ticks(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// `bash "git push a"`, or the permission cell when it is more than one name.
+/// `bash "git push"`, or the permission cell when it is more than one name.
 fn what(c: &Change) -> String {
     let input = serde_json::to_string(&c.input).unwrap_or_default();
     match &c.other_permissions {
