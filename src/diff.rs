@@ -1115,12 +1115,26 @@ fn friendly(
             );
         }
     }
+    // A command decided by two patterns: their words, joined as a person types them
+    // (`brew ~/.vault` for `brew*` and `*~/.vault*`).
+    let commands = permission == "bash";
+    if commands
+        && let (Some((_, h)), Some((_, b))) = (
+            r.head.and_then(|p| ch.get(p)),
+            r.base.and_then(|p| cb.get(p)),
+        )
+    {
+        let (h, b) = (h.fill(""), b.fill(""));
+        candidates.extend([format!("{h} {b}"), format!("{b} {h}")].map(|s| (false, s)));
+    }
     candidates.extend(["a", "src/a.ts", "x"].map(|s| (false, s.to_string())));
+    // A command's spaces are not counted: `brew ~/.vault` is as short as `brew~/.vault`.
     let rank = |daily: bool, c: &str| -> Rank {
+        let length = c.chars().filter(|&ch| !(commands && ch == ' ')).count();
         (
             daily,
             plausibility(permission, c),
-            std::cmp::Reverse(c.chars().count()),
+            std::cmp::Reverse(length),
         )
     };
     // Best first (stable: equals in the order listed); the first in the region wins, and
@@ -1132,7 +1146,15 @@ fn friendly(
         .collect();
     ranked.sort_by_key(|x| std::cmp::Reverse(x.0));
     let floor = r.witness.to_exact_string().map(|s| rank(false, &s));
-    let mut tried = std::collections::HashSet::new();
+    // A subject of the region matches its deciding patterns: a cheap test before the
+    // decisions over both lists, which are the ones counted.
+    let deciding = |l: &[(String, Wildcard)], p: Option<usize>, w: &Word| {
+        p.is_none_or(|p| {
+            l.get(p)
+                .is_some_and(|(_, g)| g.is_match_units(w.units(), platform))
+        })
+    };
+    let (mut tried, mut decided) = (std::collections::HashSet::new(), 0);
     for (score, c) in ranked {
         if floor.is_some_and(|f| score < f) {
             break;
@@ -1140,10 +1162,14 @@ fn friendly(
         if !tried.insert(c) {
             continue;
         }
-        if tried.len() > FRIENDLY_TRIES {
+        let w = Word::from(c);
+        if !deciding(cb, r.base, &w) || !deciding(ch, r.head, &w) {
+            continue;
+        }
+        decided += 1;
+        if decided > FRIENDLY_TRIES {
             break;
         }
-        let w = Word::from(c);
         if decider(cb, &w) == r.base && decider(ch, &w) == r.head {
             return w;
         }

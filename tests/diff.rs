@@ -468,12 +468,12 @@ fn identical_and_equivalent_configs_say_no_change() {
 }
 
 /// The example of a change is what a person would type: a pattern's `*` left out where
-/// that stays in the region (`git reset --hard`, not `git reset --harda`), a catch-all's
-/// everyday input (`https://example.com`).
+/// that stays in the region (`git reset --hard`, not `git reset --harda`), a command's
+/// words joined with a space (`brew ~/.vault`), a catch-all's everyday input.
 #[test]
 fn examples_read_like_real_inputs() {
-    let a = r#"{"permission": {"bash": {"*": "allow", "git reset*": "ask", "git reset --hard*": "deny", "brew*": "deny"}}}"#;
-    let b = r#"{"permission": {"bash": {"*": "allow", "git reset*": "ask", "brew*": "allow"}, "webfetch": "deny"}}"#;
+    let a = r#"{"permission": {"bash": {"*": "allow", "git reset*": "ask", "git reset --hard*": "deny", "brew*": "deny", "*~/.vault*": "deny"}}}"#;
+    let b = r#"{"permission": {"bash": {"*": "allow", "git reset*": "ask", "*~/.vault*": "deny", "brew*": "allow"}, "webfetch": "deny"}}"#;
     let d = diff::diff(&load(a), &load(b));
     let mut build: Vec<(&str, &str)> = d
         .changes
@@ -487,6 +487,7 @@ fn examples_read_like_real_inputs() {
         build,
         [
             ("bash", "brew"),
+            ("bash", "brew ~/.vault"),
             ("bash", "git reset --hard"),
             ("webfetch", "https://example.com"),
         ],
