@@ -778,7 +778,10 @@ fn subject_diff(
             // decide there) are too many, and most per-decider queries are answered by an
             // obvious subject.
             if keep.len() > CELLS_MAX_PATTERNS
-                || decider_candidates(product.component_count(), lu, &lexcl, &lother).len() <= 1
+                || OtherSide::new(product.component_count(), &lexcl, &lother)
+                    .candidates(lu)
+                    .len()
+                    <= 1
             {
                 return by_decider(&product, &refs, obvious, lu, &lexcl, &lother, &mut total);
             }
@@ -845,41 +848,31 @@ fn by_decider(
 ) -> Option<Vec<Cell>> {
     use crate::glob::automaton::Outcome;
     let n = product.component_count();
-    let at = last_positions(lother, n);
-    // An excluded pattern never decides here.
-    let on_other = |k: usize| {
-        at.get(k)
-            .copied()
-            .flatten()
-            .filter(|_| lexcl.binary_search(&k).is_err())
-    };
-    let candidates = decider_candidates(n, lu, lexcl, lother);
+    let other = OtherSide::new(n, lexcl, lother);
     let mut out = Vec::new();
-    for c in candidates {
-        let floor = c.and_then(on_other);
+    for c in other.candidates(lu) {
+        let floor = c.and_then(|c| other.last(c));
         let mut excluded = lexcl.to_vec();
-        excluded
-            .extend((0..n).filter(|&k| {
-                on_other(k).is_some_and(|pk| floor.is_none_or(|f| pk > f)) && k != lu
-            }));
+        excluded.extend(
+            (0..n).filter(|&k| {
+                other.last(k).is_some_and(|pk| floor.is_none_or(|f| pk > f)) && k != lu
+            }),
+        );
         excluded.sort_unstable();
         excluded.dedup();
         let required: Vec<usize> = std::iter::once(lu).chain(c.filter(|&c| c != lu)).collect();
-        if let Some(witness) = obvious_outside(globs, &required, &excluded, obvious) {
-            out.push(Cell {
-                accepting: c.filter(|&c| c != lu).into_iter().collect(),
-                witness,
-            });
-            continue;
-        }
-        match product.find_outside(&required, &excluded, budget) {
-            Outcome::Witness(witness) => out.push(Cell {
-                accepting: c.filter(|&c| c != lu).into_iter().collect(),
-                witness,
-            }),
-            Outcome::Empty => {}
-            Outcome::Inconclusive => return None,
-        }
+        let witness = match obvious_outside(globs, &required, &excluded, obvious) {
+            Some(w) => w,
+            None => match product.find_outside(&required, &excluded, budget) {
+                Outcome::Witness(w) => w,
+                Outcome::Empty => continue,
+                Outcome::Inconclusive => return None,
+            },
+        };
+        out.push(Cell {
+            accepting: c.filter(|&c| c != lu).into_iter().collect(),
+            witness,
+        });
     }
     Some(out)
 }
@@ -896,30 +889,44 @@ struct Obvious {
 /// possible decider ([`by_decider`]) without first trying to list the cells.
 const CELLS_MAX_PATTERNS: usize = 64;
 
-/// The components that can decide a subject of `lu` on the other side (`lother`, with
-/// the `lexcl` excluded): those whose last rule there comes after `lu`'s last, `lu` itself
-/// there, or, when `lu` has no rule there, any (and `None`, no rule at all).
-fn decider_candidates(
-    n: usize,
-    lu: usize,
-    lexcl: &[usize],
-    lother: &[Option<usize>],
-) -> Vec<Option<usize>> {
-    let at = last_positions(lother, n);
-    let on_other = |k: usize| {
-        at.get(k)
+/// The other side of a search: where each of its `n` components last has a rule there
+/// (`lother`), the `excluded` ones (which never decide) left out.
+struct OtherSide<'a> {
+    at: Vec<Option<usize>>,
+    excluded: &'a [usize],
+}
+
+impl<'a> OtherSide<'a> {
+    fn new(n: usize, excluded: &'a [usize], lother: &[Option<usize>]) -> OtherSide<'a> {
+        OtherSide {
+            at: last_positions(lother, n),
+            excluded,
+        }
+    }
+
+    /// The position of component `k`'s last rule there, if it can decide there.
+    fn last(&self, k: usize) -> Option<usize> {
+        self.at
+            .get(k)
             .copied()
             .flatten()
-            .filter(|_| lexcl.binary_search(&k).is_err())
-    };
-    match on_other(lu) {
-        Some(pu) => (0..n)
-            .filter(|&c| on_other(c).is_some_and(|pc| c == lu || pc > pu))
-            .map(Some)
-            .collect(),
-        None => std::iter::once(None)
-            .chain((0..n).filter(|&c| on_other(c).is_some()).map(Some))
-            .collect(),
+            .filter(|_| self.excluded.binary_search(&k).is_err())
+    }
+
+    /// The components that can decide a subject of `lu` there: those whose last rule comes
+    /// after `lu`'s last, `lu` itself, or, when `lu` has no rule there, any (and `None`, no
+    /// rule at all).
+    fn candidates(&self, lu: usize) -> Vec<Option<usize>> {
+        let n = self.at.len();
+        match self.last(lu) {
+            Some(pu) => (0..n)
+                .filter(|&c| self.last(c).is_some_and(|pc| c == lu || pc > pu))
+                .map(Some)
+                .collect(),
+            None => std::iter::once(None)
+                .chain((0..n).filter(|&c| self.last(c).is_some()).map(Some))
+                .collect(),
+        }
     }
 }
 
