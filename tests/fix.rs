@@ -127,7 +127,7 @@ fn fixtures_fix_as_snapshotted() {
 fn human_output_marks_fixable_findings() {
     let t = Tree::new().file(
         "project/opencode.json",
-        r#"{"permission": {"bash": {"rm *": "deny", "git *": "allow", "*": "allow"}}}"#,
+        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
     );
     let run = t.run(&["check"]);
     assert!(

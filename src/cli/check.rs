@@ -142,10 +142,27 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
     let mut fixed = None;
     if args.fix || args.diff {
         let outcome = fix(&project, args, &setup, &reload)?;
+        if outcome.refused {
+            eprintln!(
+                "error: the fixes, each proven, did not prove together against the config as read; nothing {}",
+                if args.diff { "shown" } else { "written" }
+            );
+            return Err(EXIT_REFUSED);
+        }
         if args.diff {
-            return Ok(print_diff(&outcome, &setup.root, out));
+            let code = print_diff(&outcome, &setup.root, out);
+            return if outcome.unfinished {
+                eprintln!("{}", unfinished_line(&outcome, true));
+                Err(EXIT_REFUSED)
+            } else {
+                Ok(code)
+            };
         }
         write_fixes(&outcome)?;
+        if outcome.unfinished {
+            eprintln!("{}", unfinished_line(&outcome, false));
+            return Err(EXIT_REFUSED);
+        }
         if !matches!(args.format, CheckFormat::Human | CheckFormat::Concise) {
             eprintln!("{}", fixed_line(&outcome, true));
         }
@@ -245,12 +262,26 @@ fn fix(
 /// 1 when there is something to fix.
 fn print_diff(outcome: &crate::fix::Outcome, root: &std::path::Path, out: &mut dyn Write) -> i32 {
     let mut text = String::new();
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     for (path, before, after) in &outcome.files {
-        let name = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .display()
-            .to_string();
+        // A link is named by the file it points to (what `--fix` writes, and what `git
+        // apply` patches: it refuses a patch through a symlink).
+        let target = crate::host::write::target_of(path);
+        let name = if target == *path {
+            path.strip_prefix(root)
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        } else if let Ok(rel) = target.strip_prefix(&real_root) {
+            rel.display().to_string()
+        } else {
+            eprintln!(
+                "note: {} is a link to {}, outside the project; the diff names the link's target",
+                path.display(),
+                target.display()
+            );
+            target.display().to_string()
+        };
         let diff = similar::TextDiff::from_lines(before.as_str(), after.as_str());
         text.push_str(
             &diff
@@ -268,6 +299,15 @@ fn print_diff(outcome: &crate::fix::Outcome, root: &std::path::Path, out: &mut d
     } else {
         EXIT_FINDINGS
     }
+}
+
+/// `--fix` stopped at its bound with fixes still applying.
+fn unfinished_line(outcome: &crate::fix::Outcome, diff: bool) -> String {
+    format!(
+        "error: --fix stopped after {} passes with fixes still applying (its limit); what was proven so far is {}; run it again to continue",
+        outcome.passes,
+        if diff { "shown" } else { "written" }
+    )
 }
 
 /// "fixed 3 findings in 1 file" / "--fix would fix …", and what `--unsafe-fixes` would add.
@@ -295,27 +335,30 @@ fn fixed_line(outcome: &crate::fix::Outcome, written: bool) -> String {
     line
 }
 
-/// `--fix`: each fixed file written atomically (never half a file); exit 2 on the first
-/// that cannot be written, naming it.
+/// `--fix`: every fixed file written, or none (`host::write::replace_all`: links written
+/// through, modes and owners kept, read-only files refused); exit 2 naming the file that
+/// could not be written.
 fn write_fixes(outcome: &crate::fix::Outcome) -> Result<(), i32> {
-    for (path, before, after) in &outcome.files {
-        // Written only if the file still holds what was fixed.
-        match std::fs::read(path) {
-            Ok(now) if now == before.as_bytes() => {}
-            _ => {
-                eprintln!(
-                    "error: {} changed while it was being fixed; nothing written to it",
-                    path.display()
-                );
-                return Err(EXIT_REFUSED);
-            }
-        }
-        if let Err(e) = crate::host::write_atomically(path, after.as_bytes()) {
-            eprintln!("error: cannot write the fixed {}: {e}", path.display());
-            return Err(EXIT_REFUSED);
+    let plans: Vec<crate::host::write::Planned> = outcome
+        .files
+        .iter()
+        .map(|(path, before, after)| crate::host::write::Planned {
+            path: path.clone(),
+            expect: Some(before.clone().into_bytes()),
+            bytes: after.clone().into_bytes(),
+        })
+        .collect();
+    match crate::host::write::replace_all(&plans) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            eprintln!(
+                "error: {}: {}; no fixed file was written",
+                e.path.display(),
+                e.message
+            );
+            Err(EXIT_REFUSED)
         }
     }
-    Ok(())
 }
 
 /// A refused config or settings file in the machine formats, on standard output (the human
@@ -462,18 +505,38 @@ fn check(
     Ok(exit_for(&findings, fail_on))
 }
 
-/// Per finding, the proven fix it has (human output marks it).
+/// Per finding, the proven fix it has (human output marks it), and for the others the
+/// repair tried and not offered because it would widen access, with what it would open.
 fn fix_marks(
     project: &Project,
     findings: &[Finding],
     setup: &Setup,
     reload: &crate::fix::Reload<'_>,
-) -> Vec<Option<(crate::fix::Safety, String)>> {
+) -> Vec<Option<(Option<crate::fix::Safety>, String)>> {
     let mut marks = vec![None; findings.len()];
-    for f in crate::fix::proven(project, findings, reload, Some(&setup.root)) {
+    let proven = crate::fix::proven(project, findings, reload, Some(&setup.root));
+    for f in &proven {
         for &n in &f.repairs {
             if let Some(m) = marks.get_mut(n) {
-                *m = Some((f.safety, f.title.clone()));
+                *m = Some((Some(f.safety), f.title.clone()));
+            }
+        }
+    }
+    for a in crate::fix::display_only(project, findings, reload, Some(&setup.root), &proven) {
+        let more = a.widened.saturating_sub(a.widens.len());
+        let text = format!(
+            "{} (not applied: it would widen access: {}{})",
+            a.title,
+            a.widens.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+        for &n in &a.repairs {
+            if let Some(m @ None) = marks.get_mut(n) {
+                *m = Some((None, text.clone()));
             }
         }
     }
@@ -504,7 +567,7 @@ fn check_text(
     config: &[crate::source::SourceId],
     outcome: &crate::suppress::Outcome,
     style: Style,
-    marks: &[Option<(crate::fix::Safety, String)>],
+    marks: &[Option<(Option<crate::fix::Safety>, String)>],
     fixed: Option<&crate::fix::Outcome>,
 ) -> String {
     use crate::checks::Level;
@@ -531,10 +594,11 @@ fn check_text(
                 .cloned()
                 .flatten()
                 .map(|(safety, title)| match safety {
-                    crate::fix::Safety::Safe => format!("fix: {title} (safe: `--fix`)"),
-                    crate::fix::Safety::Narrowing => {
+                    Some(crate::fix::Safety::Safe) => format!("fix: {title} (safe: `--fix`)"),
+                    Some(crate::fix::Safety::Narrowing) => {
                         format!("fix: {title} (narrowing: `--fix --unsafe-fixes`)")
                     }
+                    None => format!("fix: {title}"),
                 });
             (f.clone(), mark)
         })
@@ -557,7 +621,7 @@ fn check_text(
     let count = |want: crate::fix::Safety| {
         marks
             .iter()
-            .filter(|m| m.as_ref().is_some_and(|(s, _)| *s == want))
+            .filter(|m| m.as_ref().is_some_and(|(s, _)| *s == Some(want)))
             .count()
     };
     let (safe, narrowing) = (
@@ -620,7 +684,11 @@ fn write_baseline(
             EXIT_OK
         }
         Err(e) => {
-            eprintln!("error: cannot write the baseline {}: {e}", path.display());
+            eprintln!(
+                "error: cannot write the baseline {}: {}",
+                path.display(),
+                e.message
+            );
             EXIT_REFUSED
         }
     }

@@ -32,8 +32,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use text::{Container, Edit, Syntax};
 
-/// The most passes [`fix`] makes (a pass applies every fix proven together).
-pub const MAX_PASSES: usize = 16;
+/// The most passes [`fix`] makes (a pass applies every fix proven together, or the first
+/// that proves alone). Reaching it with fixes still applying is said
+/// ([`Outcome::unfinished`]), never silent.
+pub const MAX_PASSES: usize = 100;
 
 /// How a fix may change decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -76,6 +78,47 @@ pub struct Fix {
     pub permissions: Vec<(String, String, Effect)>,
     /// The findings it repairs (indices into the findings [`candidates`] was given).
     pub repairs: Vec<usize>,
+    /// The permissions whose rules it edits: no fix is offered while a rule of one of them
+    /// (or of a wildcard permission) comes from `{env:…}`/`{file:…}` text, whose value
+    /// here proves nothing of another machine's.
+    pub touched: Vec<String>,
+    /// What to try when this fix does not prove: moving a catch-all first would widen, so
+    /// the rules it overrode that restrict more are moved after it instead.
+    pub fallback: Option<Box<Fix>>,
+}
+
+impl Fix {
+    /// A fix of finding `f`'s place, repairing nothing yet (`candidates` adds the
+    /// repairs); narrowing fixes then name their agents and rules.
+    fn new(f: &Finding, source: SourceId, at: usize, safety: Safety, title: String) -> Fix {
+        Fix {
+            id: f.id,
+            source,
+            at,
+            safety,
+            title,
+            edits: Vec::new(),
+            agents: Vec::new(),
+            permissions: Vec::new(),
+            repairs: Vec::new(),
+            touched: Vec::new(),
+            fallback: None,
+        }
+    }
+
+    fn with_edits(mut self, edits: Vec<Edit>) -> Fix {
+        self.edits = edits;
+        self
+    }
+
+    fn touching(mut self, permissions: impl IntoIterator<Item = String>) -> Fix {
+        for p in permissions {
+            if !self.touched.contains(&p) {
+                self.touched.push(p);
+            }
+        }
+        self
+    }
 }
 
 /// The kinds that have fixes, and what each does; `permaudit rule ID` prints it.
@@ -98,12 +141,12 @@ pub const FIXABLE: &[(&str, Safety, &str)] = &[
     (
         "shadowed-deny",
         Safety::Narrowing,
-        "the deny is moved after the rule of the same object that overrides it",
+        "the deny is moved after the rule of the same object that overrides it; when that rule is a catch-all (`*`) written last, the catch-all is moved to the top of its object instead (one move: the rules it overrode keep their order and comments), if that only narrows",
     ),
     (
         "shadowed-ask",
         Safety::Narrowing,
-        "the ask is moved after the rule of the same object that overrides it",
+        "the ask is moved after the rule of the same object that overrides it; a catch-all written last is moved first instead, as for shadowed-deny",
     ),
 ];
 
@@ -169,15 +212,22 @@ pub fn candidates(project: &Project, findings: &[Finding], root: Option<&Path>) 
         root,
         parsed: BTreeMap::new(),
     };
+    let unknown = Unknown::of(project);
     let mut out: Vec<Fix> = Vec::new();
     for (n, f) in findings.iter().enumerate() {
         let fix = match f.id {
             "dead-rule" if f.level == crate::checks::Level::Info => remove_rule(&mut files, f),
+            // An allow a catch-all written after it kills: moving the catch-all first would
+            // widen, so the proof refuses it unless it only narrows.
+            "dead-rule" => {
+                catch_all_of(&files, f).and_then(|at| move_catch_all_first(&mut files, f, at))
+            }
             "shadowed-deny" | "shadowed-ask" => move_after_overrider(&mut files, f),
             "legacy-tools" => translate_tools(&mut files, f),
             "unused-ignore" => remove_ignore(&mut files, f, findings),
             _ => None,
         };
+        let fix = fix.filter(|fix| !unknown.touches(project, fix));
         if let Some(mut fix) = fix {
             // One fix per set of edits (a `tools` map is one fix for all its entries).
             match out
@@ -192,26 +242,136 @@ pub fn candidates(project: &Project, findings: &[Finding], root: Option<&Path>) 
             }
         }
     }
+    // A fallback repairs the findings of its fix that are about the rules it moves (the
+    // denies and asks; the allows a catch-all kills stay dead).
+    for fix in &mut out {
+        let repairs: Vec<usize> = fix
+            .repairs
+            .iter()
+            .copied()
+            .filter(|&n| {
+                findings
+                    .get(n)
+                    .is_some_and(|f| matches!(f.id, "shadowed-deny" | "shadowed-ask"))
+            })
+            .collect();
+        if let Some(fb) = fix.fallback.as_deref_mut() {
+            fb.repairs = repairs;
+        }
+    }
     out
+}
+
+/// The catch-all (`*`) written later in the same file that decides a finding's witness.
+fn catch_all_of(files: &Files<'_>, f: &Finding) -> Option<crate::source::Loc> {
+    let loc = f.loc?;
+    let agent = files.project.agent(f.agents.first()?)?;
+    let decider = agent.rules.get(f.witnesses.first()?.rule?)?;
+    let at = decider.loc?;
+    (decider.pattern == "*" && at.source == loc.source && at.span.start >= loc.span.start)
+        .then_some(at)
+}
+
+/// The permissions of rules whose pattern, permission or action came from `{env:…}` or
+/// `{file:…}` text: what this machine substituted proves nothing of another's (with
+/// `{env:RISKY}` = `git push*` beside a `git push --force*` deny, the latter looks
+/// redundant here and is the only deny where RISKY is unset).
+struct Unknown {
+    permissions: Vec<String>,
+}
+
+impl Unknown {
+    fn of(project: &Project) -> Unknown {
+        let subs = &project.loaded.audit.substitutions;
+        let mut permissions: Vec<String> = Vec::new();
+        if subs.is_empty() {
+            return Unknown { permissions };
+        }
+        for a in &project.agents {
+            for r in &a.rules {
+                let Some(l) = r.loc else { continue };
+                let text = &project.loaded.sources.get(l.source).text;
+                let from_subst = subs.iter().any(|(t, _)| {
+                    if t.source != l.source {
+                        return false;
+                    }
+                    let at = t.span.start;
+                    // In the key, or the key's value (an action or a permission's string).
+                    (l.span.start <= at && at < l.span.end.max(l.span.start + 1))
+                        || (at >= l.span.end
+                            && text.get(l.span.end..at).is_some_and(|between| {
+                                between
+                                    .chars()
+                                    .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+                                    .eq(":".chars())
+                            }))
+                });
+                if from_subst && !permissions.contains(&r.permission) {
+                    permissions.push(r.permission.clone());
+                }
+            }
+        }
+        Unknown { permissions }
+    }
+
+    /// Does `fix` edit a permission an unknown rule may decide?
+    fn touches(&self, project: &Project, fix: &Fix) -> bool {
+        use crate::glob::wildcard::matches;
+        self.permissions.iter().any(|u| {
+            fix.touched.iter().any(|p| {
+                u == p || matches(p, u, project.platform) || matches(u, p, project.platform)
+            })
+        })
+    }
 }
 
 fn remove_rule(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
     let loc = f.loc?;
+    // A rule made redundant by a catch-all written after it is not deleted: the catch-all
+    // is what is misplaced (once it is moved first, as its finding advises, the rule
+    // matters again: `"git *": "allow", "git push*": "ask", "*": "ask"`).
+    let agent = files.project.agent(f.agents.first()?)?;
+    let rule = agent.rules.get(f.rule?)?;
+    if let Some(decider) = f
+        .witnesses
+        .first()
+        .and_then(|w| w.rule)
+        .and_then(|k| agent.rules.get(k))
+    {
+        let later = decider
+            .loc
+            .is_some_and(|d| d.source == loc.source && d.span.start > loc.span.start);
+        if decider.pattern == "*" && later {
+            // It matters once the catch-all is first when a rule above it in its block
+            // acts otherwise (`git *` allow above `git push*` ask); alone, or under rules
+            // acting alike, it stays redundant either way and goes.
+            let (_, cs) = files.get(loc.source)?;
+            let (c, i) = text::entry_at(cs, loc.span.start)?;
+            let above: Vec<usize> = c.entries[..i].iter().map(|e| e.key.start).collect();
+            let differs = agent.rules.iter().any(|r| {
+                r.loc.is_some_and(|l| l.source == loc.source && above.contains(&l.span.start))
+                    && r.action.effective() != rule.action.effective()
+            });
+            if differs {
+                return None;
+            }
+        }
+    }
     let text = &files.project.loaded.sources.get(loc.source).text;
     let (_, cs) = files.get(loc.source)?;
     let (c, i) = text::entry_at(cs, loc.span.start)?;
     let edits = text::delete(text, c, i)?;
-    Some(Fix {
-        id: f.id,
-        source: loc.source,
-        at: loc.span.start,
-        safety: Safety::Safe,
-        title: "remove the redundant rule".into(),
-        edits,
-        agents: Vec::new(),
-        permissions: Vec::new(),
-        repairs: Vec::new(),
-    })
+    Some(
+        Fix::new(
+            f,
+            loc.source,
+            loc.span.start,
+            Safety::Safe,
+            "remove the redundant rule".into(),
+        )
+        .with_edits(edits)
+        .touching([rule.permission.clone()]),
+    )
 }
 
 fn remove_ignore(files: &mut Files<'_>, f: &Finding, findings: &[Finding]) -> Option<Fix> {
@@ -234,17 +394,16 @@ fn remove_ignore(files: &mut Files<'_>, f: &Finding, findings: &[Finding]) -> Op
         return None;
     }
     let edits = vec![text::delete_line_comment(text, loc.span.start)?];
-    Some(Fix {
-        id: f.id,
-        source: loc.source,
-        at: loc.span.start,
-        safety: Safety::Safe,
-        title: "delete the ignore comment that hides nothing".into(),
-        edits,
-        agents: Vec::new(),
-        permissions: Vec::new(),
-        repairs: Vec::new(),
-    })
+    Some(
+        Fix::new(
+            f,
+            loc.source,
+            loc.span.start,
+            Safety::Safe,
+            "delete the ignore comment that hides nothing".into(),
+        )
+        .with_edits(edits),
+    )
 }
 
 fn move_after_overrider(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
@@ -255,6 +414,9 @@ fn move_after_overrider(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
     let later_loc = later.loc?;
     if later_loc.source != loc.source {
         return None;
+    }
+    if later.pattern == "*" {
+        return move_catch_all_first(files, f, later_loc);
     }
     let text = &files.project.loaded.sources.get(loc.source).text;
     let (_, cs) = files.get(loc.source)?;
@@ -269,21 +431,117 @@ fn move_after_overrider(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
     } else {
         "deny"
     };
-    Some(Fix {
-        id: f.id,
-        source: loc.source,
-        at: loc.span.start,
-        safety: Safety::Narrowing,
-        title: format!("move the {what} after the rule that overrides it"),
-        edits,
-        agents: f.agents.clone(),
-        permissions: vec![(
-            rule.permission.clone(),
-            rule.pattern.clone(),
-            rule.action.effective(),
-        )],
-        repairs: Vec::new(),
-    })
+    let mut fix = Fix::new(
+        f,
+        loc.source,
+        loc.span.start,
+        Safety::Narrowing,
+        format!("move the {what} after the rule that overrides it"),
+    )
+    .with_edits(edits)
+    .touching([rule.permission.clone(), later.permission.clone()]);
+    fix.agents = f.agents.clone();
+    fix.permissions = vec![(
+        rule.permission.clone(),
+        rule.pattern.clone(),
+        rule.action.effective(),
+    )];
+    Some(fix)
+}
+
+/// A catch-all written after the rules it overrides, moved to the top of its object: one
+/// move for every rule it kills, which keep their order. Narrowing when every decision it
+/// changes is made stricter by one of the rules it overrode (the proof decides).
+fn move_catch_all_first(files: &mut Files<'_>, f: &Finding, at: crate::source::Loc) -> Option<Fix> {
+    let project = files.project;
+    let text = &project.loaded.sources.get(at.source).text;
+    let (_, cs) = files.get(at.source)?;
+    let (c, j) = text::entry_at(cs, at.span.start)?;
+    let edits = text::move_first(text, c, j)?;
+    // The rules of the entries before it (every agent's rules carry the same places).
+    let before: Vec<usize> = c.entries[..j].iter().map(|e| e.key.start).collect();
+    let mut rules: Vec<(String, String, Effect)> = Vec::new();
+    let mut touched: Vec<String> = Vec::new();
+    for a in &project.agents {
+        for r in &a.rules {
+            let Some(l) = r.loc else { continue };
+            if l.source != at.source {
+                continue;
+            }
+            if before.contains(&l.span.start) || l.span.start == at.span.start {
+                let key = (
+                    r.permission.clone(),
+                    r.pattern.clone(),
+                    r.action.effective(),
+                );
+                if l.span.start != at.span.start && !rules.contains(&key) {
+                    rules.push(key);
+                }
+                if !touched.contains(&r.permission) {
+                    touched.push(r.permission.clone());
+                }
+            }
+        }
+    }
+    // The fallback: the entries that restrict more than the catch-all, moved after it in
+    // their order (a deny under a trailing `"*": "ask"`; denies and asks under an allow).
+    let strict = |e: Effect| match e {
+        Effect::Deny => 2,
+        Effect::Ask => 1,
+        Effect::Allow => 0,
+    };
+    let catch_effect = project
+        .agents
+        .iter()
+        .flat_map(|a| a.rules.iter())
+        .find(|r| r.loc == Some(at))
+        .map(|r| r.action.effective());
+    let mut group: Vec<usize> = Vec::new();
+    let mut moved_rules: Vec<(String, String, Effect)> = Vec::new();
+    if let Some(ce) = catch_effect {
+        for (i, e) in c.entries[..j].iter().enumerate() {
+            let hit = rules.iter().find(|(p, pat, eff)| {
+                strict(*eff) > strict(ce)
+                    && project.agents.iter().flat_map(|a| a.rules.iter()).any(|r| {
+                        r.loc
+                            .is_some_and(|l| l.source == at.source && l.span.start == e.key.start)
+                            && r.permission == *p
+                            && r.pattern == *pat
+                    })
+            });
+            if let Some(h) = hit {
+                group.push(i);
+                moved_rules.push(h.clone());
+            }
+        }
+    }
+    let fallback = text::move_group_after(text, c, &group, j).map(|edits| {
+        let mut fb = Fix::new(
+            f,
+            at.source,
+            at.span.start,
+            Safety::Narrowing,
+            "move the rules the catch-all overrides after it".into(),
+        )
+        .with_edits(edits)
+        .touching(touched.clone());
+        fb.agents = f.agents.clone();
+        fb.permissions = moved_rules;
+        Box::new(fb)
+    });
+    let mut fix = Fix::new(
+        f,
+        at.source,
+        at.span.start,
+        Safety::Narrowing,
+        "move the catch-all to the top of its block".into(),
+    )
+    .with_edits(edits)
+    .touching(touched);
+    fix.agents = f.agents.clone();
+    fix.permissions = rules;
+    fix.fallback = fallback;
+    Some(fix)
 }
 
 fn translate_tools(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
@@ -353,17 +611,18 @@ fn translate_tools(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
             text: quote(action),
         });
     }
-    Some(Fix {
-        id: f.id,
-        source: loc.source,
-        at: tools_key.start,
-        safety: Safety::Safe,
-        title: "write the `tools` map as the `permission` map OpenCode makes of it".into(),
-        edits,
-        agents: Vec::new(),
-        permissions: Vec::new(),
-        repairs: Vec::new(),
-    })
+    let touched: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    Some(
+        Fix::new(
+            f,
+            loc.source,
+            tools_key.start,
+            Safety::Safe,
+            "write the `tools` map as the `permission` map OpenCode makes of it".into(),
+        )
+        .with_edits(edits)
+        .touching(touched),
+    )
 }
 
 /// Why a fix was not proven.
@@ -510,8 +769,151 @@ pub fn proven(
             singles += 1;
             if attempt(project, &texts, &[f], reload).is_ok() {
                 out.push(f.clone());
+            } else if let Some(fb) = &f.fallback {
+                if attempt(project, &texts, &[fb], reload).is_ok() {
+                    let mut fb = (**fb).clone();
+                    fb.repairs = f.repairs.clone();
+                    out.push(fb);
+                }
             }
         }
+    }
+    out
+}
+
+/// A repair that is not applied because it would widen access, tried all the same: the
+/// edit applied in memory, the project re-loaded, and the diff's widened inputs named
+/// (ruff's display-only fixes, proven the way applied ones are). A help line proposing it
+/// says what it would open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advice {
+    pub title: String,
+    /// The findings it is about (indices into the findings given).
+    pub repairs: Vec<usize>,
+    /// Up to three widened inputs, each `permission "input" (before → after, N agents)`,
+    /// those a deny of the config matches first.
+    pub widens: Vec<String>,
+    /// How many inputs it widens in all (one per region of the diff).
+    pub widened: usize,
+}
+
+/// The narrowing candidates of `findings` that do not prove because they would widen
+/// (skipping `proven`'s), with what they would widen. Inconclusive diffs say nothing.
+pub fn display_only(
+    project: &Project,
+    findings: &[Finding],
+    reload: &Reload<'_>,
+    root: Option<&Path>,
+    proven: &[Fix],
+) -> Vec<Advice> {
+    let texts = BTreeMap::new();
+    let mut out = Vec::new();
+    for f in candidates(project, findings, root) {
+        if f.safety != Safety::Narrowing || proven.iter().any(|p| p.edits == f.edits) {
+            continue;
+        }
+        let Some(edited) = edited(project, &texts, &[&f]) else {
+            continue;
+        };
+        let Some(next) = reload(&edited) else {
+            continue;
+        };
+        let d = diff::diff(project, &next);
+        if !d.inconclusive.is_empty() {
+            continue;
+        }
+        let wide: Vec<&diff::Change> = d
+            .changes
+            .iter()
+            .filter(|c| c.class == Class::Widened)
+            .collect();
+        if wide.is_empty() {
+            continue;
+        }
+        // One line per input (the agents counted), what a deny of the config meant to
+        // close first: that is what the move would open.
+        let mut lines: Vec<(bool, String, usize)> = Vec::new();
+        for c in &wide {
+            let text = format!(
+                "{} {} ({} → {}",
+                c.permission,
+                serde_json::to_string(&c.input).unwrap_or_default(),
+                c.before,
+                c.after
+            );
+            match lines.iter_mut().find(|(_, t, _)| *t == text) {
+                Some(l) => l.2 += 1,
+                None => {
+                    let denied = next.agent(&c.agent).is_some_and(|a| {
+                        a.rules.iter().any(|r| {
+                            r.loc.is_some()
+                                && r.action.effective() == Effect::Deny
+                                && crate::glob::matches(&c.permission, &r.permission, next.platform)
+                                && crate::glob::matches(&c.input, &r.pattern, next.platform)
+                        })
+                    });
+                    lines.push((denied, text, 1));
+                }
+            }
+        }
+        // A deny of the edited rules that the move would open (a `~/.ssh/**` deny above a
+        // `~/**` allow): its own example input first, as the diff's region example may
+        // be another input of the same region (the home directory itself).
+        let strict = |e: Effect| match e {
+            Effect::Deny => 2,
+            Effect::Ask => 1,
+            Effect::Allow => 0,
+        };
+        for (perm, pattern, effect) in &f.permissions {
+            if *effect != Effect::Deny {
+                continue;
+            }
+            let input = crate::glob::Wildcard::compile(&pattern.replace("**", "*")).fill("x");
+            let mut agents = 0;
+            let mut shown = None;
+            for name in &f.agents {
+                let (Some(a), Some(b)) = (project.agent(name), next.agent(name)) else {
+                    continue;
+                };
+                let was = crate::agents::evaluate(&a.rules, perm, &input, project.platform);
+                let now = crate::agents::evaluate(&b.rules, perm, &input, next.platform);
+                if strict(now.effect) < strict(was.effect) {
+                    agents += 1;
+                    shown = Some((was.effect, now.effect));
+                }
+            }
+            if let Some((was, now)) = shown {
+                let text = format!(
+                    "{perm} {} ({was} → {now}",
+                    serde_json::to_string(&input).unwrap_or_default()
+                );
+                if !lines.iter().any(|(_, t, _)| *t == text) {
+                    lines.insert(0, (true, text, agents));
+                }
+            }
+        }
+        lines.sort_by_key(|(denied, _, _)| !denied);
+        let widened = lines.len();
+        let widens = lines
+            .iter()
+            .take(3)
+            .map(|(_, t, n)| {
+                format!(
+                    "{t}{})",
+                    if *n > 1 {
+                        format!(", {n} agents")
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect();
+        out.push(Advice {
+            title: f.title.clone(),
+            repairs: f.repairs.clone(),
+            widens,
+            widened,
+        });
     }
     out
 }
@@ -540,6 +942,11 @@ pub struct Outcome {
     pub unsafe_available: usize,
     /// The passes made.
     pub passes: usize,
+    /// [`MAX_PASSES`] was reached while fixes still applied: a second run would fix more.
+    pub unfinished: bool,
+    /// The passes, each proven, did not prove together against the start: nothing is
+    /// applied.
+    pub refused: bool,
 }
 
 /// Apply every fix proven on `base` (narrowing ones only with `unsafe_fixes`), repeatedly.
@@ -556,52 +963,65 @@ pub fn fix(
     let mut current: Option<Project> = None;
     let mut applied = Vec::new();
     let mut passes = 0;
-    let mut last_findings;
-    loop {
-        let now = current.as_ref().unwrap_or(base);
-        last_findings = findings(now);
-        if passes == MAX_PASSES {
-            break;
+    let mut unfinished = false;
+    let mut last_findings = Vec::new();
+    // Every other fix first; only then the `permaudit-ignore` comments that are still
+    // unused (a rule a fix made live may be what a comment now hides).
+    for ignores in [false, true] {
+        loop {
+            let now = current.as_ref().unwrap_or(base);
+            last_findings = findings(now);
+            let all = candidates(now, &last_findings, root);
+            let wanted: Vec<&Fix> = all
+                .iter()
+                .filter(|f| unsafe_fixes || f.safety == Safety::Safe)
+                .filter(|f| (f.id == "unused-ignore") == ignores)
+                .collect();
+            if wanted.is_empty() {
+                break;
+            }
+            if passes == MAX_PASSES {
+                unfinished = true;
+                break;
+            }
+            passes += 1;
+            let batch = disjoint(&wanted);
+            let accepted = match attempt(now, &texts, &batch, reload) {
+                Ok(next) => Some((batch, next)),
+                // One at a time: the first that proves alone; the rest wait for the next pass.
+                Err(_) => wanted.iter().find_map(|f| {
+                    attempt(now, &texts, &[*f], reload)
+                        .ok()
+                        .map(|next| (vec![*f], next))
+                        .or_else(|| {
+                            let fb = f.fallback.as_deref()?;
+                            attempt(now, &texts, &[fb], reload)
+                                .ok()
+                                .map(|next| (vec![fb], next))
+                        })
+                }),
+            };
+            let Some((done, (new_texts, next))) = accepted else {
+                break;
+            };
+            for f in done {
+                let pos = now.loaded.sources.position(crate::source::Loc {
+                    source: f.source,
+                    span: crate::source::Span::new(f.at, f.at),
+                });
+                applied.push(Applied {
+                    id: f.id,
+                    safety: f.safety,
+                    title: f.title.clone(),
+                    findings: f.repairs.len(),
+                    file: now.loaded.sources.get(f.source).name(),
+                    line: pos.line,
+                    column: pos.column,
+                });
+            }
+            texts = new_texts;
+            current = Some(next);
         }
-        let all = candidates(now, &last_findings, root);
-        let wanted: Vec<&Fix> = all
-            .iter()
-            .filter(|f| unsafe_fixes || f.safety == Safety::Safe)
-            .collect();
-        if wanted.is_empty() {
-            break;
-        }
-        passes += 1;
-        let batch = disjoint(&wanted);
-        let accepted = match attempt(now, &texts, &batch, reload) {
-            Ok(next) => Some((batch, next)),
-            // One at a time: the first that proves alone; the rest wait for the next pass.
-            Err(_) => wanted.iter().find_map(|f| {
-                attempt(now, &texts, &[*f], reload)
-                    .ok()
-                    .map(|next| (vec![*f], next))
-            }),
-        };
-        let Some((done, (new_texts, next))) = accepted else {
-            break;
-        };
-        for f in done {
-            let pos = now.loaded.sources.position(crate::source::Loc {
-                source: f.source,
-                span: crate::source::Span::new(f.at, f.at),
-            });
-            applied.push(Applied {
-                id: f.id,
-                safety: f.safety,
-                title: f.title.clone(),
-                findings: f.repairs.len(),
-                file: now.loaded.sources.get(f.source).name(),
-                line: pos.line,
-                column: pos.column,
-            });
-        }
-        texts = new_texts;
-        current = Some(next);
     }
     // The whole, proven once more against the start: no change at all when only safe
     // fixes were applied, else nothing but narrowing.
@@ -618,6 +1038,7 @@ pub fn fix(
         if !holds {
             return Outcome {
                 passes,
+                refused: true,
                 ..Outcome::default()
             };
         }
@@ -629,7 +1050,13 @@ pub fn fix(
         candidates(end, &last_findings, root)
             .iter()
             .filter(|f| f.safety == Safety::Narrowing)
-            .filter(|f| attempt(end, &texts, &[*f], reload).is_ok())
+            .filter(|f| {
+                attempt(end, &texts, &[*f], reload).is_ok()
+                    || f
+                        .fallback
+                        .as_deref()
+                        .is_some_and(|fb| attempt(end, &texts, &[fb], reload).is_ok())
+            })
             .count()
     };
     let files = texts
@@ -651,5 +1078,7 @@ pub fn fix(
         applied,
         unsafe_available,
         passes,
+        unfinished,
+        refused: false,
     }
 }

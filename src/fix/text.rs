@@ -399,6 +399,175 @@ pub fn move_after(text: &str, c: &Container, i: usize, j: usize) -> Option<Vec<E
     }
 }
 
+/// The start of the comment lines directly above the line starting at `start` (no blank
+/// line between): the banner that heads the entry there. `start` when there is none.
+fn heading_start(text: &str, start: usize, yaml: bool) -> usize {
+    let mut at = start;
+    while at > 0 {
+        let prev = line_start(text, at - 1);
+        let line = text.get(prev..at).unwrap_or("").trim();
+        let comment = if yaml {
+            line.starts_with('#')
+        } else {
+            line.starts_with("//") || (line.starts_with("/*") && line.ends_with("*/"))
+        };
+        if !comment {
+            break;
+        }
+        at = prev;
+    }
+    at
+}
+
+/// Is the line starting at `at` blank (or the end of the text)?
+fn blank_line(text: &str, at: usize) -> bool {
+    text.get(at..next_line(text, at))
+        .is_none_or(|l| l.trim().is_empty())
+}
+
+/// The edits moving entry `j` of `c` before its first entry: a catch-all written last,
+/// moved to the top of its block in one move, so the rules it overrode keep their order.
+/// Comment lines heading either entry stay with it (a banner above the first rule keeps
+/// heading it, the catch-all's own banner travels with it), and no blank line is left
+/// doubled. `None` when it cannot be moved cleanly.
+pub fn move_first(text: &str, c: &Container, j: usize) -> Option<Vec<Edit>> {
+    if j == 0 {
+        return None;
+    }
+    let e = c.entries.get(j)?;
+    let first = c.entries.first()?;
+    let yaml = c.syntax == Syntax::Yaml;
+    let own_lines = starts_line(text, e.key.start)
+        && starts_line(text, first.key.start)
+        && line_start(text, e.key.start) != line_start(text, first.key.start);
+    if yaml {
+        let (s, end) = yaml_line(text, e)?;
+        let (fs, _) = yaml_line(text, first)?;
+        if e_indent(text, s) != e_indent(text, fs) || !text.get(..end)?.ends_with('\n') {
+            return None;
+        }
+        let hs = heading_start(text, s, true);
+        let to = heading_start(text, fs, true);
+        let block = text.get(hs..end)?.to_string();
+        let mut edits = vec![Edit::delete(hs, end), Edit::insert(to, block)];
+        tidy_blank(text, hs, end, &mut edits);
+        return Some(edits);
+    }
+    let member = text.get(e.key.start..e.value.end)?;
+    if !own_lines {
+        // One line: `{"a": 1, "*": "ask"}` becomes `{"*": "ask", "a": 1}`.
+        let mut edits = delete(text, c, j)?;
+        edits.push(Edit::insert(first.key.start, format!("{member}, ")));
+        return Some(edits);
+    }
+    let mut edits = delete(text, c, j)?;
+    // The whole line went (it had its line to itself): take its banner along.
+    let line = line_start(text, e.key.start);
+    let whole = edits.iter().position(|d| d.span.start == line)?;
+    let hs = heading_start(text, line, false);
+    let end = edits.get(whole)?.span.end;
+    if let Some(d) = edits.get_mut(whole) {
+        d.span = Span::new(hs, end);
+    }
+    let banner = text.get(hs..line)?;
+    let comment = trailing_comment(text, comma_after(text, e).map_or(e.value.end, |c| c + 1))
+        .map_or(String::new(), |c| format!(" {c}"));
+    let indent = text.get(line_start(text, first.key.start)..first.key.start)?;
+    let to = heading_start(text, line_start(text, first.key.start), false);
+    edits.push(Edit::insert(
+        to,
+        format!("{banner}{indent}{member},{comment}{}", newline(text)),
+    ));
+    tidy_blank(text, hs, end, &mut edits);
+    Some(edits)
+}
+
+/// The edits moving entries `group` of `c` (in written order, each on its own line, all
+/// before `j`) to just after entry `j`, keeping their order and their trailing comments:
+/// the restricting rules a catch-all written last overrides, moved after it together when
+/// moving the catch-all first would widen. `None` unless every line moves cleanly.
+pub fn move_group_after(text: &str, c: &Container, group: &[usize], j: usize) -> Option<Vec<Edit>> {
+    let t = c.entries.get(j)?;
+    if group.is_empty() || group.iter().any(|&i| i >= j) || !starts_line(text, t.key.start) {
+        return None;
+    }
+    let nl = newline(text);
+    let mut edits = Vec::new();
+    let mut block = String::new();
+    match c.syntax {
+        Syntax::Yaml => {
+            for &i in group {
+                let (s, end) = yaml_line(text, c.entries.get(i)?)?;
+                let mut line = text.get(s..end)?.to_string();
+                if !line.ends_with('\n') {
+                    line.push_str(nl);
+                }
+                edits.push(Edit::delete(s, end));
+                block.push_str(&line);
+            }
+            let (_, tend) = yaml_line(text, t)?;
+            if !text.get(..tend)?.ends_with('\n') {
+                return None;
+            }
+            edits.push(Edit::insert(tend, block));
+        }
+        Syntax::Jsonc => {
+            let target_comma = comma_after(text, t);
+            let after_target = target_comma.map_or(t.value.end, |c| c + 1);
+            let at = next_line(text, after_target);
+            if !rest_of_line_blank(text, after_target) || !text.get(..at)?.ends_with('\n') {
+                return None;
+            }
+            for (k, &i) in group.iter().enumerate() {
+                let e = c.entries.get(i)?;
+                // Its line to itself, with its comma (never the last entry: `j` follows).
+                let comma = comma_after(text, e)?;
+                if !starts_line(text, e.key.start) || !rest_of_line_blank(text, comma + 1) {
+                    return None;
+                }
+                let start = line_start(text, e.key.start);
+                edits.push(Edit::delete(start, next_line(text, comma + 1)));
+                let indent = text.get(start..e.key.start)?;
+                let member = text.get(e.key.start..e.value.end)?;
+                let last = k + 1 == group.len();
+                let sep = if !last || target_comma.is_some() {
+                    ","
+                } else {
+                    ""
+                };
+                let comment =
+                    trailing_comment(text, comma + 1).map_or(String::new(), |c| format!(" {c}"));
+                block.push_str(&format!("{indent}{member}{sep}{comment}{nl}"));
+            }
+            if target_comma.is_none() {
+                edits.push(Edit::insert(t.value.end, ",".into()));
+            }
+            edits.push(Edit::insert(at, block));
+        }
+    }
+    Some(edits)
+}
+
+/// After deleting the lines `start..end`: when a blank line before them would now meet a
+/// blank line or the block's closing line after them, the blank line goes too.
+fn tidy_blank(text: &str, start: usize, end: usize, edits: &mut [Edit]) {
+    if start == 0 {
+        return;
+    }
+    let prev = line_start(text, start - 1);
+    if !blank_line(text, prev) {
+        return;
+    }
+    let next = text.get(end..next_line(text, end)).unwrap_or("").trim();
+    if next.is_empty() || next.starts_with('}') || next.starts_with("---") {
+        for d in edits.iter_mut() {
+            if d.span.start == start && d.text.is_empty() {
+                d.span = Span::new(prev, d.span.end);
+            }
+        }
+    }
+}
+
 /// A `//` or `/* */` comment closing the line after `at` (white space before it).
 fn trailing_comment(text: &str, at: usize) -> Option<&str> {
     let end = next_line(text, at);
@@ -457,6 +626,48 @@ mod tests {
         let cs = containers(t, Syntax::Jsonc).unwrap();
         let e = move_after(t, &cs[0], 0, 1).unwrap();
         assert_eq!(apply(t, &e).unwrap(), "{\"b\": 2, \"a\": 1, \"c\": 3}");
+    }
+
+    #[test]
+    fn moves_a_catch_all_first_with_its_banner() {
+        let t = "{\n  // never wipe\n  \"rm *\": \"deny\",\n  \"git *\": \"ask\",\n\n  // the rest\n  \"*\": \"allow\" // ok\n}\n";
+        let cs = containers(t, Syntax::Jsonc).unwrap();
+        let e = move_first(t, &cs[0], 2).unwrap();
+        assert_eq!(
+            apply(t, &e).unwrap(),
+            "{\n  // the rest\n  \"*\": \"allow\", // ok\n  // never wipe\n  \"rm *\": \"deny\",\n  \"git *\": \"ask\"\n}\n"
+        );
+        let t = "{\"a\": 1, \"b\": 2, \"*\": 3}";
+        let cs = containers(t, Syntax::Jsonc).unwrap();
+        let e = move_first(t, &cs[0], 2).unwrap();
+        assert_eq!(apply(t, &e).unwrap(), "{\"*\": 3, \"a\": 1, \"b\": 2}");
+        let t = "---\npermission:\n  bash:\n    # no\n    \"rm *\": deny\n    \"*\": allow\n---\nbody\n";
+        let cs = containers(t, Syntax::Yaml).unwrap();
+        let (c, i) = entry_at(&cs, t.find("\"*\"").unwrap()).unwrap();
+        let moved = apply(t, &move_first(t, c, i).unwrap()).unwrap();
+        assert_eq!(
+            moved,
+            "---\npermission:\n  bash:\n    \"*\": allow\n    # no\n    \"rm *\": deny\n---\nbody\n"
+        );
+    }
+
+    #[test]
+    fn moves_a_group_after_a_catch_all_in_order() {
+        let t = "{\n  \"a\": 1, // one\n  \"b\": 2,\n  \"c\": 3,\n  \"*\": 4\n}\n";
+        let cs = containers(t, Syntax::Jsonc).unwrap();
+        let e = move_group_after(t, &cs[0], &[0, 2], 3).unwrap();
+        assert_eq!(
+            apply(t, &e).unwrap(),
+            "{\n  \"b\": 2,\n  \"*\": 4,\n  \"a\": 1, // one\n  \"c\": 3\n}\n"
+        );
+        let t = "---\npermission:\n  bash:\n    a: deny\n    b: allow\n    \"*\": ask\n---\n";
+        let cs = containers(t, Syntax::Yaml).unwrap();
+        let (c, _) = entry_at(&cs, t.find("a:").unwrap()).unwrap();
+        let e = move_group_after(t, c, &[0], 2).unwrap();
+        assert_eq!(
+            apply(t, &e).unwrap(),
+            "---\npermission:\n  bash:\n    b: allow\n    \"*\": ask\n    a: deny\n---\n"
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The real machine: the one [`Host`] that reads files and the environment (and
-//! [`write_atomically`], the one write). Only the CLI layer constructs it; everything below
-//! sees the trait.
+//! [`write`], the one way permaudit writes). Only the CLI layer constructs it; everything
+//! below sees the trait.
+
+pub mod write;
 
 use crate::discover::{Host, ReadError, ReadErrorKind};
 use crate::load::MAX_FILE_BYTES;
@@ -90,33 +92,16 @@ impl Host for RealHost {
     }
 }
 
-/// Write `bytes` to `path` through a new temporary file in the same directory, renamed
-/// over `path` once complete; on any error the temporary file is removed and `path` is
-/// untouched. The one write permaudit makes (`check --write-baseline`).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.permaudit-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Write `bytes` to `path` (a new file, or one replaced whole) as [`write::replace_all`]
+/// does: through a temporary file renamed over it, keeping a link, the mode and the
+/// owner, refusing a read-only file. `check --write-baseline`'s write.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), write::WriteError> {
+    write::replace_all(&[write::Planned {
+        path: path.to_path_buf(),
+        expect: None,
+        bytes: bytes.to_vec(),
+    }])
+    .map(|_| ())
 }
 
 /// An in-memory machine for tests and fuzzing: files, directories and environment variables.

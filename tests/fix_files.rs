@@ -1,0 +1,331 @@
+//! `check --fix` on the files people keep: links, modes, read-only and hard-linked files,
+//! several files at once, `{env:…}` patterns, suppressions and a catch-all written last.
+//! What `--fix` writes must leave the file system as the user keeps it, or nothing.
+
+mod check_support;
+
+use check_support::Tree;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+
+/// A shadowed deny under a trailing catch-all: `--fix --unsafe-fixes` moves the catch-all.
+const CONFIG: &str = r#"{
+  "permission": {
+    "bash": {
+      "rm -rf *": "deny",
+      "*": "allow"
+    }
+  }
+}
+"#;
+
+/// Everything under `dir` (no `.git`), names and bytes, links as `-> target`.
+fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().display().to_string();
+            let ft = e.file_type().unwrap();
+            if ft.is_symlink() {
+                out.push((
+                    rel,
+                    format!("-> {}", std::fs::read_link(&p).unwrap().display()),
+                ));
+            } else if ft.is_dir() {
+                if e.file_name() != ".git" {
+                    walk(base, &p, out);
+                }
+            } else {
+                out.push((rel, std::fs::read_to_string(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).unwrap().mode() & 0o7777
+}
+
+#[test]
+fn a_symlinked_config_is_fixed_at_its_target_and_stays_a_link() {
+    let t = Tree::new().file("dotfiles/opencode.json", CONFIG);
+    let link = t.project().join("opencode.json");
+    std::os::unix::fs::symlink("../dotfiles/opencode.json", &link).unwrap();
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let fixed = std::fs::read_to_string(t.root().join("dotfiles/opencode.json")).unwrap();
+    assert!(
+        fixed.find("\"*\"").unwrap() < fixed.find("\"rm -rf *\"").unwrap(),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn a_symlinked_config_directory_is_fixed_through_the_link() {
+    let t = Tree::new().file(
+        "dotfiles/opencode/agents/review.md",
+        "---\npermission:\n  bash:\n    \"rm -rf *\": deny\n    \"*\": allow\n---\nReview.\n",
+    );
+    let opencode = t.project().join(".opencode");
+    std::os::unix::fs::symlink("../dotfiles/opencode", &opencode).unwrap();
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    assert!(
+        std::fs::symlink_metadata(&opencode)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let fixed =
+        std::fs::read_to_string(t.root().join("dotfiles/opencode/agents/review.md")).unwrap();
+    assert_eq!(
+        fixed,
+        "---\npermission:\n  bash:\n    \"*\": allow\n    \"rm -rf *\": deny\n---\nReview.\n"
+    );
+}
+
+#[test]
+fn the_diff_of_a_symlinked_config_applies_with_git_apply() {
+    // The link and its target inside one repository: `git apply` refuses a patch through
+    // a symlink, so the diff names the target.
+    let t = Tree::new().file("project/config/opencode.json", CONFIG);
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(t.project())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    std::fs::remove_dir_all(t.project().join(".git")).unwrap();
+    git(&["init", "-q"]);
+    std::os::unix::fs::symlink("config/opencode.json", t.project().join("opencode.json")).unwrap();
+    git(&["add", "-A"]);
+    let run = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("--- a/config/opencode.json\n"),
+        "{}",
+        run.stdout
+    );
+    let patch = t.root().join("fix.patch");
+    std::fs::write(&patch, &run.stdout).unwrap();
+    git(&["apply", "--check", patch.to_str().unwrap()]);
+    git(&["apply", patch.to_str().unwrap()]);
+    let again = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!(
+        (again.code, again.stdout.as_str()),
+        (0, ""),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn a_private_config_keeps_its_mode_and_a_hard_link_stays_one_file() {
+    let t = Tree::new().file("project/opencode.json", CONFIG);
+    let p = t.project().join("opencode.json");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let other = t.root().join("backup.json");
+    std::fs::hard_link(&p, &other).unwrap();
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(mode(&p), 0o600);
+    assert_eq!(std::fs::metadata(&p).unwrap().nlink(), 2);
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        std::fs::read_to_string(&other).unwrap()
+    );
+    assert_ne!(std::fs::read_to_string(&p).unwrap(), CONFIG);
+}
+
+#[test]
+fn a_read_only_file_stops_every_write() {
+    // Two files to fix; the second is 0444: neither is written, exit 2, the file named.
+    let t = Tree::new().file("project/opencode.json", CONFIG).file(
+        "project/.opencode/agents/review.md",
+        "---\npermission:\n  bash:\n    \"rm -rf *\": deny\n    \"*\": allow\n---\nReview.\n",
+    );
+    let ro = t.project().join(".opencode/agents/review.md");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = snapshot(t.root());
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("review.md"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("read-only (mode 0444)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("no fixed file was written"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(snapshot(t.root()), before);
+    assert_eq!(mode(&ro), 0o444);
+}
+
+#[test]
+fn an_immutable_file_stops_every_write() {
+    let t = Tree::new().file("project/opencode.json", CONFIG).file(
+        "project/.opencode/agents/review.md",
+        "---\npermission:\n  bash:\n    \"rm -rf *\": deny\n    \"*\": allow\n---\nReview.\n",
+    );
+    let locked = t.project().join(".opencode/agents/review.md");
+    let chattr = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(&locked)
+        .output();
+    if !chattr.is_ok_and(|o| o.status.success()) {
+        // Not root, or a file system without the attribute: the 0444 case stands for it.
+        eprintln!("SKIPPED immutable file: chattr +i is not available here");
+        return;
+    }
+    let before = snapshot(t.root());
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(&locked)
+        .output();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("review.md"), "{}", run.stderr);
+    assert_eq!(snapshot(t.root()), before);
+}
+
+#[test]
+fn a_fix_is_not_offered_where_a_pattern_comes_from_the_environment() {
+    // With RISKY=`git push*` the `git push --force*` deny looks redundant; where RISKY is
+    // unset it is the only deny. No fix may depend on this machine's value.
+    let config = r#"{
+  "permission": {
+    "bash": {
+      "*": "allow",
+      "git push --force*": "deny",
+      "{env:RISKY}": "deny"
+    }
+  }
+}
+"#;
+    let t = Tree::new()
+        .file("project/opencode.json", config)
+        .var("RISKY", "git push*");
+    let run = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    // Written literally, the same rule is redundant and removed.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        &config.replace("{env:RISKY}", "git push*"),
+    );
+    let run = t.run(&["check", "--diff"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("-      \"git push --force*\": \"deny\","),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_trailing_catch_all_is_moved_once_and_its_victims_keep_order_and_comments() {
+    // 21 asks above a trailing allow: one move, not 21, and a second run changes nothing.
+    let mut rules = String::new();
+    for n in 0..21 {
+        if n % 7 == 0 {
+            rules.push_str(&format!("      // group {}\n", n / 7));
+        }
+        rules.push_str(&format!("      \"tool{n} *\": \"ask\",\n"));
+    }
+    let config = format!(
+        "{{\n  \"permission\": {{\n    \"bash\": {{\n{rules}\n      // everything else\n      \"*\": \"allow\"\n    }}\n  }}\n}}\n"
+    );
+    let t = Tree::new().file("project/opencode.json", &config);
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let fixed = std::fs::read_to_string(t.project().join("opencode.json")).unwrap();
+    let expected = format!(
+        "{{\n  \"permission\": {{\n    \"bash\": {{\n      // everything else\n      \"*\": \"allow\",\n{}\n    }}\n  }}\n}}\n",
+        rules.trim_end_matches(",\n")
+    );
+    assert_eq!(fixed, expected);
+    let again = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!(
+        (again.code, again.stdout.as_str()),
+        (0, ""),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn rules_a_trailing_catch_all_makes_redundant_are_not_deleted() {
+    // `git push*` ask is redundant only because the catch-all comes last; deleting it
+    // would allow `git push` once the catch-all is moved first, as its finding advises.
+    let config = r#"{"permission": {"bash": {"git *": "allow", "git push*": "ask", "*": "ask"}}}"#;
+    let t = Tree::new().file("project/opencode.json", config);
+    let run = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    // And check says what moving the catch-all would open, not applying it.
+    let human = t.run(&["check"]);
+    assert!(
+        human
+            .stdout
+            .contains("fix: move the catch-all to the top of its block (not applied: it would widen access: bash \""),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn an_ignore_comment_above_a_rule_a_fix_makes_live_is_kept() {
+    // The ignore hides nothing while the deny is dead; once `--unsafe-fixes` moves the
+    // catch-all first the deny lives, and the comment is what hides its finding then.
+    let config = r#"{
+  "permission": {
+    "bash": {
+      "*": "allow",
+      // permaudit-ignore[always-overrides-deny]: the prompt is wanted
+      "rm *": "deny",
+      "rm -rf *": "ask"
+    }
+  }
+}
+"#;
+    let t = Tree::new().file("project/opencode.json", config);
+    let before = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let unused_before = check_support::findings_of(&before, "unused-ignore").len();
+    let run = t.run(&[
+        "check",
+        "--fix",
+        "--unsafe-fixes",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let after = run.json();
+    // Whatever the fixes did, no finding the comment named is shown after them.
+    assert!(
+        check_support::findings_of(&after, "always-overrides-deny").is_empty(),
+        "{unused_before}: {after:#}"
+    );
+}
