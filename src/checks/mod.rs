@@ -120,17 +120,38 @@ impl Finding {
     /// `check`'s finding at rule `i` of `agent` (the rule's place, the agent named), at the
     /// check's level, with no related place, witness or help yet.
     pub fn at_rule(check: &Check, agent: &Agent, i: usize, message: String) -> Finding {
+        Finding::at(check, agent.rules.get(i).and_then(|r| r.loc), message)
+            .with_agent(agent.name.clone(), Some(i))
+    }
+
+    /// `check`'s finding at `loc`, at the check's level, about no agent or rule, with no
+    /// related place, witness or help yet: the one constructor every finding starts from.
+    pub fn at(check: &Check, loc: Option<Loc>, message: String) -> Finding {
         Finding {
             id: check.id,
             level: check.level,
-            agents: vec![agent.name.clone()],
-            rule: Some(i),
-            loc: agent.rules.get(i).and_then(|r| r.loc),
+            agents: Vec::new(),
+            rule: None,
+            loc,
             message,
             related: Vec::new(),
             witnesses: Vec::new(),
             help: None,
         }
+    }
+
+    /// About `agent` (the one it was proven on), at its rule `rule`.
+    pub fn with_agent(self, agent: String, rule: Option<usize>) -> Finding {
+        Finding {
+            agents: vec![agent],
+            rule,
+            ..self
+        }
+    }
+
+    /// About these agents (none: not about an agent).
+    pub fn with_agents(self, agents: Vec<String>) -> Finding {
+        Finding { agents, ..self }
     }
 
     pub fn with_level(self, level: Level) -> Finding {
@@ -290,17 +311,7 @@ pub fn warning_findings(ctx: &Ctx<'_>, check: &Check, codes: &[&str], out: &mut 
         } else {
             check.level
         };
-        out.push(Finding {
-            id: check.id,
-            level,
-            agents: Vec::new(),
-            rule: None,
-            loc: Some(w.loc),
-            message: w.message.clone(),
-            related: Vec::new(),
-            witnesses: Vec::new(),
-            help: None,
-        });
+        out.push(Finding::at(check, Some(w.loc), w.message.clone()).with_level(level));
     }
 }
 
