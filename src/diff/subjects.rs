@@ -118,15 +118,11 @@ pub(super) fn subject_diff(
             // a family of patterns, the cells (every combination of its members that can
             // decide there) are too many, and most per-decider queries are answered by an
             // obvious subject.
-            if keep.len() > CELLS_MAX_PATTERNS
-                || OtherSide::new(product.component_count(), &lexcl, &lother)
-                    .candidates(lu)
-                    .len()
-                    <= 1
-            {
-                return by_decider(&product, &refs, obvious, lu, &lexcl, &lother, &mut total);
+            let side = OtherSide::new(product.component_count(), &lexcl, &lother);
+            if keep.len() > CELLS_MAX_PATTERNS || side.candidates(lu).len() <= 1 {
+                return by_decider(&product, &refs, obvious, lu, &side, &mut total);
             }
-            let forget = forgets(&product, &lother, lu, &lexcl);
+            let forget = forgets(&product, &side, lu);
             // The cells first (one search for every decider); past an eighth of the
             // budget, one query per decider instead.
             let mut first = total.take(budget / 8);
@@ -135,7 +131,7 @@ pub(super) fn subject_diff(
                     total.refund(first);
                     Some(cells)
                 }
-                Err(_) => by_decider(&product, &refs, obvious, lu, &lexcl, &lother, &mut total),
+                Err(_) => by_decider(&product, &refs, obvious, lu, &side, &mut total),
             }
         });
         let cells = cells.as_ref()?;
@@ -183,13 +179,12 @@ fn by_decider(
     globs: &[&Wildcard],
     obvious: Obvious,
     lu: usize,
-    lexcl: &[usize],
-    lother: &[Option<usize>],
+    other: &OtherSide<'_>,
     budget: &mut Budget,
 ) -> Option<Vec<Cell>> {
     use crate::glob::automaton::Outcome;
     let n = product.component_count();
-    let other = OtherSide::new(n, lexcl, lother);
+    let lexcl = other.excluded;
     let mut out = Vec::new();
     for c in other.candidates(lu) {
         let floor = c.and_then(|c| other.last(c));
@@ -340,19 +335,18 @@ fn last_positions(list: &[Option<usize>], n: usize) -> Vec<Option<usize>> {
 }
 
 /// For each component `k` that can become universal (its pattern ends in `*`), the
-/// components it overrides on the searched side's other side (`other`): those whose last
+/// components it overrides on the searched side's `other` side: those whose last
 /// rule there comes before `k`'s, or that have none. Once `k` matches every continuation
 /// they decide nothing on either side (on the searched side only the searched rule does),
 /// so they are forgotten; never the searched component `u` nor an `excluded` one, which
 /// the search needs to the end.
 fn forgets(
     product: &Product,
-    other: &[Option<usize>],
+    other: &OtherSide<'_>,
     u: usize,
-    excluded: &[usize],
 ) -> Vec<crate::glob::automaton::Forget> {
     let n = product.component_count();
-    let at = last_positions(other, n);
+    let (at, excluded) = (&other.at, other.excluded);
     let mut out = Vec::new();
     for k in 0..n {
         let Some(pk) = at[k] else { continue };
