@@ -58,16 +58,89 @@ pub struct Samples {
     pub outcomes: Vec<sample_mismatch::Outcome>,
 }
 
-/// What a run reports: the findings kept, and what suppression hid.
-pub struct Checked {
+/// What the checks and suppression kept, and what suppression hid.
+struct Checked {
+    findings: Vec<Finding>,
+    suppression: suppress::Outcome,
+}
+
+/// What a front end asks of [`Audit::report`].
+pub enum Want<'r> {
+    /// The findings as reported.
+    Findings,
+    /// The findings as reported, each marked with its proven fix (proved by re-loading
+    /// through the `Reload`).
+    Marked(&'r Reload<'r>),
+    /// The findings a baseline records (`--write-baseline`).
+    Baseline,
+}
+
+/// A run's report: everything a front end renders.
+pub struct Report {
+    /// The OpenCode config read: its sources, before samples and baseline joined the map.
+    pub config: Vec<SourceId>,
+    pub samples: Samples,
     pub findings: Vec<Finding>,
+    /// What suppression hid (nothing counted for [`Want::Baseline`]).
     pub suppression: suppress::Outcome,
+    /// Per finding, its proven fix ([`Want::Marked`]; else empty).
+    pub marks: Vec<Option<(Safety, String)>>,
 }
 
 impl<'a> Audit<'a> {
+    /// The run after loading (and after the fix loop, if any), every stage once, in
+    /// order: the samples (`given`, else the settings' or the default file, read with
+    /// `read`), the baseline (through `host`), the checks and sample mismatches,
+    /// suppression, then what `want` adds. Samples and baseline join the project's sources
+    /// (their places are there).
+    pub fn report(
+        &self,
+        project: &mut Project,
+        host: &dyn Host,
+        given: Option<&Path>,
+        read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+        want: Want<'_>,
+    ) -> Result<Report, RunError> {
+        let config: Vec<SourceId> = project.loaded.sources.iter().map(|(id, _)| id).collect();
+        let samples = self.samples(host, project, given, read)?;
+        let baseline = match self.read_baseline(host, &mut project.loaded.sources) {
+            Ok(b) => b,
+            Err(SetupError::Baseline(e)) => {
+                return Err(RunError::BadBaseline {
+                    at: project.loaded.sources.position(e.loc).to_string(),
+                    message: e.message,
+                });
+            }
+            Err(e) => return Err(RunError::Setup(Box::new(e))),
+        };
+        let project = &*project;
+        if let Want::Baseline = want {
+            let findings = self.to_baseline(project, &config, &samples);
+            return Ok(Report {
+                config,
+                samples,
+                findings,
+                suppression: suppress::Outcome::default(),
+                marks: Vec::new(),
+            });
+        }
+        let checked = self.check(project, &config, &samples, baseline.as_deref());
+        let marks = match want {
+            Want::Marked(reload) => self.marks(project, &checked.findings, reload),
+            _ => Vec::new(),
+        };
+        Ok(Report {
+            config,
+            samples,
+            findings: checked.findings,
+            suppression: checked.suppression,
+            marks,
+        })
+    }
+
     /// The samples, when there are any (`given`, else the settings' or the default file):
     /// read with `read`, added to the project's sources, parsed and decided.
-    pub fn samples(
+    fn samples(
         &self,
         host: &dyn Host,
         project: &mut Project,
@@ -96,7 +169,7 @@ impl<'a> Audit<'a> {
 
     /// The baseline, if the run has one, read through `host` into `sources` (its entries'
     /// places are in that map only).
-    pub fn read_baseline(
+    fn read_baseline(
         &self,
         host: &dyn Host,
         sources: &mut SourceMap,
@@ -110,7 +183,7 @@ impl<'a> Audit<'a> {
     /// The checks and the sample mismatches, one finding per place, then suppression:
     /// what `check` reports. `config` are the sources whose inline ignores count (the
     /// OpenCode config read, before samples and baseline joined the map).
-    pub fn check(
+    fn check(
         &self,
         project: &Project,
         config: &[SourceId],
@@ -131,7 +204,7 @@ impl<'a> Audit<'a> {
 
     /// [`Audit::check`]'s findings as a baseline records them (`--write-baseline`): the
     /// settings and inline ignores applied, no baseline, kinds never baselined left out.
-    pub fn to_baseline(
+    fn to_baseline(
         &self,
         project: &Project,
         config: &[SourceId],
@@ -193,7 +266,7 @@ impl<'a> Audit<'a> {
     }
 
     /// Per finding, the proven fix it has, if any (human output marks it).
-    pub fn marks(
+    fn marks(
         &self,
         project: &Project,
         findings: &[Finding],

@@ -3,7 +3,7 @@
 //! forms, and the exit code.
 
 use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED, HeadlessArg, write_pretty};
-use crate::audit::{Audit, RunError};
+use crate::audit::{Audit, Report, RunError, Want};
 use crate::checks::Finding;
 use crate::host::RealHost;
 use crate::project::Project;
@@ -333,35 +333,33 @@ fn check(
     fixing: Fixing<'_>,
 ) -> Result<i32, i32> {
     let (ci, setup) = (&args.ci, audit.setup);
-    // The OpenCode config read: every source so far.
-    let config_sources: Vec<crate::source::SourceId> =
-        project.loaded.sources.iter().map(|(id, _)| id).collect();
     let read = |path: &std::path::Path| std::fs::read(path);
-    let samples = audit
-        .samples(&RealHost, project, args.samples.as_deref(), &read)
-        .map_err(run_error)?;
-    let baseline = match audit.read_baseline(&RealHost, &mut project.loaded.sources) {
-        Ok(b) => b,
-        Err(e) => return Err(setup_error(e, Some(project), style)),
+    let want = match (&ci.write_baseline, args.format) {
+        (Some(_), _) => Want::Baseline,
+        (None, CheckFormat::Human) => Want::Marked(fixing.reload),
+        (None, _) => Want::Findings,
+    };
+    let Report {
+        config: config_sources,
+        samples,
+        findings,
+        suppression: outcome,
+        marks,
+    } = match audit.report(project, &RealHost, args.samples.as_deref(), &read, want) {
+        Ok(r) => r,
+        Err(RunError::Setup(e)) => return Err(setup_error(*e, Some(project), style)),
+        Err(e) => return Err(run_error(e)),
     };
     let project = &*project;
     if let Some(file) = &ci.write_baseline {
-        let kept = audit.to_baseline(project, &config_sources, &samples);
-        return Ok(write_baseline(project, &kept, &setup.root, file));
+        return Ok(write_baseline(project, &findings, &setup.root, file));
     }
-    let checked = audit.check(project, &config_sources, &samples, baseline.as_deref());
-    let (findings, outcome) = (checked.findings, checked.suppression);
     let s = report::check::Samples {
         samples: &samples.samples,
         outcomes: &samples.outcomes,
     };
     match args.format {
         CheckFormat::Human | CheckFormat::Concise => {
-            let marks = if args.format == CheckFormat::Human {
-                audit.marks(project, &findings, fixing.reload)
-            } else {
-                Vec::new()
-            };
             let text = check_text(
                 project,
                 &findings,
