@@ -18,6 +18,7 @@
 )]
 
 pub mod agents;
+pub mod audit;
 pub mod checks;
 pub mod cli;
 pub mod delegation;

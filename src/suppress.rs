@@ -235,17 +235,7 @@ pub fn scan_sources(sources: &SourceMap, ids: &[SourceId]) -> Vec<Ignore> {
 
 /// A finding about the suppressions themselves, at `loc`.
 fn meta(check: &checks::Check, loc: Loc, message: String, help: &str) -> Finding {
-    Finding {
-        id: check.id,
-        level: check.level,
-        agents: Vec::new(),
-        rule: None,
-        loc: Some(loc),
-        message,
-        related: Vec::new(),
-        witnesses: Vec::new(),
-        help: Some(help.to_string()),
-    }
+    Finding::at(check, Some(loc), message).with_help(help.to_string())
 }
 
 // ---------------------------------------------------------------------------------------

@@ -20,8 +20,7 @@
 //! ## How to fix
 //! Remove the rule, or move it after the rule that overrides it.
 
-use super::{Check, Ctx, Finding, Level, Witness};
-use crate::agents::Agent;
+use super::{Check, Level};
 
 pub const CHECK: Check = Check {
     id: "dead-rule",
@@ -29,19 +28,3 @@ pub const CHECK: Check = Check {
     summary: "a rule that never decides anything (redundant or shadowed within its own file)",
     docs: include_str!("dead_rule.rs"),
 };
-
-/// The finding for rule `i`: `redundant` when its witness ends in its own answer.
-pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness, redundant: bool) -> Finding {
-    let kind = if redundant { "redundant" } else { "shadowed" };
-    let what = format!("this rule never decides anything ({kind})");
-    let finding = super::overlap::rule_order(ctx, agent, i, &CHECK, &what, w);
-    if redundant {
-        finding
-            .with_level(Level::Info)
-            .with_help("remove it: later rules already give the same answer".into())
-    } else {
-        finding
-            .with_level(Level::Warning)
-            .with_help("move it after the rule that overrides it, or remove it".into())
-    }
-}

@@ -84,18 +84,11 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     + if rules.len() > 3 { ", …" } else { "" }
             ),
         };
-        out.push(Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agents: Vec::new(),
-            rule: None,
-            loc: Some(*tok),
-            message: format!(
-                "`{text}` in permission config: OpenCode pastes ${var}'s raw value into the JSON text before parsing, so whoever sets it can add or change permission rules{now}"
-            ),
-            related: Vec::new(),
-            witnesses: Vec::new(),
-            help: Some("write the permission literally; use a separate config file (OPENCODE_CONFIG) per machine instead".into()),
-        });
+        let message = format!(
+            "`{text}` in permission config: OpenCode pastes ${var}'s raw value into the JSON text before parsing, so whoever sets it can add or change permission rules{now}"
+        );
+        out.push(Finding::at(&CHECK, Some(*tok), message).with_help(
+            "write the permission literally; use a separate config file (OPENCODE_CONFIG) per machine instead".into(),
+        ));
     }
 }

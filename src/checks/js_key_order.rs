@@ -295,27 +295,24 @@ fn analyse(
         if let Some(o) = other.filter(|o| *o != primary) {
             related.push((o, format!("decides {input} instead")));
         }
-        return Some(Finding {
-            id: CHECK.id,
-            level: CHECK.level,
-            agents: vec![agent.name.clone()],
-            rule: w.rule,
-            loc: Some(primary),
-            message: format!(
-                "OpenCode applies this object in another order than written ({what}): e.g. {} {input} is decided by {} → {}, but in the written order by {} → {}",
-                w.permission,
-                name(actual),
-                w.action,
-                name(expected),
-                cf_action
-            ),
-            related,
-            witnesses: vec![w],
-            help: Some(
-                "write each key once, and integer-like keys first in ascending order, so the file reads in the order OpenCode applies it"
-                    .into(),
-            ),
-        });
+        let message = format!(
+            "OpenCode applies this object in another order than written ({what}): e.g. {} {input} is decided by {} → {}, but in the written order by {} → {}",
+            w.permission,
+            name(actual),
+            w.action,
+            name(expected),
+            cf_action
+        );
+        return Some(
+            Finding::at(&CHECK, Some(primary), message)
+                .with_agent(agent.name.clone(), w.rule)
+                .with_related(related)
+                .with_witnesses(vec![w])
+                .with_help(
+                    "write each key once, and integer-like keys first in ascending order, so the file reads in the order OpenCode applies it"
+                        .into(),
+                ),
+        );
     }
     None
 }

@@ -18,7 +18,7 @@
 //! or nothing for plain redundancy.
 
 use super::{
-    Check, Ctx, Finding, Reach, TailMemo, Witness, correlated_rules, dead_rule, describe,
+    Check, Ctx, Finding, Level, Reach, TailMemo, Witness, correlated_rules, dead_rule, describe,
     overridden_by_later_layer, same_origin, shadowed_ask, shadowed_deny,
 };
 use crate::agents::Agent;
@@ -26,23 +26,100 @@ use crate::glob::analysis::Input;
 use crate::glob::automaton::Outcome;
 use crate::model::{Effect, Layer};
 
-/// A rule-order finding of `check` for rule `i`: `what` it is (`this deny never takes
-/// effect`), then the input that shows it and the later rule that decides it, which is the
-/// related place. At the check's level; no help yet.
-pub fn rule_order(
-    ctx: &Ctx<'_>,
-    agent: &Agent,
-    i: usize,
-    check: &Check,
-    what: &str,
-    w: Witness,
-) -> Finding {
-    let (example, related) = decided_by(ctx, agent, i, &w);
-    Finding {
-        related,
-        witnesses: vec![w],
-        ..Finding::at_rule(check, agent, i, format!("{what}: {example}"))
+/// A shadowing kind: a rule that decides nothing, named by what the user loses and where
+/// the overriding rule lives. The kinds are data; [`Shadowing::finding`] is the one way a
+/// rule-order finding is made.
+struct Shadowing {
+    check: &'static Check,
+    /// What the rule is; `{layer}` is the rule's layer, `{by}` ` by RULE [LAYER]` (its
+    /// decider from another origin).
+    what: &'static str,
+    /// The level when the witness ends in allow, and when it does not.
+    level: (Level, Level),
+    help: &'static str,
+}
+
+/// A deny whose inputs end looser (allow: error, ask: warning).
+const SHADOWED_DENY: Shadowing = Shadowing {
+    check: &shadowed_deny::CHECK,
+    what: "this deny never takes effect",
+    level: (Level::Error, Level::Warning),
+    help: "put the deny after the broader rule that overrides it (last match wins)",
+};
+
+/// An ask whose inputs a later rule allows.
+const SHADOWED_ASK: Shadowing = Shadowing {
+    check: &shadowed_ask::CHECK,
+    what: "this ask never asks",
+    level: (shadowed_ask::CHECK.level, shadowed_ask::CHECK.level),
+    help: "put the ask after the broader allow that overrides it (last match wins)",
+};
+
+/// Dead within its own file, later rules repeating its answer.
+const REDUNDANT: Shadowing = Shadowing {
+    check: &dead_rule::CHECK,
+    what: "this rule never decides anything (redundant)",
+    level: (Level::Info, Level::Info),
+    help: "remove it: later rules already give the same answer",
+};
+
+/// Dead within its own file, later rules giving a stricter answer.
+const SHADOWED: Shadowing = Shadowing {
+    check: &dead_rule::CHECK,
+    what: "this rule never decides anything (shadowed)",
+    level: (Level::Warning, Level::Warning),
+    help: "move it after the rule that overrides it, or remove it",
+};
+
+/// Given a stricter answer by a rule from a later file or layer.
+const OVERRIDDEN: Shadowing = Shadowing {
+    check: &overridden_by_later_layer::CHECK,
+    what: "this [{layer}] rule is overridden{by}",
+    level: (
+        overridden_by_later_layer::CHECK.level,
+        overridden_by_later_layer::CHECK.level,
+    ),
+    help: "keep one source of truth, or accept the override knowingly",
+};
+
+impl Shadowing {
+    /// The finding for rule `i`: what it is, then the input `w` that shows it and the
+    /// later rule that decides it, which is the related place.
+    fn finding(&self, ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
+        let layer = agent.rules.get(i).map(|r| r.layer.to_string());
+        let by = w
+            .rule
+            .and_then(|k| agent.rules.get(k))
+            .map(|d| format!(" by {} [{}]", describe(d), d.layer))
+            .unwrap_or_default();
+        let what = self
+            .what
+            .replace("{layer}", layer.as_deref().unwrap_or(""))
+            .replace("{by}", &by);
+        let level = if w.action == Effect::Allow {
+            self.level.0
+        } else {
+            self.level.1
+        };
+        let (example, related) = decided_by(ctx, agent, i, &w);
+        Finding {
+            related,
+            witnesses: vec![w],
+            ..Finding::at_rule(self.check, agent, i, format!("{what}: {example}"))
+        }
+        .with_level(level)
+        .with_help(self.help.into())
     }
+}
+
+/// A dead deny for which no input could be shown (the later rules' overlaps were past the
+/// budget): still dead, proven.
+fn dead_deny_without_witness(agent: &Agent, i: usize) -> Finding {
+    let what = format!(
+        "this deny never takes effect: {} is shadowed by later rules",
+        describe(&agent.rules[i])
+    );
+    Finding::at_rule(&shadowed_deny::CHECK, agent, i, what)
 }
 
 /// `e.g. PERM "INPUT" is decided by RULE at PLACE → ACTION`, and the decider as a label.
@@ -215,18 +292,19 @@ fn dead(ctx: &Ctx<'_>, ai: usize, i: usize, overridden: Option<&Input>) -> Optio
         }
     }
     let Some(w) = worst else {
-        return (e == Effect::Deny).then(|| shadowed_deny::without_witness(ctx, agent, i));
+        return (e == Effect::Deny).then(|| dead_deny_without_witness(agent, i));
     };
     let decider = w.rule.and_then(|k| agent.rules.get(k));
     let same = decider.is_some_and(|d| same_origin(r, d));
-    Some(match (openness(w.action).cmp(&openness(e)), e) {
-        (std::cmp::Ordering::Greater, Effect::Deny) => shadowed_deny::finding(ctx, agent, i, w),
-        (std::cmp::Ordering::Greater, _) => shadowed_ask::finding(ctx, agent, i, w),
-        (std::cmp::Ordering::Equal, _) if same => dead_rule::finding(ctx, agent, i, w, true),
+    let kind = match (openness(w.action).cmp(&openness(e)), e) {
+        (std::cmp::Ordering::Greater, Effect::Deny) => &SHADOWED_DENY,
+        (std::cmp::Ordering::Greater, _) => &SHADOWED_ASK,
+        (std::cmp::Ordering::Equal, _) if same => &REDUNDANT,
         (std::cmp::Ordering::Equal, _) => return None,
-        (std::cmp::Ordering::Less, _) if same => dead_rule::finding(ctx, agent, i, w, false),
-        (std::cmp::Ordering::Less, _) => overridden_by_later_layer::finding(ctx, agent, i, w),
-    })
+        (std::cmp::Ordering::Less, _) if same => &SHADOWED,
+        (std::cmp::Ordering::Less, _) => &OVERRIDDEN,
+    };
+    Some(kind.finding(ctx, agent, i, w))
 }
 
 /// The finding for rule `i`, which decides `decided`: a later rule that loosens part of it

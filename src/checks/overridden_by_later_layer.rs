@@ -20,8 +20,7 @@
 //! ## How to fix
 //! Keep one source of truth, or accept the override knowingly.
 
-use super::{Check, Ctx, Finding, Level, Witness, describe};
-use crate::agents::Agent;
+use super::{Check, Level};
 
 pub const CHECK: Check = Check {
     id: "overridden-by-later-layer",
@@ -29,16 +28,3 @@ pub const CHECK: Check = Check {
     summary: "a rule given a stricter answer everywhere by a rule from a later file or layer",
     docs: include_str!("overridden_by_later_layer.rs"),
 };
-
-/// The finding for rule `i`, overridden by its witness's decider from another origin.
-pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
-    let r = &agent.rules[i];
-    let from = w
-        .rule
-        .and_then(|k| agent.rules.get(k))
-        .map(|d| format!(" by {} [{}]", describe(d), d.layer))
-        .unwrap_or_default();
-    let what = format!("this [{}] rule is overridden{from}", r.layer);
-    super::overlap::rule_order(ctx, agent, i, &CHECK, &what, w)
-        .with_help("keep one source of truth, or accept the override knowingly".into())
-}

@@ -273,32 +273,28 @@ pub fn findings(p: &Project, samples: &[Sample], outcomes: &[Outcome]) -> Vec<Fi
                 ),
                 None => "OpenCode's default (no rule matches)".to_string(),
             };
-            Finding {
-                id: CHECK.id,
-                level: CHECK.level,
-                agents: vec![o.agent.clone()],
-                rule: w.rule,
-                loc: Some(s.loc),
-                message: format!(
-                    "sample expects {} {} → {}, but OpenCode decides {} (by {by})",
-                    w.permission,
-                    serde_json::to_string(&w.input).unwrap_or_default(),
-                    s.expected.map(|e| e.to_string()).unwrap_or_default(),
-                    w.action
-                ),
-                related: rule
-                    .and_then(|r| r.loc)
-                    .map(|l| (l, format!("decides the sample → {}", w.action)))
-                    .into_iter()
-                    .collect(),
-                witnesses: vec![w.clone()],
-                help: Some(format!(
+            let message = format!(
+                "sample expects {} {} → {}, but OpenCode decides {} (by {by})",
+                w.permission,
+                serde_json::to_string(&w.input).unwrap_or_default(),
+                s.expected.map(|e| e.to_string()).unwrap_or_default(),
+                w.action
+            );
+            let related = rule
+                .and_then(|r| r.loc)
+                .map(|l| (l, format!("decides the sample → {}", w.action)))
+                .into_iter()
+                .collect();
+            Finding::at(&CHECK, Some(s.loc), message)
+                .with_agent(o.agent.clone(), w.rule)
+                .with_related(related)
+                .with_witnesses(vec![w.clone()])
+                .with_help(format!(
                     "`permaudit explain {} {} --agent {}` shows every rule involved",
                     w.permission,
                     shell_quote(&w.input),
                     o.agent
-                )),
-            }
+                ))
         })
         .collect()
 }

@@ -18,8 +18,7 @@
 //! ## How to fix
 //! Put the ask after the broader allow (specific rules last).
 
-use super::{Check, Ctx, Finding, Level, Witness};
-use crate::agents::Agent;
+use super::{Check, Level};
 
 pub const CHECK: Check = Check {
     id: "shadowed-ask",
@@ -27,9 +26,3 @@ pub const CHECK: Check = Check {
     summary: "an ask that never asks: later rules allow everything it matches",
     docs: include_str!("shadowed_ask.rs"),
 };
-
-/// The finding for ask `i`, whose witness a later rule allows.
-pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
-    super::overlap::rule_order(ctx, agent, i, &CHECK, "this ask never asks", w)
-        .with_help("put the ask after the broader allow that overrides it (last match wins)".into())
-}

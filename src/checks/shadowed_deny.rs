@@ -26,9 +26,7 @@
 //! rule. Remember that merging keeps a key's first position: a key that already exists in
 //! an earlier file cannot be moved by a later file.
 
-use super::{Check, Ctx, Finding, Level, Witness, describe};
-use crate::agents::Agent;
-use crate::model::Effect;
+use super::{Check, Level};
 
 pub const CHECK: Check = Check {
     id: "shadowed-deny",
@@ -36,25 +34,3 @@ pub const CHECK: Check = Check {
     summary: "a deny that decides no input: later rules allow or ask everything it matches",
     docs: include_str!("shadowed_deny.rs"),
 };
-
-/// The finding for deny `i`, whose witness ends in allow (error) or ask (warning).
-pub fn finding(ctx: &Ctx<'_>, agent: &Agent, i: usize, w: Witness) -> Finding {
-    let level = if w.action == Effect::Allow {
-        Level::Error
-    } else {
-        Level::Warning
-    };
-    super::overlap::rule_order(ctx, agent, i, &CHECK, "this deny never takes effect", w)
-        .with_level(level)
-        .with_help("put the deny after the broader rule that overrides it (last match wins)".into())
-}
-
-/// A dead deny for which no input could be shown (the later rules' overlaps were past the
-/// budget): still dead, proven.
-pub fn without_witness(_ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Finding {
-    let what = format!(
-        "this deny never takes effect: {} is shadowed by later rules",
-        describe(&agent.rules[i])
-    );
-    Finding::at_rule(&CHECK, agent, i, what)
-}

@@ -123,17 +123,11 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 );
             }
         }
-        out.push(Finding {
-            id: CHECK.id,
-            level,
-            agents: k.agent.iter().cloned().collect(),
-            rule: None,
-            loc: Some(k.loc),
-            message,
-            related: Vec::new(),
-            witnesses: Vec::new(),
-            help: None,
-        });
+        out.push(
+            Finding::at(&CHECK, Some(k.loc), message)
+                .with_level(level)
+                .with_agents(k.agent.iter().cloned().collect()),
+        );
     }
 }
 

@@ -1,7 +1,9 @@
-//! `permaudit check`: settings (`settings::Setup`), the project, samples, the checks,
-//! suppressions, one of the output forms, and the exit code.
+//! `permaudit check`: settings (`settings::Setup`), the project, then the run
+//! ([`crate::audit::Audit`]: fixes, samples, the checks, suppressions), one of the output
+//! forms, and the exit code.
 
 use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED, HeadlessArg, write_pretty};
+use crate::audit::{Audit, Report, RunError, Want};
 use crate::checks::Finding;
 use crate::host::RealHost;
 use crate::project::Project;
@@ -139,9 +141,15 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
     let reload = |files: &std::collections::BTreeMap<PathBuf, String>| {
         ctx.reload(host, profile.clone(), names, files)
     };
+    let audit = Audit {
+        setup: &setup,
+        mode: args.headless.map(Into::into).unwrap_or_default(),
+        no_ignore: ci.no_ignore,
+        baseline: ci.baseline.as_deref(),
+    };
     let mut fixed = None;
     if args.fix || args.diff {
-        let outcome = fix(&project, args, &setup, &reload)?;
+        let outcome = fix(&audit, &project, args, &reload)?;
         if outcome.refused {
             eprintln!(
                 "error: the fixes, each proven, did not prove together against the config as read; nothing {}",
@@ -176,7 +184,7 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
     check(
         &mut project,
         args,
-        &setup,
+        &audit,
         ctx.out_style,
         out,
         Fixing {
@@ -193,69 +201,29 @@ struct Fixing<'a> {
     fixed: Option<&'a crate::fix::Outcome>,
 }
 
-/// The findings `check` would report on `project` (settings, ignores and the baseline
-/// applied, samples aside): what `--fix` repairs.
-fn reported(
-    project: &Project,
-    args: &CheckArgs,
-    setup: &Setup,
-    baseline: Option<&[(crate::suppress::Entry, crate::source::Loc)]>,
-) -> Vec<Finding> {
-    let mode = args.headless.map(Into::into).unwrap_or_default();
-    let findings = crate::checks::run_every(project, mode);
-    suppressed(project, findings, setup, args.ci.no_ignore, baseline)
-}
-
-/// `findings` as `check` reports them: the settings, the project's inline ignores (none
-/// with `no_ignore`) and a baseline applied. The fix loop and the language server use it.
-pub(super) fn suppressed(
-    project: &Project,
-    findings: Vec<Finding>,
-    setup: &Setup,
-    no_ignore: bool,
-    baseline: Option<&[(crate::suppress::Entry, crate::source::Loc)]>,
-) -> Vec<Finding> {
-    let ids: Vec<crate::source::SourceId> =
-        project.loaded.sources.iter().map(|(id, _)| id).collect();
-    let inputs = crate::suppress::Inputs {
-        settings: &setup.settings,
-        inline: if no_ignore { &[] } else { &ids },
-        baseline,
-        root: &setup.root,
-    };
-    crate::suppress::apply(project, findings, &inputs).findings
-}
-
 /// `--fix` and `--diff`: every proven fix applied in memory.
 fn fix(
+    audit: &Audit<'_>,
     project: &Project,
     args: &CheckArgs,
-    setup: &Setup,
     reload: &crate::fix::Reload<'_>,
 ) -> Result<crate::fix::Outcome, i32> {
-    let baseline = match setup.baseline_path(args.ci.baseline.as_deref()) {
-        Some(path) => {
-            // Read beside the project's sources: its entries' places are in this map only.
-            let mut scratch = project.loaded.sources.clone();
-            match crate::suppress::read_baseline(&RealHost, &mut scratch, &path) {
-                Ok(b) => Some(b),
-                Err(SetupError::Baseline(e)) => {
-                    eprintln!("{}: error: {}", scratch.position(e.loc), e.message);
-                    return Err(EXIT_REFUSED);
-                }
-                Err(e) => return Err(setup_error(e, None, Style { color: false })),
-            }
+    audit
+        .fix(project, &RealHost, reload, args.unsafe_fixes)
+        .map_err(run_error)
+}
+
+/// Print why the run could not read its inputs; the exit code.
+fn run_error(e: RunError) -> i32 {
+    match e {
+        RunError::SamplesUnreadable { path, error } => {
+            eprintln!("error: samples file {}: {error}", path.display())
         }
-        None => None,
-    };
-    let findings = |p: &Project| reported(p, args, setup, baseline.as_deref());
-    Ok(crate::fix::fix(
-        project,
-        &findings,
-        reload,
-        Some(&setup.root),
-        args.unsafe_fixes,
-    ))
+        RunError::BadSample { at, message } => eprintln!("{at}: error: bad sample: {message}"),
+        RunError::BadBaseline { at, message } => eprintln!("{at}: error: {message}"),
+        RunError::Setup(e) => return setup_error(*e, None, Style { color: false }),
+    }
+    EXIT_REFUSED
 }
 
 /// `--diff`: the fixed files as a unified diff (paths relative to the project root); exit
@@ -402,85 +370,39 @@ fn setup_error(e: SetupError, project: Option<&Project>, style: Style) -> i32 {
 fn check(
     project: &mut Project,
     args: &CheckArgs,
-    setup: &Setup,
+    audit: &Audit<'_>,
     style: Style,
     out: &mut dyn Write,
     fixing: Fixing<'_>,
 ) -> Result<i32, i32> {
-    use crate::checks::sample_mismatch;
-    use crate::source::{Origin, SourceFile};
-    let ci = &args.ci;
-    // The OpenCode config read: every source so far.
-    let config_sources: Vec<crate::source::SourceId> =
-        project.loaded.sources.iter().map(|(id, _)| id).collect();
-    let path = setup.samples_path(&RealHost, project.loaded.paths(), args.samples.as_deref());
-    let mut samples = Vec::new();
-    let mut outcomes = Vec::new();
-    if let Some(path) = path {
-        let text = match std::fs::read(&path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => {
-                eprintln!("error: samples file {}: {e}", path.display());
-                return Err(EXIT_REFUSED);
-            }
-        };
-        let id = project
-            .loaded
-            .sources
-            .add(SourceFile::new(Origin::File(path), text.clone()));
-        let parsed = sample_mismatch::parse(&text, id)
-            .and_then(|s| sample_mismatch::decide(project, &s).map(|o| (s, o)));
-        match parsed {
-            Ok((s, o)) => (samples, outcomes) = (s, o),
-            Err(e) => {
-                let pos = project.loaded.sources.position(e.loc);
-                eprintln!("{pos}: error: bad sample: {}", e.message);
-                return Err(EXIT_REFUSED);
-            }
-        }
-    }
-    let baseline = match setup.baseline_path(ci.baseline.as_deref()) {
-        Some(path) => Some(
-            crate::suppress::read_baseline(&RealHost, &mut project.loaded.sources, &path)
-                .map_err(|e| setup_error(e, Some(project), style))?,
-        ),
-        None => None,
+    let (ci, setup) = (&args.ci, audit.setup);
+    let read = |path: &std::path::Path| std::fs::read(path);
+    let want = match (&ci.write_baseline, args.format) {
+        (Some(_), _) => Want::Baseline,
+        (None, CheckFormat::Human) => Want::Marked(fixing.reload),
+        (None, _) => Want::Findings,
+    };
+    let Report {
+        config: config_sources,
+        samples,
+        findings,
+        suppression: outcome,
+        marks,
+    } = match audit.report(project, &RealHost, args.samples.as_deref(), &read, want) {
+        Ok(r) => r,
+        Err(RunError::Setup(e)) => return Err(setup_error(*e, Some(project), style)),
+        Err(e) => return Err(run_error(e)),
     };
     let project = &*project;
-    let mode = args.headless.map(Into::into).unwrap_or_default();
-    let mut findings = crate::checks::run_as(project, mode);
-    findings.extend(crate::checks::consolidate(
-        project,
-        sample_mismatch::findings(project, &samples, &outcomes),
-    ));
-    let inputs = crate::suppress::Inputs {
-        settings: &setup.settings,
-        inline: if ci.no_ignore { &[] } else { &config_sources },
-        baseline: baseline.as_deref(),
-        root: &setup.root,
-    };
     if let Some(file) = &ci.write_baseline {
-        let inputs = crate::suppress::Inputs {
-            baseline: None,
-            ..inputs
-        };
-        let mut kept = crate::suppress::apply(project, findings, &inputs).findings;
-        kept.retain(|f| !crate::suppress::NOT_BASELINED.contains(&f.id));
-        return Ok(write_baseline(project, &kept, &setup.root, file));
+        return Ok(write_baseline(project, &findings, &setup.root, file));
     }
-    let mut outcome = crate::suppress::apply(project, findings, &inputs);
-    let findings = std::mem::take(&mut outcome.findings);
     let s = report::check::Samples {
-        samples: &samples,
-        outcomes: &outcomes,
+        samples: &samples.samples,
+        outcomes: &samples.outcomes,
     };
     match args.format {
         CheckFormat::Human | CheckFormat::Concise => {
-            let marks = if args.format == CheckFormat::Human {
-                fix_marks(project, &findings, setup, fixing.reload)
-            } else {
-                Vec::new()
-            };
             let text = check_text(
                 project,
                 &findings,
@@ -503,44 +425,6 @@ fn check(
     }
     let fail_on = args.fail_on.map(Into::into).or(setup.settings.fail_on);
     Ok(exit_for(&findings, fail_on))
-}
-
-/// Per finding, the proven fix it has (human output marks it), and for the others the
-/// repair tried and not offered because it would widen access, with what it would open.
-fn fix_marks(
-    project: &Project,
-    findings: &[Finding],
-    setup: &Setup,
-    reload: &crate::fix::Reload<'_>,
-) -> Vec<Option<(Option<crate::fix::Safety>, String)>> {
-    let mut marks = vec![None; findings.len()];
-    let proven = crate::fix::proven(project, findings, reload, Some(&setup.root));
-    for f in &proven {
-        for &n in &f.repairs {
-            if let Some(m) = marks.get_mut(n) {
-                *m = Some((Some(f.safety), f.title.clone()));
-            }
-        }
-    }
-    for a in crate::fix::display_only(project, findings, reload, Some(&setup.root), &proven) {
-        let more = a.widened.saturating_sub(a.widens.len());
-        let text = format!(
-            "{} (not applied: it would widen access: {}{})",
-            a.title,
-            a.widens.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        );
-        for &n in &a.repairs {
-            if let Some(m @ None) = marks.get_mut(n) {
-                *m = Some((None, text.clone()));
-            }
-        }
-    }
-    marks
 }
 
 /// `check`'s exit code: 1 when a finding reaches the `--fail-on` level (default error).

@@ -693,12 +693,7 @@ fn findings(
     cwd: &Path,
     engines: &crate::checks::Engines,
 ) -> Vec<Finding> {
-    let findings =
-        crate::checks::run_reusing(project, crate::delegation::RunMode::Interactive, engines);
-    match crate::settings::Setup::find(host, cwd, None, false, false) {
-        Ok(setup) => super::check::suppressed(project, findings, &setup, false, None),
-        Err(_) => findings,
-    }
+    crate::audit::for_editor(project, host, cwd, engines)
 }
 
 /// What rule `i` of agent `a` decides: one input and its answer, or, when every input it
