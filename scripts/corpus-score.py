@@ -13,7 +13,8 @@ tests/real entry as a case of the same layout (`proj/` = its project/, `home/`, 
 `env.json` = {}, `oracle.json` = the entry's own or, for entries older than issue 35, OpenCode's
 verdict from tests/real/INDEX.md). A case's id is its SPLIT.tsv `case` (`rNNN` or the
 tests/real directory), which is also the `case` column of the judgements. Then score.py runs
-once per half with `--cases` (the half's case ids). Entries of tests/real that nobody judged
+once per half with `--cases` (the half's case ids); a repository in both corpora is scored once,
+as its shared case, whose findings are judged. Entries of tests/real that nobody judged
 yet show up as `unjudged`; only judged findings count in the percentages.
 """
 import csv, json, os, shutil, subprocess, sys, tempfile
@@ -73,12 +74,16 @@ def main():
     dst = tempfile.mkdtemp(prefix="permaudit-corpus-score-")
     try:
         build(dst, split)
+        # A repository in both corpora is scored once, as its shared case (the judged one).
+        shared = {r[1] for r in split if r[2] == "shared"}
         for h in halves:
-            ids = [r[3] for r in split if r[0] == h]
+            ids = [r[3] for r in split if r[0] == h and not (r[2] == "real" and r[1] in shared)]
             lst = os.path.join(dst, f"{h}.txt")
             open(lst, "w").write("\n".join(ids) + "\n")
-            n_real = sum(1 for r in split if r[0] == h and r[2] == "real")
-            print(f"== {h} half: {len(ids)} cases ({len(ids) - n_real} shared, {n_real} tests/real), "
+            n_real = sum(1 for r in split if r[0] == h and r[2] == "real" and r[1] not in shared)
+            dup = sum(1 for r in split if r[0] == h and r[2] == "real" and r[1] in shared)
+            print(f"== {h} half: {len(ids)} cases ({len(ids) - n_real} shared, {n_real} tests/real; "
+                  f"{dup} tests/real entries left out, their repository scored as its shared case), "
                   f"{len({r[1] for r in split if r[0] == h})} repositories")
             sys.stdout.flush()
             subprocess.run([sys.executable, os.path.join(dst, "score.py"), binary, "--cases", lst,

@@ -5,6 +5,7 @@ the real OpenCode 1.18.34 makes of it.
     python3 scripts/real-add.py add GITDIR OWNER/REPO [--as-home [DIR]] [--prefix P]...
     python3 scripts/real-add.py oracle DIR...        # (re)write DIR/oracle.json, compare rules
     python3 scripts/real-add.py compare DIR...       # oracle.json vs `permaudit rules` only
+    python3 scripts/real-add.py index                # add missing entries' rows to tests/real/INDEX.md
 
 `add` copies from a git directory (a snapshot of the repository, read at HEAD with `git
 show`, nothing checked out) the files OpenCode reads for permissions: the project's own
@@ -45,7 +46,7 @@ def chezmoi(path):
     """chezmoi's source names (`dot_`, `private_`, `executable_`) as the target's names."""
     parts = []
     for p in path.split("/"):
-        for pre in ("private_", "executable_", "readonly_"):
+        for pre in ("private_", "executable_", "readonly_", "exact_"):
             p = p.removeprefix(pre)
         parts.append("." + p[4:] if p.startswith("dot_") else p)
     return "/".join(parts)
@@ -255,6 +256,40 @@ def compare(entry):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def index():
+    """Append a row to INDEX.md for every entry it does not list yet (entries with oracle.json)."""
+    path = os.path.join(REAL, "INDEX.md")
+    text = open(path).read()
+    rows = []
+    for name in sorted(os.listdir(REAL)):
+        entry = os.path.join(REAL, name)
+        if f"| `{name}` |" in text or not os.path.isfile(os.path.join(entry, "oracle.json")):
+            continue
+        source = open(os.path.join(entry, "SOURCE.md")).read()
+        field = lambda k: re.search(rf"^- {k}: (.*)$", source, re.M).group(1).strip()
+        repo = field("Repository").split("github.com/", 1)[1]
+        counts = {d: sum(len([f for f in fs if f != ".keep"]) for _, _, fs in os.walk(os.path.join(entry, d)))
+                  for d in ("project", "home")}
+        files = ", ".join(f"{n} {d}" for d, n in counts.items() if n)
+        tmp, dst, env = stage(entry)
+        try:
+            p = subprocess.run([PERMAUDIT, "check", "--format", "json"], cwd=os.path.join(dst, "project"),
+                               env=env, capture_output=True, text=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        ok = json.load(open(os.path.join(entry, "oracle.json")))["ok"]
+        rows.append(f"| `{name}` | [{repo}](https://github.com/{repo}) | `{field('Commit')}` | {field('Kind')} | "
+                    f"{files} | {p.returncode} | {'accepts' if ok else 'refuses'} |\n")
+    lines = text.splitlines(keepends=True)
+    table = [i for i, l in enumerate(lines) if l.startswith("| `")]
+    lines[table[0]:table[-1] + 1] = sorted([lines[i] for i in table] + rows)
+    text = "".join(lines)
+    n = sum(1 for l in text.splitlines() if l.startswith("| `"))
+    text = re.sub(r"^\d+ public repositories", f"{n} public repositories", text, count=1, flags=re.M)
+    open(path, "w").write(text)
+    print(f"INDEX.md: {len(rows)} rows added, {n} entries")
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -266,6 +301,8 @@ def main():
             i = a.index("--as-home")
             home = a[i + 1].rstrip("/") + "/" if i + 1 < len(a) and not a[i + 1].startswith("--") else ""
         add(a[1], a[2], home, prefixes)
+    elif a[0] == "index":
+        index()
     elif a[0] in ("oracle", "compare"):
         ok = all([(run_oracle if a[0] == "oracle" else compare)(os.path.abspath(d)) for d in a[1:]])
         sys.exit(0 if ok else 1)
