@@ -1,31 +1,91 @@
 #!/usr/bin/env python3
-"""The tuning and held-back halves of tests/real/ (issue 19), split by repository with a
-fixed seed, and the warning/error findings per kind in each half, read from the real-corpus
-snapshots (tests/real/snapshots/<dir>.snap).
+"""The tuning and held-back halves of the real configurations (issues 19 and 35): tests/real/
+and the judged corpus in ../shared/corpus/ (or $PERMAUDIT_CORPUS), split by repository with a
+fixed seed, so that one repository is always in one half whichever corpus holds it.
 
-    python3 scripts/real-split.py                 # per-kind counts of the working tree
+    python3 scripts/real-split.py                 # per-kind counts of tests/real's snapshots
     python3 scripts/real-split.py --rev 401023c   # the same, from a commit's snapshots
-    python3 scripts/real-split.py --list          # which half each entry is in
+    python3 scripts/real-split.py --list          # which half each tests/real entry is in
+    python3 scripts/real-split.py --write         # rewrite tests/real/SPLIT.tsv (both corpora)
+    python3 scripts/real-split.py --check         # SPLIT.tsv is what the rule gives (exit 1 if not)
 
-Rules are tuned on the `tune` half only; the `held` half is judged, never tuned on. The
-split is by directory, one directory per repository (`<owner>__<repo>`, with its SOURCE.md); an entry added
-later falls in the half its name hashes to, so adding entries never moves old ones.
+Rules are tuned on the `tune` half only; the `held` half is judged, never tuned on. A
+repository's key is `<owner>__<repo>`, lowercase (a tests/real directory's name; a shared
+case's `meta.json` source). Its half is a hash of the seed and the key, so adding entries
+never moves old ones, except that every entry added by issue 35 (its SOURCE.md says "Added:
+issue 35") is held back: those configurations were gathered to be unseen. Such a repository
+is in no other corpus (they were chosen that way), so the rule stays one half per repository;
+`--check` verifies it.
+
+tests/real/SPLIT.tsv records the result: `half`, `repository` (the key), `corpus`
+(`real` or `shared`), `case` (the tests/real directory or the shared case id, `rNNN`).
+scripts/corpus-score.sh scores each half with ../shared/corpus/score.py.
 """
-import collections, hashlib, os, re, subprocess, sys
+import collections, hashlib, json, os, re, subprocess, sys
 
 SEED = "permaudit-issue-19"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+REAL = os.path.join(ROOT, "tests", "real")
+CORPUS = os.environ.get("PERMAUDIT_CORPUS", os.path.join(ROOT, "..", "shared", "corpus"))
+SPLIT = os.path.join(REAL, "SPLIT.tsv")
 
 
-def half(name):
-    """`tune` or `held`, from a hash of the seed and the repository's directory name."""
-    digest = hashlib.sha256(f"{SEED}/{name}".encode()).digest()
+def hashed(key):
+    """`tune` or `held`, from a hash of the seed and the repository's key."""
+    digest = hashlib.sha256(f"{SEED}/{key}".encode()).digest()
     return "held" if digest[0] % 2 else "tune"
 
 
+def held_back(name):
+    """An entry added by issue 35 (held back whatever its hash)."""
+    try:
+        return "Added: issue 35" in open(os.path.join(REAL, name, "SOURCE.md")).read()
+    except FileNotFoundError:
+        return False
+
+
+def half(name):
+    return "held" if held_back(name) else hashed(name)
+
+
 def entries():
-    real = os.path.join(ROOT, "tests", "real")
-    return sorted(d for d in os.listdir(real) if os.path.isfile(os.path.join(real, d, "SOURCE.md")))
+    return sorted(d for d in os.listdir(REAL) if os.path.isfile(os.path.join(REAL, d, "SOURCE.md")))
+
+
+def shared_cases():
+    """(case id, repository key) of every shared case, or [] without the corpus."""
+    cases = os.path.join(CORPUS, "cases")
+    if not os.path.isdir(cases):
+        return []
+    out = []
+    for c in sorted(os.listdir(cases)):
+        meta = os.path.join(cases, c, "meta.json")
+        if os.path.isfile(meta):
+            out.append((c, json.load(open(meta))["source"].lower().replace("/", "__")))
+    return out
+
+
+def rows():
+    """Every (half, repository, corpus, case), real entries first."""
+    out = [(half(n), n, "real", n) for n in entries()]
+    out += [(half(key), key, "shared", c) for c, key in shared_cases()]
+    return out
+
+
+def check(rs):
+    problems = []
+    halves = collections.defaultdict(set)
+    for h, key, _, _ in rs:
+        halves[key].add(h)
+    problems += [f"{k}: in both halves" for k, hs in sorted(halves.items()) if len(hs) > 1]
+    try:
+        text = open(SPLIT).read().splitlines()[1:]
+    except FileNotFoundError:
+        text = []
+    want = ["\t".join(r) for r in rs]
+    if text != want:
+        problems.append(f"{os.path.relpath(SPLIT, ROOT)} differs from the rule: run scripts/real-split.py --write")
+    return problems
 
 
 def snapshot(name, rev):
@@ -46,6 +106,23 @@ def main():
         for name in entries():
             print(half(name), name)
         return
+    if "--write" in args:
+        rs = rows()
+        if not shared_cases():
+            sys.exit(f"no shared corpus at {CORPUS} (set PERMAUDIT_CORPUS)")
+        with open(SPLIT, "w") as f:
+            f.write("half\trepository\tcorpus\tcase\n")
+            for r in rs:
+                f.write("\t".join(r) + "\n")
+        n = collections.Counter((r[0], r[2]) for r in rs)
+        print(f"wrote {len(rs)} rows: real tune {n['tune', 'real']}, held {n['held', 'real']}; "
+              f"shared tune {n['tune', 'shared']}, held {n['held', 'shared']}")
+        return
+    if "--check" in args:
+        problems = check(rows())
+        for p in problems:
+            print(p)
+        sys.exit(1 if problems else 0)
     counts = {"tune": collections.Counter(), "held": collections.Counter()}
     sizes = collections.Counter()
     for name in entries():
