@@ -12,9 +12,11 @@
 //!   only misses the directory itself, which no tool asks about. Nor is a `**/` slip that
 //!   loses nothing: under a permission no tool checks (`write:`, reported by
 //!   `unchecked-permission`), for a file that lives in the home directory (`**/.ssh/**`,
-//!   `**/.netrc`: OpenCode checks it as a `../…` path, which `**/` matches), or where the
-//!   agent's rules already answer the top-level input as this rule would (a sibling
-//!   `".netrc": "deny"`, a `*.env` deny, a catch-all);
+//!   `**/.netrc`, `**/id_ed25519`: OpenCode checks it as a `../…` path, which `**/`
+//!   matches), where the agent's rules already answer the top-level input as this rule
+//!   would (a sibling `".netrc": "deny"`, a `*.env` deny, a catch-all), or where a later
+//!   rule of the agent decides it anyway (an agent's own `edit: allow` after shared
+//!   denies: the rule would not decide the top-level file even if it matched);
 //! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard.
 //!
 //! ## Why it matters
@@ -135,6 +137,13 @@ const HOME_ONLY: &[&str] = &[
     ".password-store",
     ".pgpass",
     ".docker",
+    ".pypirc",
+    ".git-credentials",
+    // SSH keys (`id_ed25519`, `id_ed25519.pub`) live in `~/.ssh`.
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
 ];
 
 /// Permissions no tool checks (`unchecked-permission` reports the block itself).
@@ -199,6 +208,7 @@ fn globstar(pattern: &str, ctx: &Ctx<'_>) -> Option<(String, String)> {
 fn globstar_harmless(
     ctx: &Ctx<'_>,
     agent: &crate::agents::Agent,
+    i: usize,
     r: &crate::model::Rule,
     meant: &str,
 ) -> bool {
@@ -206,9 +216,18 @@ fn globstar_harmless(
         return true;
     }
     let first = meant.split('/').next().unwrap_or(meant);
-    if HOME_ONLY.contains(&first) {
+    let home_only = |h: &&str| {
+        first
+            .strip_prefix(*h)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    };
+    if HOME_ONLY.iter().any(home_only) {
         return true;
     }
+    // Had the rule matched `meant`, it would decide it only where no later rule of the
+    // agent does: a later rule deciding it (an agent's own `edit: allow` after the shared
+    // denies) makes the slip change nothing for this agent, as does an earlier rule (or
+    // the default) answering it as this rule would.
     let literal = !r.permission.contains(['*', '?']);
     literal
         && ctx
@@ -216,7 +235,7 @@ fn globstar_harmless(
                 agent,
                 &crate::glob::analysis::Input::new(&r.permission, meant),
             )
-            .is_some_and(|w| w.action == r.action.effective())
+            .is_some_and(|w| w.rule.is_some_and(|j| j > i) || w.action == r.action.effective())
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
@@ -237,7 +256,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             });
         let found = diagnosed.clone().or_else(|| {
             star.as_ref()
-                .filter(|(meant, _)| !globstar_harmless(ctx, agent, r, meant))
+                .filter(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant))
                 .map(|(_, message)| message.clone())
         });
         if let Some(message) = found {
