@@ -84,7 +84,7 @@ fn collapse_stars(p: &str) -> String {
     out
 }
 
-fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
+pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     let home = ctx.project.loaded.paths().home.display().to_string();
     if (permission == "read" || permission == "edit") && pattern.starts_with('/') {
         let how = if pattern.starts_with(&home) {

@@ -253,7 +253,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             let mut level = level(ctx, agent, r);
             // A name that is no typo nor command may be a tool a plugin adds: only
             // running the plugin tells, so it is said, not warned.
+            // A plugin tool is switched as a whole (`"memory": "deny"`): patterns under an
+            // unknown name (`"tool": {"codegraph*": "allow"}`) stay a warning.
             if audit.plugins
+                && r.pattern == "*"
                 && meant(&r.permission).is_none()
                 && !r.permission.contains('(')
                 && !matches!(r.permission.as_str(), "list" | "todoread")
