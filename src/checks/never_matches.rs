@@ -17,7 +17,10 @@
 //!   would (a sibling `".netrc": "deny"`, a `*.env` deny, a catch-all), or where a later
 //!   rule of the agent decides it anyway (an agent's own `edit: allow` after shared
 //!   denies: the rule would not decide the top-level file even if it matched);
-//! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard.
+//! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard;
+//! - a `task` pattern that matches an agent's name only when case is ignored
+//!   (`"docfetcher": "allow"` for the agent `DocFetcher`): the task tool checks the name
+//!   as written, case-sensitively (outside Windows).
 //!
 //! ## Why it matters
 //! The rule looks like it protects or permits something and does nothing (or less than it
@@ -73,6 +76,24 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
     if inconclusive { None } else { Some(false) }
 }
 
+/// A `task` pattern that matches no agent's name but would if case did not matter: the
+/// first such agent. The task tool asks `task` with the agent's name as written, and
+/// OpenCode's wildcard is case-sensitive outside Windows (verified on 1.18.34: with
+/// `"task": {"*": "deny", "docfetcher": "allow"}`, `debug agent build --tool task` refuses
+/// `DocFetcher` by the `*` deny, and `docfetcher` is "not a valid agent type").
+fn task_case_slip<'p>(pattern: &str, ctx: &Ctx<'p>) -> Option<&'p str> {
+    use crate::glob::wildcard::Platform;
+    if ctx.project.platform == Platform::Windows {
+        return None;
+    }
+    let w = Wildcard::compile(pattern);
+    let names = || ctx.project.agents.iter().map(|a| a.name.as_str());
+    if names().any(|n| w.is_match(n, Platform::Unix)) {
+        return None;
+    }
+    names().find(|n| w.is_match(n, Platform::Windows))
+}
+
 /// Runs of `*` as one (`**` means `*` in OpenCode).
 fn collapse_stars(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
@@ -101,6 +122,15 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
             "`external_directory` is asked with `/dir/*` strings only, so {} never matches; write `{}/*`",
             serde_json::to_string(pattern).unwrap_or_default(),
             pattern.trim_end_matches('/')
+        ));
+    }
+    if permission == "task"
+        && let Some(name) = task_case_slip(pattern, ctx)
+    {
+        return Some(format!(
+            "`task` matches agent names case-sensitively, so {} matches no agent; the agent is named {}",
+            serde_json::to_string(pattern).unwrap_or_default(),
+            serde_json::to_string(name).unwrap_or_default(),
         ));
     }
     let braces = pattern
