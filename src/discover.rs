@@ -404,6 +404,52 @@ pub fn skill_dirs(
     Ok(out)
 }
 
+/// What the config directories add to the tools: see [`custom_tools`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CustomTools {
+    /// `NAME` of every `{tool,tools}/NAME.{js,ts}`, sorted, each once.
+    pub names: Vec<String>,
+    /// Some `{plugin,plugins}/*.{js,ts}` exists.
+    pub plugins: bool,
+}
+
+/// The project's own tools, as OpenCode 1.18.34's tool registry finds them: every
+/// `{tool,tools}/*.{js,ts}` of every config directory is imported, its default export
+/// becomes the tool named after the file, a named export `X` the tool `FILE_X`
+/// (verified: `.opencode/tool/observation.ts` adds `observation`, which a permission key
+/// `observation` hides or shows). Plugin files add tools whose names only running them
+/// tells.
+pub fn custom_tools(host: &dyn Host, config_dirs: &[PathBuf]) -> CustomTools {
+    let script = |n: &str| {
+        Path::new(n)
+            .extension()
+            .is_some_and(|e| e == "js" || e == "ts")
+    };
+    let mut out = CustomTools::default();
+    for d in config_dirs {
+        for sub in ["tool", "tools"] {
+            for (name, is_dir) in host.list_dir(&d.join(sub)) {
+                if !is_dir && script(&name) {
+                    let stem = Path::new(&name)
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    out.names.push(stem);
+                }
+            }
+        }
+        for sub in ["plugin", "plugins"] {
+            out.plugins |= host
+                .list_dir(&d.join(sub))
+                .iter()
+                .any(|(name, is_dir)| !is_dir && script(name));
+        }
+    }
+    out.names.sort();
+    out.names.dedup();
+    out
+}
+
 /// Why [`skill_dirs`] failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkillDirsError {

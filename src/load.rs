@@ -98,6 +98,12 @@ pub struct Audit {
     /// Keys OpenCode ignores: top-level keys outside its schema (dropped) and agent keys
     /// outside the agent schema (moved into the agent's `options`), in load order.
     pub ignored_keys: Vec<IgnoredKey>,
+    /// The tools the config directories define (`{tool,tools}/NAME.{js,ts}`, a default
+    /// export named NAME; named exports are `NAME_EXPORT`), sorted.
+    pub custom_tools: Vec<String>,
+    /// Plugins that may add tools of any name: a `plugin` list in some config, or
+    /// `{plugin,plugins}/*.{js,ts}` in a config directory.
+    pub plugins: bool,
 }
 
 /// A key OpenCode reads past without a word.
@@ -584,6 +590,7 @@ struct Acc {
     agent: JsObject<AgentEntry>,
     mode: JsObject<AgentEntry>,
     subagent_depth: Option<u64>,
+    plugins: bool,
 }
 
 impl Acc {
@@ -594,6 +601,7 @@ impl Acc {
         if f.subagent_depth.is_some() {
             self.subagent_depth = f.subagent_depth;
         }
+        self.plugins |= f.plugins;
         let _ = (dir, paths);
         for (slot, names) in self.reference_names.iter_mut().zip(&f.reference_names) {
             if let Some(names) = names {
@@ -962,6 +970,9 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
     if let Some(tools) = &acc.tools {
         permission = merge_permission(&tools_to_permission(tools, Layer::LegacyTools), &permission);
     }
+    let tools = discover::custom_tools(l.host, &discovery.config_dirs);
+    l.audit.custom_tools = tools.names;
+    l.audit.plugins = acc.plugins || tools.plugins;
     // The external_directory whitelist: skill directories, `skills.paths`, references.
     let mut dirs: Vec<PathBuf> = discover::skill_dirs(l.host, &l.paths, &discovery.config_dirs)
         .map_err(|e| match e {

@@ -16,7 +16,9 @@
 //! a curated shared list (`.env` read denies, `git push --force *` asks) loses protection
 //! the author wrote for every agent: a warning, whichever syntax wrote it.
 //!
-//! Not reported: the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
+//! Not reported: shared rules that never match what their permission is checked
+//! against (an absolute or `~/…` pattern under `edit`: see `never-matches`), which an
+//! agent cannot undo; and the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
 //! `"x": "deny"`) and switched on for the one agent that exists to use it; every shared
 //! rule it undoes is a whole-tool switch (pattern `*`), so nothing curated is lost.
 //!
@@ -89,7 +91,24 @@ pub fn run(
                 None => by_decider.push((ov.decider, vec![i], w)),
             }
         }
-        for (d, undone, w) in by_decider {
+        for (d, mut undone, w) in by_decider {
+            // A shared rule that never matches what its permission is checked against
+            // (`edit` "~/.config/opencode/**": edit asks worktree-relative paths) protects
+            // nothing, so undoing it loses nothing (`never-matches` reports it).
+            undone.retain(|&k| {
+                let s = &agent.rules[k];
+                super::never_matches::diagnose(&s.permission, &s.pattern, ctx).is_none()
+            });
+            let Some(&first) = undone.first() else {
+                continue;
+            };
+            // The witness of a rule still listed: the one gathered may be of a rule left out.
+            let w = match reach.get(ai).and_then(|row| row.get(first)) {
+                Some(Some(Reach::Dead(Some(ov)))) if ov.decider == d => {
+                    ctx.witness(agent, &ov.input).unwrap_or(w)
+                }
+                _ => w,
+            };
             // The opt-in idiom: a tool switched off for everyone (`tools: {x: false}`,
             // `"x": "deny"`) and switched on for the agent that exists to use it. Nothing
             // curated is lost: the shared rules it undoes are whole-tool switches.

@@ -9,7 +9,9 @@
 //! every command it matches, including those the deny was written for.
 //!
 //! The finding names the asking command, the stored pattern and a command the deny denies
-//! that the stored pattern would then allow, each decided over the agent's rules.
+//! that the stored pattern would then allow, each decided over the agent's rules. For an
+//! exact deny (`"rm -rf": "deny"`, no wildcard) it first says what matters more: the
+//! deny matches that text alone, so `rm -rf x` is not denied even today.
 //!
 //! It is a warning when the question that stores the pattern is one a person is asked
 //! every day (the prefix itself or with a plain argument: `git push`, `rm file.txt`),
@@ -310,13 +312,44 @@ fn finding(
             .and_then(|k| agent.rules[k].loc)
             .map(|l| vec![(l, format!("asks for {}", q(&asker)))])
             .unwrap_or_default();
-        let message = format!(
+        let mut message = format!(
             "answering \"Always\" to bash {} (asked by {}) stores {} as an allow evaluated after every configured rule; from then on bash {} is allowed although this deny denies it",
             q(&asker),
             decided_by(&aw),
             q(&always),
             q(&w)
         );
+        let mut witnesses = vec![aw.clone(), dw];
+        // An exact deny (`rm -rf`, no wildcard) matches that text alone: the command it
+        // was written for, with an operand, is not denied even today. That is the
+        // problem to fix first, so it is said first.
+        // Only a command still waiting for its operand (`rm -rf`, `git push --force`,
+        // `env`): `git restore .` already names what it acts on.
+        let operand_given = r
+            .pattern
+            .split_whitespace()
+            .skip(1)
+            .any(|word| !word.starts_with('-') && word.contains(['.', '/', '~', '=']));
+        if !r.pattern.contains(['*', '?']) && !operand_given {
+            let operand = format!("{} x", r.pattern.trim_end());
+            if let Some(ow) =
+                bash_witness(ctx, agent, &operand).filter(|o| o.action != Effect::Deny)
+            {
+                message = format!(
+                    "this deny matches the exact command {} only: bash {} is {} today (decided by {}); write {} to deny it with operands. Besides, {message}",
+                    q(&r.pattern),
+                    q(&operand),
+                    match ow.action {
+                        Effect::Allow => "allowed",
+                        Effect::Ask => "asked",
+                        Effect::Deny => "denied",
+                    },
+                    decided_by(&ow),
+                    q(&format!("{} *", r.pattern.trim_end())),
+                );
+                witnesses.push(ow);
+            }
+        }
         let help: String = format!(
             "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
             q(&always)
@@ -335,7 +368,7 @@ fn finding(
             Finding::at_rule(&CHECK, agent, i, message)
                 .with_level(level)
                 .with_related(related)
-                .with_witnesses(vec![aw, dw])
+                .with_witnesses(witnesses)
                 .with_help(help),
         ));
     }

@@ -1,4 +1,5 @@
-//! `correlated-rules` (warning for commands that end in allow; info otherwise)
+//! `correlated-rules` (warning for commands that end in allow; info otherwise, and for an
+//! ask that leaves the program open beside a later allow of one named program)
 //!
 //! ## What it finds
 //! A deny or ask, and a later, looser rule that share some inputs while **neither contains
@@ -72,7 +73,15 @@ pub fn finding(
     // Paths correlate mostly by accident of spelling (`*id_rsa*` and `*.tfvars.example`
     // share `id_rsa.tfvars.example`, a file nobody has): info. Commands correlate by
     // meaning (`* --force*` and `git push *`): a warning when the deny or ask ends in allow.
-    let level = if theirs.action == Effect::Allow && theirs.permission == "bash" {
+    // An ask that leaves the program open (`* install *`) beside a later allow of one
+    // named program (`curl *`): the allow is the more specific word about what runs, and
+    // `curl install` allowed is what its author wrote it for: info. A deny keeps its
+    // warning (`* --force*` deny, `git push *` allow: the force push was meant to stop).
+    let program_allowed = r.action.effective() == Effect::Ask
+        && open_program(&r.pattern)
+        && d.is_some_and(|d| names_program(&d.pattern));
+    let level = if theirs.action == Effect::Allow && theirs.permission == "bash" && !program_allowed
+    {
         Level::Warning
     } else {
         Level::Info
@@ -92,6 +101,17 @@ pub fn finding(
         .with_related(related)
         .with_witnesses(mine.into_iter().chain([theirs]).collect())
         .with_help(help)
+}
+
+/// A command pattern whose program is left open: its first word starts with a wildcard.
+fn open_program(pattern: &str) -> bool {
+    pattern.trim_start().starts_with(['*', '?'])
+}
+
+/// A command pattern that names its program: a first word with no wildcard.
+fn names_program(pattern: &str) -> bool {
+    let first = pattern.split_whitespace().next().unwrap_or("");
+    !first.is_empty() && !first.contains(['*', '?'])
 }
 
 fn verb(e: Effect) -> &'static str {

@@ -72,6 +72,9 @@ fn fillers(permission: &str) -> &'static [&'static str] {
         &["", "a.ts", "src/a.ts", "a", "src", "local"]
     } else if permission == "bash" {
         &["", "build", "origin", "x", "run "]
+    } else if permission == "external_directory" {
+        // OpenCode asks `<dir>/*`, the star literal: `/tmp/*` is filled as itself.
+        &["*", "", "example", "x"]
     } else {
         &["", "example", "x"]
     }
@@ -133,6 +136,15 @@ pub fn plausibility(permission: &str, input: &str) -> i32 {
         }
         if base.contains('.') && !base.starts_with('.') {
             score += 1;
+        }
+    } else if permission == "external_directory" {
+        // The only subjects OpenCode asks: an absolute directory and a literal `/*`
+        // (`Tool.assertExternalDirectory`); `/tmp/` is never asked.
+        if !(input.starts_with('/') && input.ends_with("/*")) {
+            score -= 50;
+        }
+        if input.matches('*').count() > 1 {
+            score -= 20;
         }
     } else if permission == "bash" {
         let first = input.chars().next().unwrap_or(' ');

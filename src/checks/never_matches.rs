@@ -12,10 +12,15 @@
 //!   only misses the directory itself, which no tool asks about. Nor is a `**/` slip that
 //!   loses nothing: under a permission no tool checks (`write:`, reported by
 //!   `unchecked-permission`), for a file that lives in the home directory (`**/.ssh/**`,
-//!   `**/.netrc`: OpenCode checks it as a `../…` path, which `**/` matches), or where the
-//!   agent's rules already answer the top-level input as this rule would (a sibling
-//!   `".netrc": "deny"`, a `*.env` deny, a catch-all);
-//! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard.
+//!   `**/.netrc`, `**/id_ed25519`: OpenCode checks it as a `../…` path, which `**/`
+//!   matches), where the agent's rules already answer the top-level input as this rule
+//!   would (a sibling `".netrc": "deny"`, a `*.env` deny, a catch-all), or where a later
+//!   rule of the agent decides it anyway (an agent's own `edit: allow` after shared
+//!   denies: the rule would not decide the top-level file even if it matched);
+//! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard;
+//! - a `task` pattern that matches an agent's name only when case is ignored
+//!   (`"docfetcher": "allow"` for the agent `DocFetcher`): the task tool checks the name
+//!   as written, case-sensitively (outside Windows).
 //!
 //! ## Why it matters
 //! The rule looks like it protects or permits something and does nothing (or less than it
@@ -71,6 +76,24 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
     if inconclusive { None } else { Some(false) }
 }
 
+/// A `task` pattern that matches no agent's name but would if case did not matter: the
+/// first such agent. The task tool asks `task` with the agent's name as written, and
+/// OpenCode's wildcard is case-sensitive outside Windows (verified on 1.18.34: with
+/// `"task": {"*": "deny", "docfetcher": "allow"}`, `debug agent build --tool task` refuses
+/// `DocFetcher` by the `*` deny, and `docfetcher` is "not a valid agent type").
+fn task_case_slip<'p>(pattern: &str, ctx: &Ctx<'p>) -> Option<&'p str> {
+    use crate::glob::wildcard::Platform;
+    if ctx.project.platform == Platform::Windows {
+        return None;
+    }
+    let w = Wildcard::compile(pattern);
+    let names = || ctx.project.agents.iter().map(|a| a.name.as_str());
+    if names().any(|n| w.is_match(n, Platform::Unix)) {
+        return None;
+    }
+    names().find(|n| w.is_match(n, Platform::Windows))
+}
+
 /// Runs of `*` as one (`**` means `*` in OpenCode).
 fn collapse_stars(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
@@ -82,7 +105,7 @@ fn collapse_stars(p: &str) -> String {
     out
 }
 
-fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
+pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     let home = ctx.project.loaded.paths().home.display().to_string();
     if (permission == "read" || permission == "edit") && pattern.starts_with('/') {
         let how = if pattern.starts_with(&home) {
@@ -99,6 +122,15 @@ fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
             "`external_directory` is asked with `/dir/*` strings only, so {} never matches; write `{}/*`",
             serde_json::to_string(pattern).unwrap_or_default(),
             pattern.trim_end_matches('/')
+        ));
+    }
+    if permission == "task"
+        && let Some(name) = task_case_slip(pattern, ctx)
+    {
+        return Some(format!(
+            "`task` matches agent names case-sensitively, so {} matches no agent; the agent is named {}",
+            serde_json::to_string(pattern).unwrap_or_default(),
+            serde_json::to_string(name).unwrap_or_default(),
         ));
     }
     let braces = pattern
@@ -135,6 +167,13 @@ const HOME_ONLY: &[&str] = &[
     ".password-store",
     ".pgpass",
     ".docker",
+    ".pypirc",
+    ".git-credentials",
+    // SSH keys (`id_ed25519`, `id_ed25519.pub`) live in `~/.ssh`.
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
 ];
 
 /// Permissions no tool checks (`unchecked-permission` reports the block itself).
@@ -199,6 +238,7 @@ fn globstar(pattern: &str, ctx: &Ctx<'_>) -> Option<(String, String)> {
 fn globstar_harmless(
     ctx: &Ctx<'_>,
     agent: &crate::agents::Agent,
+    i: usize,
     r: &crate::model::Rule,
     meant: &str,
 ) -> bool {
@@ -206,9 +246,18 @@ fn globstar_harmless(
         return true;
     }
     let first = meant.split('/').next().unwrap_or(meant);
-    if HOME_ONLY.contains(&first) {
+    let home_only = |h: &&str| {
+        first
+            .strip_prefix(*h)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    };
+    if HOME_ONLY.iter().any(home_only) {
         return true;
     }
+    // Had the rule matched `meant`, it would decide it only where no later rule of the
+    // agent does: a later rule deciding it (an agent's own `edit: allow` after the shared
+    // denies) makes the slip change nothing for this agent, as does an earlier rule (or
+    // the default) answering it as this rule would.
     let literal = !r.permission.contains(['*', '?']);
     literal
         && ctx
@@ -216,7 +265,7 @@ fn globstar_harmless(
                 agent,
                 &crate::glob::analysis::Input::new(&r.permission, meant),
             )
-            .is_some_and(|w| w.action == r.action.effective())
+            .is_some_and(|w| w.rule.is_some_and(|j| j > i) || w.action == r.action.effective())
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
@@ -237,7 +286,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             });
         let found = diagnosed.clone().or_else(|| {
             star.as_ref()
-                .filter(|(meant, _)| !globstar_harmless(ctx, agent, r, meant))
+                .filter(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant))
                 .map(|(_, message)| message.clone())
         });
         if let Some(message) = found {

@@ -4,14 +4,20 @@
 //! A permission key OpenCode 1.18.34 never checks: `write`, `patch`, `multiedit` and
 //! `apply_patch` (file tools are all checked as `edit`), `list` and `todoread` (no such
 //! tool), PascalCase names (`Bash`: names are case-sensitive), Claude Code syntax
-//! (`Bash(git *)`), and typos of real names, with "did you mean". Keys with `_` are taken
-//! as MCP or plugin tools (`github_create_issue`) and are not reported.
+//! (`Bash(git *)`), tools of other releases (`codesearch`), and typos of real names, with
+//! "did you mean". Keys with `_` are taken as MCP or plugin tools (`github_create_issue`)
+//! and are not reported, nor are the project's own tools: `{tool,tools}/NAME.{js,ts}` in
+//! a config directory (`.opencode/tool/observation.ts`) defines the tool `NAME`, which
+//! the key `NAME` decides (verified on 1.18.34 with `opencode debug agent build`).
 //!
 //! It is a warning when a deny or ask loses its protection: nothing checks the key, and
 //! what OpenCode does check is decided more loosely (`"write": "deny"` while `edit` is
 //! allowed; `"list": "deny"` while `glob` lists directories; `"todoread": "deny"` while
 //! `todowrite` hands the list back). An allow, or a deny beside an equally strict rule of
-//! the permission OpenCode checks, only misleads: info.
+//! the permission OpenCode checks (a `write` block mirrored under `edit` in the same
+//! file), or a deny of a tool 1.18.34 does not have, only misleads: info. So is an
+//! unknown whole-tool key when the config loads plugins (a `plugin` list, or
+//! `{plugin,plugins}/*.{js,ts}`): a plugin may add a tool of that name.
 //!
 //! ## Why it matters
 //! OpenCode accepts any key silently. `"write": "deny"` neither hides nor blocks the write
@@ -54,6 +60,10 @@ pub const CHECKED: &[&str] = &[
     "plan_enter",
     "plan_exit",
 ];
+
+/// Tools of other OpenCode releases that 1.18.34 does not have (not in its binary): a
+/// key for one decides nothing, and a deny of one protects nothing that exists.
+const ELSEWHERE: &[&str] = &["codesearch"];
 
 /// Tool names that are checked as `edit`.
 const FILE_TOOLS: &[&str] = &["write", "patch", "multiedit", "apply_patch"];
@@ -118,6 +128,9 @@ pub fn diagnose(key: &str) -> Option<String> {
             Some("there is no `list` tool in 1.18.34; directory listing goes through `read`/`glob`")
         }
         "todoread" => Some("there is no `todoread` tool in 1.18.34"),
+        k if ELSEWHERE.contains(&k) => {
+            Some("1.18.34 has no tool of that name (other OpenCode releases do)")
+        }
         _ => None,
     };
     if let Some(why) = dead {
@@ -162,6 +175,7 @@ fn meant(key: &str) -> Option<String> {
     match key {
         "write" | "patch" | "multiedit" | "apply_patch" => return Some("edit".into()),
         "list" | "todoread" => return None,
+        k if ELSEWHERE.contains(&k) => return None,
         _ => {}
     }
     let lower = key.to_lowercase();
@@ -187,7 +201,7 @@ fn meant(key: &str) -> Option<String> {
 fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) -> Level {
     use super::overlap::openness;
     let wanted = r.action.effective();
-    if wanted == crate::model::Effect::Allow {
+    if wanted == crate::model::Effect::Allow || ELSEWHERE.contains(&r.permission.as_str()) {
         return Level::Info;
     }
     // A deny of a tool that does not exist still reads as protection: listing goes through
@@ -200,6 +214,20 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
     let Some(target) = target else {
         return Level::Warning;
     };
+    // A block mirrored under the permission OpenCode checks (`write` beside an `edit` of
+    // the same pattern, as strict, in the same file): this key loses nothing; whatever
+    // decides `edit` more loosely for an agent does so to the mirror too, and is reported
+    // there.
+    let mirrored = agent.rules.iter().any(|q| {
+        q.permission == target
+            && q.pattern == r.pattern
+            && q.loc.is_some()
+            && q.loc.map(|l| l.source) == r.loc.map(|l| l.source)
+            && openness(q.action.effective()) <= openness(wanted)
+    });
+    if mirrored {
+        return Level::Info;
+    }
     let subject = if r.pattern == "*" {
         "a.ts"
     } else {
@@ -214,10 +242,29 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let audit = &ctx.project.loaded.audit;
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
     for (agent, i, r) in ctx.written() {
-        if let Some(message) = diagnose(&r.permission) {
-            let level = level(ctx, agent, r);
+        // A tool the project defines (`.opencode/tool/NAME.ts`) is checked by its name.
+        if audit.custom_tools.binary_search(&r.permission).is_ok() {
+            continue;
+        }
+        if let Some(mut message) = diagnose(&r.permission) {
+            let mut level = level(ctx, agent, r);
+            // A name that is no typo nor command may be a tool a plugin adds: only
+            // running the plugin tells, so it is said, not warned.
+            // A plugin tool is switched as a whole (`"memory": "deny"`): patterns under an
+            // unknown name (`"tool": {"codegraph*": "allow"}`) stay a warning.
+            if audit.plugins
+                && r.pattern == "*"
+                && meant(&r.permission).is_none()
+                && !r.permission.contains('(')
+                && !matches!(r.permission.as_str(), "list" | "todoread")
+                && !ELSEWHERE.contains(&r.permission.as_str())
+            {
+                level = Level::Info;
+                message.push_str(" (this config loads plugins: if one adds a tool of this name, the key decides it)");
+            }
             out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
         }
     }

@@ -135,6 +135,8 @@ pub struct FileConfig {
     /// `subagent_depth`: how deep `task` may nest sessions (OpenCode's default: 1, only a
     /// primary session may start a subagent).
     pub subagent_depth: Option<u64>,
+    /// A non-empty `plugin` list: plugins may add tools of any name.
+    pub plugins: bool,
 }
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
@@ -924,6 +926,9 @@ pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfi
                 check_other_top_level(other, v)?;
                 if other == "subagent_depth" {
                     cfg.subagent_depth = number(v).map(|n| n as u64);
+                }
+                if other == "plugin" {
+                    cfg.plugins = matches!(&v.value, Value::Array(items) if !items.is_empty());
                 }
             }
         }
