@@ -557,3 +557,59 @@ fn one_finding_per_place_in_every_format() {
     let github = t.run(&["check", "--format", "github", "--fail-on", "never"]);
     assert_eq!(github.stdout.lines().count(), findings.len());
 }
+
+#[test]
+fn a_broken_frontmatter_is_one_message_at_one_level() {
+    // Duplicate keys: js-yaml 3 refuses the frontmatter, OpenCode keeps the agent with no
+    // rules from the file.
+    let t = Tree::new().file(
+        "project/.opencode/agent/review.md",
+        "---\npermission:\n  bash: deny\n  bash: allow\n---\nReview.\n",
+    );
+    let level = permaudit_rule_level("broken-frontmatter", &t);
+    for format in ["human", "concise", "json", "sarif", "github"] {
+        let out = t.run(&["check", "--format", format]);
+        assert_eq!(out.code, 1, "{format}: {}", out.stderr);
+        // Said once, on stdout, as the finding; not again on stderr.
+        assert!(
+            !out.stderr.contains("broken-frontmatter"),
+            "{format}: {}",
+            out.stderr
+        );
+        assert_eq!(
+            out.stdout.matches("duplicated mapping key").count(),
+            1,
+            "{format}: {}",
+            out.stdout
+        );
+    }
+    let v = t.run(&["check", "--format", "json"]).json();
+    assert_eq!(v["findings"][0]["id"], "broken-frontmatter");
+    assert_eq!(v["findings"][0]["level"], level.as_str());
+    // A command that runs no checks says it on stderr, at the same level.
+    let out = t.run(&["rules", "--agent", "review"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.matches("broken-frontmatter").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("{level}[broken-frontmatter]")),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The level `permaudit rule ID` gives a kind (its first line: `` `ID` (LEVEL) ``).
+fn permaudit_rule_level(id: &str, t: &Tree) -> String {
+    let out = t.run(&["rule", id]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = out.stdout.lines().next().unwrap_or_default().to_string();
+    first
+        .rsplit_once('(')
+        .and_then(|(_, l)| l.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string()
+}

@@ -40,7 +40,7 @@ pub struct Cli {
     /// The directory OpenCode would start in (default: the current directory).
     #[arg(short = 'C', global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// When to colour output (honours NO_COLOR).
+    /// When to colour output (`auto`: on a terminal, unless NO_COLOR is set or TERM=dumb).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// The OpenCode build audited: Windows builds match case-insensitively.
@@ -133,10 +133,23 @@ pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_REFUSED: i32 = 2;
 
 fn style_for(choice: ColorChoice, tty: bool) -> Style {
+    style_in(choice, tty, &|k| std::env::var_os(k))
+}
+
+/// [`style_for`] with the environment given: `auto` colours a terminal unless `NO_COLOR`
+/// is set (non-empty) or `TERM` is `dumb` (a terminal that shows escape codes as text).
+fn style_in(
+    choice: ColorChoice,
+    tty: bool,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Style {
     let color = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        ColorChoice::Auto => {
+            tty && env("NO_COLOR").is_none_or(|v| v.is_empty())
+                && env("TERM").is_none_or(|t| t != "dumb")
+        }
     };
     Style { color }
 }
@@ -246,12 +259,26 @@ impl Context {
             root: Some(paths.project_root()),
             tilde: format == Format::Human,
         };
-        self.load(&RealHost, profile, names, &mut |_| {})
+        let project = self.load(&RealHost, profile, names, &mut |_| {})?;
+        // Commands that run no checks still say what a check would report about the
+        // files they read, at the level `check` and `permaudit rule` give it.
+        for w in &project.loaded.warnings {
+            if let Some(check) = warning_kind(w.code) {
+                let level = if w.lost_protection {
+                    crate::checks::Level::Error
+                } else {
+                    check.level
+                };
+                let pos = project.loaded.sources.position(w.loc);
+                eprintln!("{pos}: {level}[{}]: {}", check.id, w.message);
+            }
+        }
+        Ok(project)
     }
 
     /// Load the project through `host`, its files named as `names` says. A refused config
-    /// is rendered on stderr, then handed to `refused`; discovery notes and warnings go to
-    /// stderr too.
+    /// is rendered on stderr, then handed to `refused`; discovery notes and the warnings no
+    /// finding kind reports go to stderr too.
     fn load(
         &self,
         host: &dyn Host,
@@ -283,12 +310,27 @@ impl Context {
         for note in &project.loaded.discovery.notes {
             eprintln!("note: {}", crate::report::clean(note));
         }
-        for w in &project.loaded.warnings {
+        // A warning `check` reports as a finding is said once, there (or by `project`).
+        for w in project
+            .loaded
+            .warnings
+            .iter()
+            .filter(|w| warning_kind(w.code).is_none())
+        {
             let pos = project.loaded.sources.position(w.loc);
             eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
         }
         Ok(project)
     }
+}
+
+/// The finding kind `check` reports a load warning as (`checks::warning_findings`: a
+/// mode file skipped is a `broken-frontmatter`), or `None` when only stderr says it.
+fn warning_kind(code: &str) -> Option<&'static crate::checks::Check> {
+    crate::checks::find_check(match code {
+        "skipped-mode" => "broken-frontmatter",
+        c => c,
+    })
 }
 
 impl Context {
@@ -357,4 +399,29 @@ fn write_pretty<T: serde::Serialize>(out: &mut dyn Write, v: &T) {
 /// The machine's answer to the shell's one question (is this path a directory?).
 fn is_dir(p: &str) -> bool {
     RealHost.is_dir(Path::new(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_colours_a_terminal_unless_no_color_or_a_dumb_term() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let auto = |vars, tty| style_in(ColorChoice::Auto, tty, &env(vars)).color;
+        assert!(auto(&[("TERM", "xterm-256color")], true));
+        assert!(!auto(&[("TERM", "xterm-256color")], false));
+        assert!(!auto(&[("TERM", "dumb")], true));
+        assert!(!auto(&[("TERM", "xterm"), ("NO_COLOR", "1")], true));
+        // An empty NO_COLOR is unset (no-color.org); no TERM at all is not dumb.
+        assert!(auto(&[("NO_COLOR", "")], true));
+        // `always` is always.
+        assert!(style_in(ColorChoice::Always, false, &env(&[("TERM", "dumb")])).color);
+    }
 }
