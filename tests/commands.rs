@@ -294,3 +294,24 @@ fn explain_bash_shows_what_each_part_overrode() {
         "{out}"
     );
 }
+
+#[test]
+fn map_commands_groups_agents_that_decide_alike() {
+    let (_tmp, root, home) = project();
+    // Every agent's bash rules come from CONFIG: build and general decide every command by
+    // the same rules (at different indices in their rulesets), so they share one section.
+    let (code, human) = run(&root, &home, &["map", "--commands"], b"");
+    assert_eq!(code, 0, "{human}");
+    let headers: Vec<&str> = human.lines().filter(|l| l.starts_with("agent")).collect();
+    assert!(
+        headers
+            .iter()
+            .any(|h| h.contains("build") && h.contains("general")),
+        "{headers:?}\n{human}"
+    );
+    // The reasons name the rule, not its per-agent index.
+    assert!(
+        human.contains("← part \"rm -rf dist\": bash \"rm *\" deny"),
+        "{human}"
+    );
+}
