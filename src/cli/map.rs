@@ -18,6 +18,10 @@ pub struct MapArgs {
     /// Also untracked files that are not ignored.
     #[arg(long)]
     pub untracked: bool,
+    /// Read only the project's own OpenCode config: no global, user or managed config and
+    /// no OPENCODE_* variables (the same answer on every machine).
+    #[arg(long)]
+    pub project_only: bool,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Expand directories that are not uniform down to this depth.

@@ -34,7 +34,8 @@ use std::path::{Path, PathBuf};
 #[command(
     name = "permaudit",
     version,
-    about = "Audit OpenCode permission configuration exactly as OpenCode 1.18.34 evaluates it"
+    about = "Audit OpenCode permission configuration exactly as OpenCode 1.18.34 evaluates it",
+    after_help = EXIT_HELP
 )]
 pub struct Cli {
     /// The directory OpenCode would start in (default: the current directory).
@@ -114,8 +115,11 @@ pub enum Command {
     /// Decide read and edit of every file git tracks, for each agent: a collapsed tree,
     /// what each agent edits without asking, secret-shaped files it reads without asking.
     Map(MapArgs),
-    /// Print the completion script for a shell (e.g. `permaudit completions bash >
-    /// /etc/bash_completion.d/permaudit`).
+    /// Print the completion script for a shell to standard output. Where to put it (as the
+    /// README does): bash `~/.local/share/bash-completion/completions/permaudit`; zsh
+    /// `~/.zfunc/_permaudit`, with `fpath=(~/.zfunc $fpath)` before `compinit` in
+    /// `~/.zshrc` (`~/.zfunc` is not on `$fpath` by default); fish
+    /// `~/.config/fish/completions/permaudit.fish`.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
@@ -126,6 +130,15 @@ pub enum Command {
     /// as code actions (docs/editors.md).
     Server,
 }
+
+/// The exit codes as `--help` lists them (the man page's EXIT STATUS says the same,
+/// `generate::EXIT_STATUS`).
+const EXIT_HELP: &str = "Exit status:
+  0  success: `check` found nothing at or above --fail-on, `diff`'s --fail-on did not fire
+  1  `check` found something at or above --fail-on (default: error), or `check --diff` has
+     a fix to show; `diff` found a widened decision, an added agent or an inconclusive part
+     (--fail-on widened, the default; `any`: any change)
+  2  a config OpenCode refuses, a usage error, or input past one of permaudit's limits";
 
 /// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
 pub const EXIT_OK: i32 = 0;
@@ -191,11 +204,24 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
             ctx.profile()?;
             Ok(diff::run(&ctx, &args, out))
         }
-        Command::Rules(args) => rules::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
-        Command::Explain(args) => {
-            explain::run(&ctx.project(args.format)?, &args, ctx.out_style, out)
-        }
-        Command::Map(args) => map::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
+        Command::Rules(args) => rules::run(
+            &ctx.project(args.format, args.project_only)?,
+            &args,
+            ctx.out_style,
+            out,
+        ),
+        Command::Explain(args) => explain::run(
+            &ctx.project(args.format, args.project_only)?,
+            &args,
+            ctx.out_style,
+            out,
+        ),
+        Command::Map(args) => map::run(
+            &ctx.project(args.format, args.project_only)?,
+            &args,
+            ctx.out_style,
+            out,
+        ),
         Command::Server => server::run(&ctx),
     }
 }
@@ -252,14 +278,22 @@ impl Context {
 
     /// The project as OpenCode loads it on this machine, its files named as `check` names
     /// them (see [`Names`]).
-    fn project(&self, format: Format) -> Result<Project, i32> {
+    /// `project_only`: only the project's own files, as `check --project-only` reads them.
+    fn project(&self, format: Format, project_only: bool) -> Result<Project, i32> {
         let profile = self.profile()?;
         let paths = crate::discover::Paths::from_host(&RealHost, &self.cwd);
         let names = Names {
             root: Some(paths.project_root()),
             tilde: format == Format::Human,
         };
-        let project = self.load(&RealHost, profile, names, &mut |_| {})?;
+        let only;
+        let host: &dyn Host = if project_only {
+            only = crate::discover::ProjectOnly::new(&RealHost, &self.cwd);
+            &only
+        } else {
+            &RealHost
+        };
+        let project = self.load(host, profile, names, &mut |_| {})?;
         // Commands that run no checks still say what a check would report about the
         // files they read, at the level `check` and `permaudit rule` give it.
         for w in &project.loaded.warnings {
