@@ -303,7 +303,12 @@ pub fn parse_recording(
                 // The crate marks the token after the key; the mistake is the key.
                 jsonc_parser::errors::ParseErrorKind::ExpectedColonAfterObjectKey => {
                     match key_before(body, r.start) {
-                        Some((s, e)) => (s, e, "expected a colon after this key".to_string()),
+                        Some((s, e)) => (
+                            s,
+                            e,
+                            "expected a colon after this key (OpenCode reports ColonExpected at the token after it)"
+                                .to_string(),
+                        ),
                         None => (r.start, r.end, e.kind().to_string()),
                     }
                 }
