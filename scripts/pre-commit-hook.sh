@@ -22,7 +22,9 @@ if [ ! -x "$bin" ]; then
         progress=/dev/tty
     fi
     echo "permaudit hook: building permaudit from $HERE with cargo install --locked (first run of this rev only; a few minutes)" >"$progress"
-    cargo install --locked --path "$HERE" --root "$ROOT_DIR" 2>"$progress"
+    # The hook runs the binary by its path: with its directory on PATH for the build,
+    # cargo does not tell the user to "add … to your PATH".
+    PATH="$ROOT_DIR/bin:$PATH" cargo install --locked --path "$HERE" --root "$ROOT_DIR" 2>"$progress"
     echo "permaudit hook: built $bin" >"$progress"
 fi
 exec "$bin" "$@"

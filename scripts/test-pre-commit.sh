@@ -39,9 +39,10 @@ step "every hook that builds runs the one locked build (scripts/pre-commit-hook.
 import sys, yaml
 hooks = {h["id"]: h for h in yaml.safe_load(open(sys.argv[1]))}
 assert all(h["language"] in ("script", "system") for h in hooks.values()), hooks
-assert hooks["permaudit"]["entry"] == "scripts/pre-commit-hook.sh check", hooks["permaudit"]
+assert hooks["permaudit"]["entry"] == "scripts/pre-commit-hook.sh check --project-only", hooks["permaudit"]
+assert hooks["permaudit-system"]["entry"] == "permaudit check --project-only", hooks["permaudit-system"]
 assert hooks["permaudit-diff"]["entry"] == "scripts/pre-commit-hook.sh diff --project-only --staged", hooks["permaudit-diff"]
-assert hooks["permaudit-fix"]["entry"] == "scripts/pre-commit-hook.sh check --fix", hooks["permaudit-fix"]
+assert hooks["permaudit-fix"]["entry"] == "scripts/pre-commit-hook.sh check --project-only --fix", hooks["permaudit-fix"]
 PY
 
 # A scratch repository in which the user commits; HOME of its own (no global config).
@@ -79,6 +80,7 @@ try --all-files
 [ "$code" = 1 ] || fail "expected the hook to fail (exit 1), got $code: $out"
 grep -q '^permaudit\.*Failed$' <<<"$out" || fail "no 'permaudit...Failed' line: $out"
 grep -q 'building permaudit from .* with cargo install --locked' <<<"$out" || fail "the hook did not install permaudit: $out"
+grep -q 'to your PATH' <<<"$out" && fail "the first run passes on cargo's PATH warning (the hook runs the binary by its path): $out"
 grep -qx 'shadowed-deny' <<<"$out" || fail "the hook's output lacks the finding: $out"
 grep -qx 'sample-mismatch' <<<"$out" || fail "the hook did not read .opencode/permaudit-samples.txt: $out"
 step "  took $((SECONDS - started)) s"

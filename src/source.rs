@@ -55,6 +55,9 @@ pub struct SourceFile {
     /// What decoding the bytes found: not UTF-8, or a binary file ([`SourceFile::decode`]).
     pub damage: Option<Damage>,
     line_starts: Vec<usize>,
+    /// Each U+FFFD the decoder put in: `(its offset in text, offset and length of the bytes
+    /// it replaced in the file)`, so that an error can name the file's own byte offset.
+    replaced: Vec<(usize, usize, usize)>,
     /// UTF-8 continuation bytes before each multiple of [`CHUNK`]: columns in constant
     /// time on long lines (a minified config is one line; each of its rules needs a column).
     continuations: Vec<usize>,
@@ -104,6 +107,7 @@ impl SourceFile {
             text,
             display: None,
             damage: None,
+            replaced: Vec::new(),
             line_starts,
             continuations,
         }
@@ -130,9 +134,59 @@ impl SourceFile {
         } else {
             None
         };
-        let mut f = SourceFile::new(origin, String::from_utf8_lossy(bytes).into_owned());
+        // `String::from_utf8_lossy`, noting where each replacement came from.
+        let mut text = String::with_capacity(bytes.len());
+        let mut replaced = Vec::new();
+        let mut raw = 0;
+        for chunk in bytes.utf8_chunks() {
+            text.push_str(chunk.valid());
+            raw += chunk.valid().len();
+            if !chunk.invalid().is_empty() {
+                replaced.push((text.len(), raw, chunk.invalid().len()));
+                text.push('\u{fffd}');
+                raw += chunk.invalid().len();
+            }
+        }
+        let mut f = SourceFile::new(origin, text);
         f.damage = damage;
+        f.replaced = replaced;
         f
+    }
+
+    /// The offset in the file's bytes of `offset` in the decoded text (they differ after
+    /// a byte sequence replaced by U+FFFD).
+    pub fn byte_offset(&self, offset: usize) -> usize {
+        let mut shift: isize = 0;
+        for &(at, raw, len) in &self.replaced {
+            if offset < at {
+                break;
+            }
+            if offset < at + '\u{fffd}'.len_utf8() {
+                return raw;
+            }
+            shift += len as isize - '\u{fffd}'.len_utf8() as isize;
+        }
+        offset.saturating_add_signed(shift)
+    }
+
+    /// Line and column as an editor shows them: a lone CR ends a line too.
+    pub fn editor_line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let head = self.text.get(..offset).unwrap_or("");
+        let mut line = 1;
+        let mut start = 0;
+        let b = head.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            let end = c == b'\n' || (c == b'\r' && self.text.as_bytes().get(i + 1) != Some(&b'\n'));
+            if end {
+                line += 1;
+                start = i + 1;
+            }
+        }
+        (line, head[start..].chars().count() + 1)
     }
 
     /// A clause for an error in this source saying what its bytes are, if they are not text.

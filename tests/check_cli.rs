@@ -557,3 +557,166 @@ fn one_finding_per_place_in_every_format() {
     let github = t.run(&["check", "--format", "github", "--fail-on", "never"]);
     assert_eq!(github.stdout.lines().count(), findings.len());
 }
+
+#[test]
+fn a_broken_frontmatter_is_one_message_at_one_level() {
+    // Duplicate keys: js-yaml 3 refuses the frontmatter, OpenCode keeps the agent with no
+    // rules from the file.
+    let t = Tree::new().file(
+        "project/.opencode/agent/review.md",
+        "---\npermission:\n  bash: deny\n  bash: allow\n---\nReview.\n",
+    );
+    let level = permaudit_rule_level("broken-frontmatter", &t);
+    for format in ["human", "concise", "json", "sarif", "github"] {
+        let out = t.run(&["check", "--format", format]);
+        assert_eq!(out.code, 1, "{format}: {}", out.stderr);
+        // Said once, on stdout, as the finding; not again on stderr.
+        assert!(
+            !out.stderr.contains("broken-frontmatter"),
+            "{format}: {}",
+            out.stderr
+        );
+        assert_eq!(
+            out.stdout.matches("duplicated mapping key").count(),
+            1,
+            "{format}: {}",
+            out.stdout
+        );
+    }
+    let v = t.run(&["check", "--format", "json"]).json();
+    assert_eq!(v["findings"][0]["id"], "broken-frontmatter");
+    assert_eq!(v["findings"][0]["level"], level.as_str());
+    // A command that runs no checks says it on stderr, at the same level.
+    let out = t.run(&["rules", "--agent", "review"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.matches("broken-frontmatter").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("{level}[broken-frontmatter]")),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The level `permaudit rule ID` gives a kind (its first line: `` `ID` (LEVEL) ``).
+fn permaudit_rule_level(id: &str, t: &Tree) -> String {
+    let out = t.run(&["rule", id]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = out.stdout.lines().next().unwrap_or_default().to_string();
+    first
+        .rsplit_once('(')
+        .and_then(|(_, l)| l.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string()
+}
+
+#[test]
+fn project_only_examples_print_the_same_whatever_the_runner_s_global_config() {
+    // The README's examples and the pre-commit hook, on a machine with no global config and
+    // on one whose ~/.config/opencode allows everything: --project-only reads the project
+    // alone, so every command prints the same.
+    let project = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/example/opencode.json"
+    ))
+    .unwrap();
+    let clean = Tree::new().file("project/opencode.json", &project);
+    let personal = Tree::new().file("project/opencode.json", &project).file(
+        "home/.config/opencode/opencode.json",
+        r#"{"permission":{"bash":{"git push *":"deny"},"edit":{"*.lock":"deny"}}}"#,
+    );
+    for args in [
+        &["check"][..],
+        &["explain", "edit", "tests/x.ts"],
+        &["explain", "bash", "git push origin"],
+        &["rules", "--agent", "build"],
+    ] {
+        let with = |t: &Tree| {
+            let mut a = args.to_vec();
+            a.insert(1, "--project-only");
+            let out = t.run(&a);
+            (out.code, out.stdout, out.stderr)
+        };
+        // Without the flag the global config shows (what OpenCode loads on that machine).
+        assert_ne!(
+            personal.run(args).stdout,
+            clean.run(args).stdout,
+            "{args:?}: the global config should matter without --project-only"
+        );
+        assert_eq!(with(&personal), with(&clean), "{args:?}");
+    }
+}
+
+#[test]
+fn example_inputs_are_ones_a_person_recognises() {
+    // `**` is a catch-all: its example is a file a person pictures, not `xx`; `tests/**`
+    // gives `tests/a.ts`, not `tests/xx`.
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/example/opencode.json"
+    ))
+    .unwrap();
+    let t = Tree::new().file("project/opencode.json", &example);
+    let out = t.run(&["check", "--format", "concise", "--fail-on", "never"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("\"xx\""), "{}", out.stdout);
+    assert!(!out.stdout.contains("/xx\""), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("read-only-agent-writes"),
+        "{}",
+        out.stdout
+    );
+    // A name ending in a dot reads as a typo: `.env.local`, not `a.env.`.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission":{"read":{"*.env.*":"deny","*":"allow"}}}"#,
+    );
+    let out = t.run(&["check", "--format", "concise", "--fail-on", "never"]);
+    let dead = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("shadowed-deny"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    let input = dead
+        .split("read \"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_else(|| panic!("{dead}"));
+    let ext = input.rsplit_once('.').map_or("", |(_, e)| e);
+    assert!(
+        ext.len() > 1,
+        "{input:?} ends in a dot or a one-letter extension: {dead}"
+    );
+}
+
+#[test]
+fn rules_keeps_its_columns_when_a_pattern_is_long() {
+    let long = format!(
+        "/home/{}/projects/secrets/*",
+        "a-very-long-user-name".repeat(3)
+    );
+    let t = Tree::new().file(
+        "project/opencode.json",
+        &format!(r#"{{"permission":{{"read":{{"{long}":"deny","*.env":"ask"}}}}}}"#),
+    );
+    let out = t.run(&["rules", "--project-only", "--agent", "build"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Every action word starts in one column, the long pattern's row included (it goes on
+    // below its pattern).
+    let columns: std::collections::BTreeSet<usize> = out
+        .stdout
+        .lines()
+        .filter_map(|l| {
+            [" allow ", " ask ", " deny "]
+                .iter()
+                .filter_map(|a| l.find(a))
+                .min()
+        })
+        .collect();
+    assert_eq!(columns.len(), 1, "{columns:?}\n{}", out.stdout);
+    assert!(out.stdout.contains(&long), "{}", out.stdout);
+}

@@ -262,3 +262,56 @@ fn explain_bash_says_what_always_stores_only_when_the_command_asks() {
     let (_, out) = run(&root, &home, &["explain", "bash", "echo a && rm x"], b"");
     assert!(out.starts_with("deny") && !out.contains("Always"), "{out}");
 }
+
+#[test]
+fn explain_bash_shows_what_each_part_overrode() {
+    let (_tmp, root, home) = project();
+    // `rm x` is decided by `rm *` deny, which overrides the `*` ask written before it (and
+    // the defaults' allow): the rule a user debugging that part looks for, as `explain edit`
+    // shows it.
+    let (code, out) = run(&root, &home, &["explain", "bash", "echo a && rm x"], b"");
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let rm = lines
+        .iter()
+        .position(|l| l.contains("part \"rm x\""))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(lines[rm].contains("bash \"rm *\" deny"), "{out}");
+    assert!(
+        lines[rm + 1].trim_start().starts_with("overrides  rule")
+            && lines[rm + 1].contains("bash \"*\" ask"),
+        "{out}"
+    );
+    // Each part lists its own: `echo a`'s overrides come before the `rm x` part.
+    let echo = lines
+        .iter()
+        .position(|l| l.contains("part \"echo a\""))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        lines[echo + 1..rm]
+            .iter()
+            .any(|l| l.contains("overrides  rule") && l.contains("bash \"*\" ask")),
+        "{out}"
+    );
+}
+
+#[test]
+fn map_commands_groups_agents_that_decide_alike() {
+    let (_tmp, root, home) = project();
+    // Every agent's bash rules come from CONFIG: build and general decide every command by
+    // the same rules (at different indices in their rulesets), so they share one section.
+    let (code, human) = run(&root, &home, &["map", "--commands"], b"");
+    assert_eq!(code, 0, "{human}");
+    let headers: Vec<&str> = human.lines().filter(|l| l.starts_with("agent")).collect();
+    assert!(
+        headers
+            .iter()
+            .any(|h| h.contains("build") && h.contains("general")),
+        "{headers:?}\n{human}"
+    );
+    // The reasons name the rule, not its per-agent index.
+    assert!(
+        human.contains("← part \"rm -rf dist\": bash \"rm *\" deny"),
+        "{human}"
+    );
+}

@@ -154,3 +154,70 @@ fn the_man_page_documents_every_command_and_the_exit_codes() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "groff warnings");
     }
 }
+
+#[test]
+fn help_and_man_page_say_the_exit_codes_of_check_and_diff() {
+    let help = stdout(&["--help"]);
+    let exit = help
+        .split("Exit status:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no exit-code section in --help:\n{help}"));
+    for needle in ["0  ", "1  ", "2  ", "`diff`", "widened", "--fail-on"] {
+        assert!(exit.contains(needle), "no {needle:?} in:\n{exit}");
+    }
+    let page = stdout(&["man"]);
+    let status = page
+        .split(".SH \"EXIT STATUS\"")
+        .nth(1)
+        .and_then(|s| s.split(".SH").next())
+        .unwrap_or_default();
+    assert!(
+        status.contains("\\fBdiff\\fR found a widened decision"),
+        "{status}"
+    );
+    // The synopsis names -C's value, as the OPTIONS section does.
+    let synopsis = page
+        .split(".SH SYNOPSIS")
+        .nth(1)
+        .and_then(|s| s.split(".SH").next())
+        .unwrap_or_default();
+    assert!(
+        synopsis.contains("[\\fB\\-C\\fR \\fIDIR\\fR]"),
+        "{synopsis}"
+    );
+    assert!(!synopsis.contains("\\-C \\fR]"), "{synopsis}");
+}
+
+#[test]
+fn help_words_are_true() {
+    // `--fix` writes configs too: the baseline is not "the only thing permaudit ever writes".
+    let check = stdout(&["check", "--help"]);
+    assert!(!check.contains("the only thing permaudit ever"), "{check}");
+    assert!(
+        check.contains("besides the configs `--fix` repairs"),
+        "{check}"
+    );
+    // Where completion files go, as the README puts them, and how zsh finds ~/.zfunc.
+    let completions = stdout(&["completions", "--help"]);
+    for needle in [
+        "~/.local/share/bash-completion/completions/permaudit",
+        "~/.zfunc/_permaudit",
+        "fpath=(~/.zfunc $fpath)",
+        "~/.config/fish/completions/permaudit.fish",
+    ] {
+        assert!(
+            completions.contains(needle),
+            "no {needle:?}:\n{completions}"
+        );
+    }
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    for needle in [
+        "> ~/.local/share/bash-completion/completions/permaudit",
+        "> ~/.zfunc/_permaudit",
+        "fpath=(~/.zfunc $fpath)",
+        "> ~/.config/fish/completions/permaudit.fish",
+    ] {
+        assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+}

@@ -530,7 +530,28 @@ fn a_binary_file_is_refused_as_binary_and_shown_without_its_raw_bytes() {
     bytes.extend_from_slice(&[0xff, 0xfe, 0x00, 0x07, b'\r', 0x08]);
     t.write("proj/opencode.json", &bytes);
     refused_everywhere(&t, "proj/opencode.json", (1, 1), "the file is binary");
+    // No snippet of replacement glyphs: the file and the byte offset find the place.
+    let out = t.run(&["check"]);
+    assert!(
+        out.stderr
+            .contains("the error is at byte offset 0 of opencode.json"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("╭─["), "{}", out.stderr);
     t.opencode_refuses();
+    // The offset is the file's own, past bytes the decoder replaced (`\xff` and `\xfe`:
+    // one byte each, each a U+FFFD of three bytes; the refused `\x00` is byte 6).
+    let t = Tree::new();
+    t.write("proj/opencode.json", b"{\"\xff\xfe\":\x00}");
+    let out = t.run(&["check"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the error is at byte offset 6 of opencode.json"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -589,6 +610,13 @@ fn cr_only_files_have_the_lines_and_columns_opencode_reports() {
         "proj/opencode.json",
         (1, 33),
         "ends lines with a lone CR",
+    );
+    // An editor breaks the line at each CR: `deny` is on its third line.
+    let out = t.run(&["check"]);
+    assert!(
+        out.stderr.contains("(an editor shows this place at 3:13)"),
+        "{}",
+        out.stderr
     );
     if let Some(msg) = t.opencode_refuses() {
         assert_eq!(opencode_error_at(&msg), (1, 33), "{msg}");
@@ -1135,8 +1163,18 @@ fn json_injected_through_env_is_read_as_opencode_reads_it() {
     let rest = out.stderr.strip_prefix(&at).expect(&out.stderr);
     let c: usize = rest.split(':').next().unwrap().parse().unwrap();
     // The injected `{"y` is closed by the `"}` written after the token: OpenCode stops at
-    // that `}` (ColonExpected), the first character after the token's closing quote.
-    assert_eq!(c, col + "{env:EVIL}\"".len(), "{}", out.stderr);
+    // that `}` (ColonExpected, the first character after the token's closing quote);
+    // permaudit points at the key missing its colon, which came from the token.
+    assert!(
+        (col..col + "{env:EVIL}".len()).contains(&c),
+        "{c} not in the token at {col}: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("colon after this key"),
+        "{}",
+        out.stderr
+    );
     t.opencode_refuses();
 }
 

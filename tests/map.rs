@@ -241,6 +241,89 @@ fn human_report_collapses_and_lists() {
     assert!(secret.contains("keys/id_rsa"), "{secret}");
 }
 
+/// `permaudit map ARGS` on `r`, started from the directory `cwd` (no `-C`).
+fn map_from(r: &Repo, cwd: &Path, args: &[&str]) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_permaudit"));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("OPENCODE") || k.starts_with("XDG_") {
+            cmd.env_remove(&k);
+        }
+    }
+    let o = cmd
+        .current_dir(cwd)
+        .arg("map")
+        .args(args)
+        .env("HOME", &r.home)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("permaudit");
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn human_header_is_relative_and_internal_agents_are_folded() {
+    let r = repo(FILES);
+    // From the repository itself, and from a directory inside it: the header names the
+    // repository relative to where the command runs, not as an absolute path.
+    let out = map_from(&r, &r.root, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("10 files tracked by git in . ("),
+        "{}",
+        out.stdout
+    );
+    std::fs::create_dir_all(r.root.join("src/deep")).unwrap();
+    let out = map_from(&r, &r.root.join("src/deep"), &[]);
+    assert!(
+        out.stdout.starts_with("10 files tracked by git in ../.. ("),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains(&r.root.display().to_string()),
+        "{}",
+        out.stdout
+    );
+    let out = map_from(&r, &r.root, &["--commands"]);
+    assert!(
+        out.stdout.starts_with("0 commands in . ("),
+        "{}",
+        out.stdout
+    );
+
+    // compaction, summary and title are OpenCode's own: one line, no sections.
+    let s = map_from(&r, &r.root, &[]).stdout;
+    for name in ["compaction", "summary", "title"] {
+        assert!(
+            !s.lines()
+                .any(|l| l.starts_with("agent") && l.contains(name)),
+            "{name} has a section:\n{s}"
+        );
+    }
+    assert!(
+        s.contains("internal agents compaction, summary, title are folded"),
+        "{s}"
+    );
+    // Asked for by name, one is shown; the JSON records keep every agent.
+    let one = map_from(&r, &r.root, &["--agent", "title"]).stdout;
+    assert!(one.contains("agent title\n"), "{one}");
+    assert!(!one.contains("folded"), "{one}");
+    let json = map_from(&r, &r.root, &["--format", "json"]);
+    let agents: std::collections::BTreeSet<String> = records(&json)
+        .iter()
+        .map(|v| v["agent"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        agents.contains("compaction") && agents.contains("title"),
+        "{agents:?}"
+    );
+}
+
 #[test]
 fn untracked_agent_and_errors() {
     let r = repo(&["a.txt"]);

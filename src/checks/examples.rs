@@ -89,7 +89,8 @@ const EXTENSIONS: &[&str] = &[
 /// Inputs everyone recognises for a rule that matches anything (`"*"`): what a reader
 /// pictures when told "bash asks" or "edit is denied".
 pub fn everyday(permission: &str, pattern: &str) -> &'static [&'static str] {
-    if pattern != "*" {
+    // `**` is `*` twice: it matches anything too.
+    if pattern.is_empty() || pattern.chars().any(|c| c != '*') {
         return &[];
     }
     match permission {
@@ -136,6 +137,18 @@ pub fn plausibility(permission: &str, input: &str) -> i32 {
         }
         if base.contains('.') && !base.starts_with('.') {
             score += 1;
+        }
+        // A name ending in a dot or in a one-letter extension no one uses (`a.env.`,
+        // `a.env.a`) reads as filler.
+        if let Some((_, ext)) = base.rsplit_once('.')
+            && ext.len() <= 1
+            && !EXTENSIONS.contains(&ext)
+        {
+            score -= 4;
+        }
+        // Three dots in a name that is no dotfile glue fills together (`a.env.a.ts`).
+        if !base.starts_with('.') && base.matches('.').count() >= 3 {
+            score -= 1;
         }
     } else if permission == "external_directory" {
         // The only subjects OpenCode asks: an absolute directory and a literal `/*`

@@ -64,7 +64,13 @@ pub fn shared(layer: Layer) -> bool {
 /// everyone recognises (`src/main.ts`, `npm test`), then the glob with its wildcards each
 /// read as `x`, filled with a path, or left out.
 pub fn samples(permission: &str, glob: &str) -> Vec<String> {
-    let w = Wildcard::compile(glob);
+    // `**` is `*` twice (the same inputs): filled once, `tests/**` is `tests/x`, not
+    // `tests/xx`.
+    let mut once = glob.to_string();
+    while once.contains("**") {
+        once = once.replace("**", "*");
+    }
+    let w = Wildcard::compile(&once);
     let fill = |star: &str| w.fill(star);
     let mut out: Vec<String> = super::examples::everyday(permission, glob)
         .iter()

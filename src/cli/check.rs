@@ -74,8 +74,8 @@ pub struct CiArgs {
     /// nothing (`stale-baseline`).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Write the findings as a baseline to FILE (atomically; the only thing permaudit ever
-    /// writes) and exit 0.
+    /// Write the findings as a baseline to FILE (atomically, and nothing else: the one
+    /// file `check` writes besides the configs `--fix` repairs) and exit 0.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
     /// Only errors and the summary.

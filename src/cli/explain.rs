@@ -28,6 +28,10 @@ pub struct ExplainArgs {
     /// The agent (default: build).
     #[arg(long, default_value = "build")]
     pub agent: String,
+    /// Read only the project's own OpenCode config: no global, user or managed config and
+    /// no OPENCODE_* variables (the same answer on every machine).
+    #[arg(long)]
+    pub project_only: bool,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Also say what a non-interactive `opencode run` makes of the decision: an ask is

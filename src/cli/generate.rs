@@ -38,7 +38,9 @@ pub fn man(out: &mut dyn Write) -> io::Result<()> {
     let top = clap_mangen::Man::new(cmd.clone());
     top.render_title(&mut page)?;
     top.render_name_section(&mut page)?;
-    top.render_synopsis_section(&mut page)?;
+    let mut synopsis = Vec::new();
+    top.render_synopsis_section(&mut synopsis)?;
+    page.extend_from_slice(value_names(&cmd, &String::from_utf8_lossy(&synopsis)).as_bytes());
     top.render_description_section(&mut page)?;
     top.render_options_section(&mut page)?;
     for sub in cmd.get_subcommands() {
@@ -66,6 +68,24 @@ pub fn man(out: &mut dyn Write) -> io::Result<()> {
     out.write_all(ascii_roff(&String::from_utf8_lossy(&page)).as_bytes())
 }
 
+/// clap_mangen's synopsis names a short option without its value (`[-C ]`): give each
+/// short option that takes one its value name (`[-C DIR]`).
+fn value_names(cmd: &clap::Command, synopsis: &str) -> String {
+    let mut out = synopsis.to_string();
+    for arg in cmd.get_arguments() {
+        let (Some(short), Some(names)) = (arg.get_short(), arg.get_value_names()) else {
+            continue;
+        };
+        let Some(name) = names.first() else { continue };
+        let flag = roff_text(&format!("-{short}"));
+        out = out.replace(
+            &format!("[\\fB{flag} \\fR]"),
+            &format!("[\\fB{flag}\\fR \\fI{name}\\fR]"),
+        );
+    }
+    out
+}
+
 /// Non-ASCII characters as roff's `\[uXXXX]` escapes, so that plain `groff -man` (without
 /// `preconv`, which `man` runs) reads the page without warnings.
 fn ascii_roff(page: &str) -> String {
@@ -83,10 +103,11 @@ fn ascii_roff(page: &str) -> String {
 const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
 .TP
 \fB0\fR
-Success (for \fBcheck\fR: no finding at or above \fB\-\-fail\-on\fR).
+Success: \fBcheck\fR found nothing at or above \fB\-\-fail\-on\fR, \fBdiff\fR's \fB\-\-fail\-on\fR did not fire.
 .TP
 \fB1\fR
-\fBcheck\fR found something at or above \fB\-\-fail\-on\fR (default \fBerror\fR).
+\fBcheck\fR found something at or above \fB\-\-fail\-on\fR (default \fBerror\fR), or \fBcheck \-\-diff\fR has a fix to show;
+\fBdiff\fR found a widened decision, an added agent or an inconclusive part (\fB\-\-fail\-on widened\fR, the default; \fBany\fR: any change).
 .TP
 \fB2\fR
 A configuration OpenCode refuses, a usage error, or input past one of permaudit's limits.

@@ -18,6 +18,10 @@ pub struct MapArgs {
     /// Also untracked files that are not ignored.
     #[arg(long)]
     pub untracked: bool,
+    /// Read only the project's own OpenCode config: no global, user or managed config and
+    /// no OPENCODE_* variables (the same answer on every machine).
+    #[arg(long)]
+    pub project_only: bool,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Expand directories that are not uniform down to this depth.
@@ -45,12 +49,69 @@ pub fn run(
     if args.delegation {
         return delegation(project, args, style, out);
     }
-    let agents = select_agents(project, args.agent.as_deref())?;
+    let mut agents = select_agents(project, args.agent.as_deref())?;
+    // The human report folds OpenCode's internal agents into one line, unless one is
+    // asked for by name; the JSON records keep every agent (the contract).
+    let mut folded = Vec::new();
+    if args.agent.is_none() && args.format == Format::Human {
+        agents.retain(|a| {
+            let internal = is_internal(a);
+            if internal {
+                folded.push(a.name.as_str());
+            }
+            !internal
+        });
+    }
+    let folded = folded_line(&folded);
     if args.commands {
-        commands(project, &agents, args.format, style, out);
+        commands(project, &agents, args.format, &folded, style, out);
         return Ok(EXIT_OK);
     }
-    files(project, &agents, args, style, out)
+    files(project, &agents, args, &folded, style, out)
+}
+
+/// OpenCode's own agents that nobody picks (`compaction`, `summary`, `title`: built in,
+/// hidden); OpenCode runs them itself to compact, summarise and title a session.
+fn is_internal(a: &crate::agents::Agent) -> bool {
+    a.native && a.hidden
+}
+
+/// The line that names the folded internal agents (empty when none are).
+fn folded_line(names: &[&str]) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        "OpenCode's internal agents {} are folded (it runs them itself to compact, summarise and title sessions); `--agent NAME` shows one\n",
+        names.join(", ")
+    )
+}
+
+/// `dir` as the header names it: relative to the current directory (`.` for itself),
+/// as absolute only when it shares no ancestor with it.
+fn shown(dir: &std::path::Path) -> String {
+    let Ok(here) = std::env::current_dir() else {
+        return dir.display().to_string();
+    };
+    let here = here.canonicalize().unwrap_or(here);
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let (a, b): (Vec<_>, Vec<_>) = (here.components().collect(), dir.components().collect());
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common <= 1 {
+        return dir.display().to_string();
+    }
+    let mut rel = std::path::PathBuf::new();
+    for _ in common..a.len() {
+        rel.push("..");
+    }
+    for c in &b[common..] {
+        rel.push(c);
+    }
+    if rel.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        rel.display().to_string()
+    }
 }
 
 /// `map --delegation`: the `task` graph.
@@ -81,6 +142,7 @@ fn commands(
     project: &Project,
     agents: &[&crate::agents::Agent],
     format: Format,
+    folded: &str,
     style: Style,
     out: &mut dyn Write,
 ) {
@@ -106,9 +168,12 @@ fn commands(
             let _ = report::commands::json(out, project, agents, &rows);
         }
         Format::Human => {
-            let text =
-                report::commands::human(project, agents, &rows, &root.to_string_lossy(), style);
+            let text = report::commands::human(project, agents, &rows, &shown(root), style);
             let _ = out.write_all(text.as_bytes());
+            if !folded.is_empty() {
+                let _ = out.write_all(b"\n");
+                let _ = out.write_all(folded.as_bytes());
+            }
         }
     }
 }
@@ -119,6 +184,7 @@ fn files(
     project: &Project,
     agents: &[&crate::agents::Agent],
     args: &MapArgs,
+    folded: &str,
     style: Style,
     out: &mut dyn Write,
 ) -> Result<i32, i32> {
@@ -191,10 +257,11 @@ fn files(
                 } else {
                     format!("{} files tracked by git", files.len())
                 },
-                wt.display()
+                shown(wt)
             );
             let _ = out.write_all(head.as_bytes());
             let _ = out.write_all(text.as_bytes());
+            let _ = out.write_all(folded.as_bytes());
         }
     }
     Ok(EXIT_OK)

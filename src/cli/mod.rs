@@ -34,13 +34,14 @@ use std::path::{Path, PathBuf};
 #[command(
     name = "permaudit",
     version,
-    about = "Audit OpenCode permission configuration exactly as OpenCode 1.18.34 evaluates it"
+    about = "Audit OpenCode permission configuration exactly as OpenCode 1.18.34 evaluates it",
+    after_help = EXIT_HELP
 )]
 pub struct Cli {
     /// The directory OpenCode would start in (default: the current directory).
     #[arg(short = 'C', global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// When to colour output (honours NO_COLOR).
+    /// When to colour output (`auto`: on a terminal, unless NO_COLOR is set or TERM=dumb).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// The OpenCode build audited: Windows builds match case-insensitively.
@@ -114,8 +115,11 @@ pub enum Command {
     /// Decide read and edit of every file git tracks, for each agent: a collapsed tree,
     /// what each agent edits without asking, secret-shaped files it reads without asking.
     Map(MapArgs),
-    /// Print the completion script for a shell (e.g. `permaudit completions bash >
-    /// /etc/bash_completion.d/permaudit`).
+    /// Print the completion script for a shell to standard output. Where to put it (as the
+    /// README does): bash `~/.local/share/bash-completion/completions/permaudit`; zsh
+    /// `~/.zfunc/_permaudit`, with `fpath=(~/.zfunc $fpath)` before `compinit` in
+    /// `~/.zshrc` (`~/.zfunc` is not on `$fpath` by default); fish
+    /// `~/.config/fish/completions/permaudit.fish`.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
@@ -127,16 +131,38 @@ pub enum Command {
     Server,
 }
 
+/// The exit codes as `--help` lists them (the man page's EXIT STATUS says the same,
+/// `generate::EXIT_STATUS`).
+const EXIT_HELP: &str = "Exit status:
+  0  success: `check` found nothing at or above --fail-on, `diff`'s --fail-on did not fire
+  1  `check` found something at or above --fail-on (default: error), or `check --diff` has
+     a fix to show; `diff` found a widened decision, an added agent or an inconclusive part
+     (--fail-on widened, the default; `any`: any change)
+  2  a config OpenCode refuses, a usage error, or input past one of permaudit's limits";
+
 /// Exit codes: 0 success, 1 findings (check), 2 refused config or usage error.
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_REFUSED: i32 = 2;
 
 fn style_for(choice: ColorChoice, tty: bool) -> Style {
+    style_in(choice, tty, &|k| std::env::var_os(k))
+}
+
+/// [`style_for`] with the environment given: `auto` colours a terminal unless `NO_COLOR`
+/// is set (non-empty) or `TERM` is `dumb` (a terminal that shows escape codes as text).
+fn style_in(
+    choice: ColorChoice,
+    tty: bool,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Style {
     let color = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        ColorChoice::Auto => {
+            tty && env("NO_COLOR").is_none_or(|v| v.is_empty())
+                && env("TERM").is_none_or(|t| t != "dumb")
+        }
     };
     Style { color }
 }
@@ -178,11 +204,24 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
             ctx.profile()?;
             Ok(diff::run(&ctx, &args, out))
         }
-        Command::Rules(args) => rules::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
-        Command::Explain(args) => {
-            explain::run(&ctx.project(args.format)?, &args, ctx.out_style, out)
-        }
-        Command::Map(args) => map::run(&ctx.project(args.format)?, &args, ctx.out_style, out),
+        Command::Rules(args) => rules::run(
+            &ctx.project(args.format, args.project_only)?,
+            &args,
+            ctx.out_style,
+            out,
+        ),
+        Command::Explain(args) => explain::run(
+            &ctx.project(args.format, args.project_only)?,
+            &args,
+            ctx.out_style,
+            out,
+        ),
+        Command::Map(args) => map::run(
+            &ctx.project(args.format, args.project_only)?,
+            &args,
+            ctx.out_style,
+            out,
+        ),
         Command::Server => server::run(&ctx),
     }
 }
@@ -239,19 +278,41 @@ impl Context {
 
     /// The project as OpenCode loads it on this machine, its files named as `check` names
     /// them (see [`Names`]).
-    fn project(&self, format: Format) -> Result<Project, i32> {
+    /// `project_only`: only the project's own files, as `check --project-only` reads them.
+    fn project(&self, format: Format, project_only: bool) -> Result<Project, i32> {
         let profile = self.profile()?;
         let paths = crate::discover::Paths::from_host(&RealHost, &self.cwd);
         let names = Names {
             root: Some(paths.project_root()),
             tilde: format == Format::Human,
         };
-        self.load(&RealHost, profile, names, &mut |_| {})
+        let only;
+        let host: &dyn Host = if project_only {
+            only = crate::discover::ProjectOnly::new(&RealHost, &self.cwd);
+            &only
+        } else {
+            &RealHost
+        };
+        let project = self.load(host, profile, names, &mut |_| {})?;
+        // Commands that run no checks still say what a check would report about the
+        // files they read, at the level `check` and `permaudit rule` give it.
+        for w in &project.loaded.warnings {
+            if let Some(check) = warning_kind(w.code) {
+                let level = if w.lost_protection {
+                    crate::checks::Level::Error
+                } else {
+                    check.level
+                };
+                let pos = project.loaded.sources.position(w.loc);
+                eprintln!("{pos}: {level}[{}]: {}", check.id, w.message);
+            }
+        }
+        Ok(project)
     }
 
     /// Load the project through `host`, its files named as `names` says. A refused config
-    /// is rendered on stderr, then handed to `refused`; discovery notes and warnings go to
-    /// stderr too.
+    /// is rendered on stderr, then handed to `refused`; discovery notes and the warnings no
+    /// finding kind reports go to stderr too.
     fn load(
         &self,
         host: &dyn Host,
@@ -283,12 +344,27 @@ impl Context {
         for note in &project.loaded.discovery.notes {
             eprintln!("note: {}", crate::report::clean(note));
         }
-        for w in &project.loaded.warnings {
+        // A warning `check` reports as a finding is said once, there (or by `project`).
+        for w in project
+            .loaded
+            .warnings
+            .iter()
+            .filter(|w| warning_kind(w.code).is_none())
+        {
             let pos = project.loaded.sources.position(w.loc);
             eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
         }
         Ok(project)
     }
+}
+
+/// The finding kind `check` reports a load warning as (`checks::warning_findings`: a
+/// mode file skipped is a `broken-frontmatter`), or `None` when only stderr says it.
+fn warning_kind(code: &str) -> Option<&'static crate::checks::Check> {
+    crate::checks::find_check(match code {
+        "skipped-mode" => "broken-frontmatter",
+        c => c,
+    })
 }
 
 impl Context {
@@ -357,4 +433,29 @@ fn write_pretty<T: serde::Serialize>(out: &mut dyn Write, v: &T) {
 /// The machine's answer to the shell's one question (is this path a directory?).
 fn is_dir(p: &str) -> bool {
     RealHost.is_dir(Path::new(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_colours_a_terminal_unless_no_color_or_a_dumb_term() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let auto = |vars, tty| style_in(ColorChoice::Auto, tty, &env(vars)).color;
+        assert!(auto(&[("TERM", "xterm-256color")], true));
+        assert!(!auto(&[("TERM", "xterm-256color")], false));
+        assert!(!auto(&[("TERM", "dumb")], true));
+        assert!(!auto(&[("TERM", "xterm"), ("NO_COLOR", "1")], true));
+        // An empty NO_COLOR is unset (no-color.org); no TERM at all is not dumb.
+        assert!(auto(&[("NO_COLOR", "")], true));
+        // `always` is always.
+        assert!(style_in(ColorChoice::Always, false, &env(&[("TERM", "dumb")])).color);
+    }
 }

@@ -10,6 +10,10 @@ pub struct RulesArgs {
     /// Only this agent.
     #[arg(long)]
     pub agent: Option<String>,
+    /// Read only the project's own OpenCode config: no global, user or managed config and
+    /// no OPENCODE_* variables (the same answer on every machine).
+    #[arg(long)]
+    pub project_only: bool,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }

@@ -78,7 +78,9 @@ fn why(p: &Project, a: &Agent, req: &Request, d: &Decided) -> String {
     };
     let rule = match dec.rule {
         None => "no rule matched (default ask)".to_string(),
-        Some(k) => super::explain::describe(p, a, k),
+        // Without its index in this agent's rules: agents deciding alike by the same
+        // rule share a section.
+        Some(k) => super::explain::describe_rule(p, a, k),
     };
     format!("{what}: {rule}")
 }

@@ -2,15 +2,35 @@
 
 use super::Style;
 use crate::load::{Failure, LoadError};
-use crate::source::{Loc, SourceMap};
+use crate::source::{Damage, Loc, SourceMap};
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 
 /// `(location, headline, label)` of a load error; the headline says so when the file's
 /// bytes are not text (a binary file, or not UTF-8).
 fn parts(sources: &SourceMap, e: &LoadError) -> (Option<Loc>, String, String) {
     let (loc, mut headline, label) = bare_parts(e);
-    if let Some(note) = loc.and_then(|l| sources.get(l.source).damage_note()) {
-        headline = format!("{headline}; {note}");
+    if let Some(l) = loc {
+        let file = sources.get(l.source);
+        if let Some(note) = file.damage_note() {
+            headline = format!("{headline}; {note}");
+        }
+        match file.damage {
+            // A snippet of a binary file is a screen of replacement glyphs: the byte
+            // offset finds the place (`xxd -s`, a hex editor).
+            Some(Damage::Binary) => {
+                headline = format!(
+                    "{headline}; the error is at byte offset {} of {}",
+                    file.byte_offset(l.span.start),
+                    file.name()
+                );
+            }
+            // OpenCode's line:col is on one long line; an editor breaks it at each CR.
+            Some(Damage::LoneCr) => {
+                let (line, col) = file.editor_line_col(l.span.start);
+                headline = format!("{headline} (an editor shows this place at {line}:{col})");
+            }
+            _ => {}
+        }
     }
     (loc, headline, label)
 }
@@ -84,6 +104,9 @@ pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String 
     let pos = sources.position(loc);
     let mut out = format!("{pos}: error: {headline}\n");
     let file = sources.get(loc.source);
+    if file.damage == Some(Damage::Binary) {
+        return out;
+    }
     let Some(window) = super::Window::around(file, &[loc.span]) else {
         return out;
     };

@@ -54,13 +54,21 @@ fn headline(
 
 /// `rule N: permission "pattern" action  [layer] file:line:col` (or the built-in origin).
 pub(crate) fn describe(p: &Project, a: &Agent, i: usize) -> String {
-    let r = &a.rules[i];
+    format!("rule {i}: {}", describe_rule(p, a, i))
+}
+
+/// [`describe`] without the index, which differs between agents that hold the same rule:
+/// `permission "pattern" action  [layer] file:line:col`.
+pub(crate) fn describe_rule(p: &Project, a: &Agent, i: usize) -> String {
+    let Some(r) = a.rules.get(i) else {
+        return String::new();
+    };
     let origin = match r.loc {
         Some(l) => p.loaded.sources.position(l).to_string(),
         None => format!("built-in ({})", r.builtin.as_deref().unwrap_or("")),
     };
     format!(
-        "rule {i}: {} {} {}  [{}] {origin}",
+        "{} {} {}  [{}] {origin}",
         super::clean(&r.permission),
         serde_json::to_string(&r.pattern).unwrap_or_default(),
         r.action,
@@ -426,7 +434,8 @@ fn external_json(
     serde_json::Value::Object(o)
 }
 
-/// `  ACTION  rule N: …` (or the default ask), the end of one ask's line.
+/// `  ACTION  rule N: …` (or the default ask), the end of one ask's line, then one
+/// `overrides  rule M: …` line per earlier matching rule it overrode (latest first).
 fn ask_line(p: &Project, a: &Agent, style: Style, out: &mut String, dec: &Decision) {
     let act = dec.effect.to_string();
     out.push_str(&format!(
@@ -436,7 +445,16 @@ fn ask_line(p: &Project, a: &Agent, style: Style, out: &mut String, dec: &Decisi
     ));
     match dec.rule {
         None => out.push_str("  no rule matched: ask (OpenCode's default)\n"),
-        Some(i) => out.push_str(&format!("  {}\n", describe(p, a, i))),
+        Some(i) => {
+            out.push_str(&format!("  {}\n", describe(p, a, i)));
+            // What this ask's deciding rule overrode, as `explain edit` shows it: the
+            // shadowed rule a user debugging one part is looking for.
+            for &o in dec.overridden.iter().rev() {
+                out.push_str(
+                    &style.dim(&format!("            overrides  {}\n", describe(p, a, o))),
+                );
+            }
+        }
     }
 }
 

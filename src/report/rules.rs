@@ -85,10 +85,25 @@ pub fn human(p: &Project, agents: &[&Agent], style: Style) -> String {
                 Some(l) => sources.position(l).to_string(),
                 None => format!("built-in ({})", r.builtin.as_deref().unwrap_or("")),
             };
+            // A permission or pattern wider than its column ends its line; the row goes on
+            // below, at the next column, so that every action stays in one column.
+            let mut row = format!("  {i:>3}  ");
+            for (text, width) in [
+                (super::clean(&r.permission), wp),
+                (super::clean(&r.pattern), wpat),
+            ] {
+                let at = row.rsplit('\n').next().map_or(0, |l| l.chars().count());
+                let n = text.chars().count();
+                row.push_str(&text);
+                if n > width {
+                    row.push('\n');
+                    row.push_str(&" ".repeat(at + width + 2));
+                } else {
+                    row.push_str(&" ".repeat(width - n + 2));
+                }
+            }
             out.push_str(&format!(
-                "  {i:>3}  {:<wp$}  {:<wpat$}  {}{}  {}  {}\n",
-                super::clean(&r.permission),
-                super::clean(&r.pattern),
+                "{row}{}{}  {}  {}\n",
                 style.paint_action(&action),
                 " ".repeat(5usize.saturating_sub(action.chars().count())),
                 style.dim(&format!("{:<18}", r.layer.as_str())),

@@ -129,6 +129,17 @@ fn extra_checks(text: &str) -> Option<Extra> {
                     chars.next();
                 }
                 '"' => st = St::Code,
+                // microsoft jsonc-parser's scanner ends a string at a line break
+                // (`UnexpectedEndOfString`): the quote was never closed.
+                '\n' | '\r' => {
+                    return Some((
+                        str_start,
+                        i,
+                        "unterminated string: it runs to the end of its line; close it with `\"`"
+                            .into(),
+                        false,
+                    ));
+                }
                 c if (c as u32) < 0x20 => {
                     return Some((
                         str_start,
@@ -150,6 +161,59 @@ fn extra_checks(text: &str) -> Option<Extra> {
                     st = St::Code;
                 }
             }
+        }
+    }
+    None
+}
+
+/// The string key that ends just before `at` (white space and comments aside): its byte
+/// range, quotes included.
+fn key_before(body: &str, at: usize) -> Option<(usize, usize)> {
+    let head = body.get(..at)?;
+    let mut end = head.trim_end_matches([' ', '\t', '\n', '\r']).len();
+    // `"key" // comment` or `"key" /* comment */` before the line break.
+    loop {
+        let h = &head[..end];
+        if h.ends_with("*/") {
+            end = h.rfind("/*")?;
+        } else if let Some(line_start) = h.rfind('\n').map(|i| i + 1).or(Some(0))
+            && let Some(c) = comment_start(&h[line_start..])
+        {
+            end = line_start + c;
+        } else {
+            break;
+        }
+        end = head[..end].trim_end_matches([' ', '\t', '\n', '\r']).len();
+    }
+    let h = &head[..end];
+    if !h.ends_with('"') || end < 2 {
+        return None;
+    }
+    // The opening quote: the last `"` before the closing one that no backslash escapes.
+    let inner = &h[..end - 1];
+    let mut i = inner.len();
+    while let Some(q) = inner[..i].rfind('"') {
+        let slashes = inner[..q].len() - inner[..q].trim_end_matches('\\').len();
+        if slashes % 2 == 0 {
+            return Some((q, end));
+        }
+        i = q;
+    }
+    None
+}
+
+/// The start of a `//` comment on one line (outside strings), if any.
+fn comment_start(line: &str) -> Option<usize> {
+    let mut in_str = false;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if in_str => {
+                chars.next();
+            }
+            '"' => in_str = !in_str,
+            '/' if !in_str && chars.peek().map(|p| p.1) == Some('/') => return Some(i),
+            _ => {}
         }
     }
     None
@@ -235,9 +299,24 @@ pub fn parse_recording(
     match parsed {
         Err(e) => {
             let r = e.range();
+            let (start, end, message) = match e.kind() {
+                // The crate marks the token after the key; the mistake is the key.
+                jsonc_parser::errors::ParseErrorKind::ExpectedColonAfterObjectKey => {
+                    match key_before(body, r.start) {
+                        Some((s, e)) => (
+                            s,
+                            e,
+                            "expected a colon after this key (OpenCode reports ColonExpected at the token after it)"
+                                .to_string(),
+                        ),
+                        None => (r.start, r.end, e.kind().to_string()),
+                    }
+                }
+                kind => (r.start, r.end, kind.to_string()),
+            };
             Err(SyntaxError {
-                loc: loc(bom + r.start, bom + r.end),
-                message: e.kind().to_string(),
+                loc: loc(bom + start, bom + end),
+                message,
                 limit: false,
             })
         }
@@ -340,6 +419,48 @@ mod tests {
 
     fn p(text: &str) -> Result<Node, SyntaxError> {
         parse(text, SourceId(0), &|o| o)
+    }
+
+    fn err_at(text: &str) -> (String, &str) {
+        let e = p(text).unwrap_err();
+        (e.message, &text[e.loc.span.start..e.loc.span.end])
+    }
+
+    #[test]
+    fn a_key_without_its_colon_is_refused_at_the_key() {
+        // The crate marks the token after the key (here the next line's `}`).
+        for text in [
+            "{\n  \"permission\": {\n    \"edit\"\n  }\n}\n",
+            "{\n  \"permission\": {\n    \"edit\" \"deny\"\n  }\n}\n",
+            "{\"permission\": {\"edit\" // why\n /* more */ }}",
+            "{\"permission\": {\"ed\\\"it\"}}",
+        ] {
+            let (message, at) = err_at(text);
+            assert!(
+                message.contains("colon after this key"),
+                "{text:?}: {message}"
+            );
+            assert!(
+                at.starts_with("\"ed") && at.ends_with("it\""),
+                "{text:?}: {at:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unclosed_string_is_unterminated() {
+        // At a line end (the scanner stops there) and at the end of the text.
+        for text in ["{\n  \"edit\": \"deny\n}\n", "{\"edit\": \"deny"] {
+            let (message, at) = err_at(text);
+            assert!(
+                message.to_lowercase().contains("unterminated string"),
+                "{text:?}: {message}"
+            );
+            assert!(at.starts_with("\"deny"), "{text:?}: {at:?}");
+        }
+        // A tab inside a string is still a raw control character.
+        let (message, _) = err_at("{\"edit\": \"de\tny\"}");
+        assert!(message.contains("raw control character"), "{message}");
     }
 
     #[test]

@@ -791,3 +791,13 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_tab_error_is_at_the_tab() {
+    // granit marks the plain scalar `b` it was reading; the mistake is the tab that
+    // indents the next line (an editor should land on 4:1, not on 3:5).
+    let t = "---\na:\n  - b\n\t- c\n---\nbody";
+    let e = kept(t);
+    assert!(e.message.contains("tab"), "{}", e.message);
+    assert_eq!(e.loc.span.start, t.find('\t').unwrap(), "{e:?}");
+}

@@ -234,6 +234,23 @@ pub(super) fn load_yaml(matter: &str) -> Result<(Option<Y>, usize), YErr> {
     }
 }
 
+/// Where a tab error is: granit marks the scalar or line end it was reading when it met
+/// the tab; the editor should land on the tab itself. The first tab from `off` on, if it
+/// is on `off`'s line or the next one; else `off`.
+fn tab_near(src: &str, off: usize) -> usize {
+    let Some(rest) = src.get(off..) else {
+        return off;
+    };
+    let Some(t) = rest.find('\t') else {
+        return off;
+    };
+    if rest[..t].matches('\n').count() <= 1 {
+        off + t
+    } else {
+        off
+    }
+}
+
 impl Loader<'_> {
     pub(super) fn err_at(&mut self, e: &ScanError) -> YErr {
         self.syntax_error = true;
@@ -246,7 +263,13 @@ impl Loader<'_> {
                 format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
             );
         }
-        (off, off, e.info().to_string())
+        let info = e.info().to_string();
+        let off = if info.contains("tab") {
+            tab_near(self.src, off)
+        } else {
+            off
+        };
+        (off, off, info)
     }
 
     pub(super) fn run(&mut self) -> Result<Option<Y>, YErr> {
