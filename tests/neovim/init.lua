@@ -1,32 +1,26 @@
--- Neovim's own LSP client (0.7 and later) on permaudit's server: tests/neovim.rs opens a
--- config with this init, waits for the diagnostics, writes them to NVIM_LSP_OUT
--- (`line:col code source` a line) and quits.
+-- tests/neovim.rs: the set-up docs/editors.md gives (tests/neovim/permaudit.lua, run as
+-- written, `permaudit` found on PATH), every file of the argument list opened, the
+-- diagnostics awaited, then written to NVIM_LSP_OUT (`clients N`, then `file line:col code`
+-- a line) and Neovim quits.
+dofile(os.getenv("PERMAUDIT_LUA"))
 local out = os.getenv("NVIM_LSP_OUT")
-local bin = os.getenv("PERMAUDIT_BIN")
-local root = os.getenv("PROJECT")
-vim.api.nvim_create_autocmd("FileType", {
-  pattern = { "json", "jsonc", "markdown" },
-  callback = function(args)
-    local id = vim.lsp.start_client({
-      name = "permaudit",
-      cmd = { bin, "server" },
-      root_dir = root,
-    })
-    vim.lsp.buf_attach_client(args.buf, id)
-  end,
-})
-local function dump()
-  local f = io.open(out, "w")
-  for _, d in ipairs(vim.diagnostic.get(0)) do
-    f:write(string.format("%d:%d %s %s\n", d.lnum + 1, d.col + 1, d.code or "?", d.source or "?"))
-  end
-  f:close()
-end
--- Wait until diagnostics arrive (or 20 s), write them, quit.
+local want = tonumber(os.getenv("WANT"))
 vim.api.nvim_create_autocmd("VimEnter", {
   callback = function()
-    vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 100)
-    dump()
+    for i = 0, vim.fn.argc() - 1 do
+      vim.cmd("edit " .. vim.fn.fnameescape(vim.fn.argv(i)))
+    end
+    vim.wait(30000, function() return #vim.diagnostic.get() >= want end, 50)
+    vim.wait(500, function() return false end, 50)
+    local f = io.open(out, "w")
+    local n = 0
+    for _ in pairs(vim.lsp.get_active_clients()) do n = n + 1 end
+    f:write(string.format("clients %d\n", n))
+    for _, d in ipairs(vim.diagnostic.get()) do
+      local name = vim.api.nvim_buf_get_name(d.bufnr)
+      f:write(string.format("%s %d:%d %s\n", name, d.lnum + 1, d.col + 1, d.code or "?"))
+    end
+    f:close()
     vim.cmd("qa!")
   end,
 })

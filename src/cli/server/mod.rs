@@ -18,13 +18,28 @@
 use super::{Context, EXIT_OK, EXIT_REFUSED};
 use crate::checks::{Finding, Level};
 use crate::discover::Host;
-use crate::host::{Overlay, RealHost};
+use crate::host::RealHost;
 use crate::project::Project;
 use crate::source::{Loc, SourceFile, SourceMap};
+use buffers::Buffers;
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use lsp_types as lt;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+mod buffers;
+mod transport;
+
+/// Changes closer together than this are one change: the analysis waits this long after a
+/// change for the next (keystrokes arrive 2–30 ms apart from an editor that sends each).
+const SETTLE: Duration = Duration::from_millis(15);
+/// A run of changes is analysed at the latest this long after its first, however fast
+/// they keep coming, and a newer change no longer withholds an analysis' diagnostics.
+const MAX_DEFER: Duration = Duration::from_millis(250);
+/// How often, when idle, the files the project reads are looked at for changes made
+/// outside the editor (`check --fix` in a terminal), for clients that watch no files.
+const POLL: Duration = Duration::from_millis(1000);
 
 /// What the server knows between messages.
 struct State {
@@ -33,17 +48,30 @@ struct State {
     profile: crate::profile::Profile,
     /// Open buffers by path.
     docs: BTreeMap<PathBuf, String>,
+    /// The version of each open buffer (published with its diagnostics).
+    versions: BTreeMap<PathBuf, i32>,
     /// The last analysis: the project (`None` when it does not load) and its findings.
     project: Option<Project>,
     findings: Vec<Finding>,
-    /// Files diagnostics were last published for (to clear them).
-    published: BTreeSet<PathBuf>,
+    /// Files diagnostics were last published for (to clear them), and what was published.
+    published: BTreeMap<PathBuf, Vec<lt::Diagnostic>>,
     /// The analyses of the last check, reused for rulesets whose shapes did not change.
     engines: crate::checks::Engines,
+    /// Every file the last analysis read or looked for (config, `{file:}` references,
+    /// settings): a change to any other file re-checks nothing.
+    reads: BTreeSet<PathBuf>,
+    /// What those files held on disk (size and modification time) when last analysed.
+    stamps: BTreeMap<PathBuf, Option<(u64, std::time::SystemTime)>>,
 }
 
 pub fn run(ctx: &Context) -> Result<i32, i32> {
-    let (conn, io) = Connection::stdio();
+    let (conn, io) = match transport::stdio() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("permaudit server: {e}");
+            return Err(EXIT_REFUSED);
+        }
+    };
     let caps = lt::ServerCapabilities {
         text_document_sync: Some(lt::TextDocumentSyncCapability::Kind(
             lt::TextDocumentSyncKind::FULL,
@@ -77,29 +105,47 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         platform: ctx.platform,
         profile: ctx.profile()?,
         docs: BTreeMap::new(),
+        versions: BTreeMap::new(),
         project: None,
         findings: Vec::new(),
-        published: BTreeSet::new(),
+        published: BTreeMap::new(),
         engines: Default::default(),
+        reads: BTreeSet::new(),
+        stamps: BTreeMap::new(),
     };
-    state.analyze(&conn);
-    // Messages already received, not yet handled; requests cancelled before their turn.
-    let mut queue: std::collections::VecDeque<Message> = std::collections::VecDeque::new();
-    let mut cancelled: BTreeSet<String> = BTreeSet::new();
+    state.analyze(&conn, &mut Queue::default(), None);
+    let mut queue = Queue::default();
+    // Since when the documents differ from the last analysis (`None`: they do not).
+    let mut dirty: Option<Instant> = None;
+    let mut last_change = Instant::now();
+    let mut last_poll = Instant::now();
     loop {
-        let msg = match queue.pop_front() {
-            Some(m) => m,
-            None => match conn.receiver.recv() {
-                Ok(m) => m,
-                Err(_) => break,
-            },
+        let msg = match queue.pop(&conn) {
+            Some(m) => Some(m),
+            None => {
+                let wait = match dirty {
+                    Some(_) => SETTLE.saturating_sub(last_change.elapsed()),
+                    None => POLL,
+                };
+                match conn.receiver.recv_timeout(wait) {
+                    Ok(m) => Some(m),
+                    Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+                    Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+                }
+            }
         };
         match msg {
-            Message::Request(req) => {
+            Some(Message::Request(req)) => {
                 if conn.handle_shutdown(&req).unwrap_or(true) {
                     break;
                 }
-                let resp = if cancelled.remove(&req.id.to_string()) {
+                // A request is answered from the documents as they are now.
+                if let Some(since) = dirty
+                    && state.analyze(&conn, &mut queue, Some(since))
+                {
+                    dirty = None;
+                }
+                let resp = if queue.cancelled.remove(&req.id.to_string()) {
                     Response::new_err(
                         req.id,
                         lsp_server::ErrorCode::RequestCanceled as i32,
@@ -110,37 +156,91 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
                 };
                 let _ = conn.sender.send(Message::Response(resp));
             }
-            Message::Notification(n) => {
-                // Everything that has arrived meanwhile: the changes typed since are applied
-                // together and analysed once (the text in between is never published), and
-                // a cancellation reaches a request still waiting its turn.
-                while let Ok(m) = conn.receiver.try_recv() {
-                    if let Message::Notification(c) = &m
-                        && let Some(id) = cancel_id(c)
-                        && queue
-                            .iter()
-                            .any(|q| matches!(q, Message::Request(r) if r.id.to_string() == id))
-                    {
-                        cancelled.insert(id);
-                    }
-                    queue.push_back(m);
-                }
-                let mut changed = state.notification(n);
-                while let Some(Message::Notification(_)) = queue.front() {
-                    if let Some(Message::Notification(n)) = queue.pop_front() {
-                        changed |= state.notification(n);
-                    }
-                }
+            Some(Message::Notification(n)) => {
+                let changed = state.notification(n);
                 if changed {
-                    state.analyze(&conn);
+                    dirty.get_or_insert_with(Instant::now);
+                    last_change = Instant::now();
                 }
             }
-            Message::Response(_) => {}
+            Some(Message::Response(_)) => {}
+            None => {}
+        }
+        if let Some(since) = dirty {
+            // Analyse once the changes have settled (nothing queued, none for SETTLE), or
+            // when the first of them has waited MAX_DEFER.
+            let settled = queue.is_empty(&conn) && last_change.elapsed() >= SETTLE;
+            if (settled || since.elapsed() >= MAX_DEFER)
+                && state.analyze(&conn, &mut queue, Some(since))
+            {
+                dirty = None;
+            }
+        } else if last_poll.elapsed() >= POLL {
+            last_poll = Instant::now();
+            if state.changed_on_disk() {
+                dirty = Some(Instant::now());
+                last_change = Instant::now() - SETTLE;
+            }
         }
     }
     drop(conn);
-    let _ = io.join();
+    io.join();
     Ok(EXIT_OK)
+}
+
+/// Messages already received, not yet handled, and requests cancelled before their turn.
+#[derive(Default)]
+struct Queue {
+    messages: std::collections::VecDeque<Message>,
+    cancelled: BTreeSet<String>,
+}
+
+impl Queue {
+    /// Move everything that has arrived into the queue; a cancellation reaches a request
+    /// still waiting its turn.
+    fn drain(&mut self, conn: &Connection) {
+        while let Ok(m) = conn.receiver.try_recv() {
+            if let Message::Notification(c) = &m
+                && let Some(id) = cancel_id(c)
+                && self
+                    .messages
+                    .iter()
+                    .any(|q| matches!(q, Message::Request(r) if r.id.to_string() == id))
+            {
+                self.cancelled.insert(id);
+            }
+            self.messages.push_back(m);
+        }
+    }
+
+    fn pop(&mut self, conn: &Connection) -> Option<Message> {
+        self.drain(conn);
+        self.messages.pop_front()
+    }
+
+    fn is_empty(&mut self, conn: &Connection) -> bool {
+        self.drain(conn);
+        self.messages.is_empty()
+    }
+
+    /// Whether a document notification waits in the queue (a newer text than the one
+    /// being analysed, or one about to be).
+    fn has_change(&mut self, conn: &Connection) -> bool {
+        use lt::notification::{
+            DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+            DidOpenTextDocument, Notification as _,
+        };
+        self.drain(conn);
+        self.messages.iter().any(|m| {
+            matches!(m, Message::Notification(n) if [
+                DidChangeTextDocument::METHOD,
+                DidOpenTextDocument::METHOD,
+                DidCloseTextDocument::METHOD,
+                DidChangeWatchedFiles::METHOD,
+            ]
+            .contains(&n.method.as_str()))
+        })
+    }
 }
 
 /// The id (as `RequestId` prints it) a `$/cancelRequest` notification cancels.
@@ -277,11 +377,12 @@ fn diagnostic(project: &Project, f: &Finding, loc: Loc) -> lt::Diagnostic {
 }
 
 impl State {
-    /// Apply a notification; whether the documents changed.
+    /// Apply a notification; whether it changed what the project reads (a change to a
+    /// file that is no config, or to the text the last analysis read, re-checks nothing).
     fn notification(&mut self, n: Notification) -> bool {
         use lt::notification::{
-            Cancel, DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument,
-            DidSaveTextDocument, Notification as _,
+            Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+            DidOpenTextDocument, DidSaveTextDocument, Notification as _,
         };
         match n.method.as_str() {
             DidOpenTextDocument::METHOD => {
@@ -292,8 +393,14 @@ impl State {
                 let Some(path) = uri_path(&p.text_document.uri) else {
                     return false;
                 };
-                self.docs.insert(path, p.text_document.text);
-                true
+                self.versions.insert(path.clone(), p.text_document.version);
+                let before = self.text(&path);
+                self.docs.insert(path.clone(), p.text_document.text);
+                // A buffer holding what is on disk changes nothing, unless it was never
+                // analysed (its diagnostics are published with its version).
+                (before.as_deref() != self.docs.get(&path).map(String::as_str)
+                    || !self.published.contains_key(&path))
+                    && self.relevant(&path)
             }
             DidChangeTextDocument::METHOD => {
                 let Ok(p) = serde_json::from_value::<lt::DidChangeTextDocumentParams>(n.params)
@@ -306,8 +413,9 @@ impl State {
                 // Full sync: the last change holds the whole text.
                 match p.content_changes.into_iter().last() {
                     Some(c) if c.range.is_none() => {
-                        self.docs.insert(path, c.text);
-                        true
+                        self.versions.insert(path.clone(), p.text_document.version);
+                        let old = self.docs.insert(path.clone(), c.text);
+                        old.as_ref() != self.docs.get(&path) && self.relevant(&path)
                     }
                     _ => false,
                 }
@@ -317,28 +425,110 @@ impl State {
                 else {
                     return false;
                 };
-                uri_path(&p.text_document.uri).is_some_and(|path| self.docs.remove(&path).is_some())
+                let Some(path) = uri_path(&p.text_document.uri) else {
+                    return false;
+                };
+                self.versions.remove(&path);
+                let relevant = self.relevant(&path);
+                let Some(text) = self.docs.remove(&path) else {
+                    return false;
+                };
+                relevant && self.text(&path).as_deref() != Some(text.as_str())
             }
-            DidSaveTextDocument::METHOD => true,
-            // Handled where messages are queued (`cancel_id`).
+            DidChangeWatchedFiles::METHOD => {
+                let Ok(p) = serde_json::from_value::<lt::DidChangeWatchedFilesParams>(n.params)
+                else {
+                    return false;
+                };
+                p.changes.iter().any(|c| {
+                    uri_path(&c.uri)
+                        .is_some_and(|path| !self.docs.contains_key(&path) && self.relevant(&path))
+                })
+            }
+            // The buffer already held the saved text.
+            DidSaveTextDocument::METHOD => false,
+            // Handled where messages are queued (`Queue::drain`).
             Cancel::METHOD => false,
             _ => false,
         }
     }
 
+    /// The text of a file as the editor shows it (its buffer, or the disk).
+    fn text(&self, path: &Path) -> Option<String> {
+        let host = Buffers::new(&RealHost, &self.docs);
+        host.read(path)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// Whether the project reads `path`: a file the last analysis read or looked for, or
+    /// one discovery finds now (a new agent file, saved or not), or permaudit's settings.
+    fn relevant(&self, path: &Path) -> bool {
+        if self.reads.contains(path) || path.ends_with(crate::settings::CONVENTIONAL_PATH) {
+            return true;
+        }
+        let host = Buffers::new(&RealHost, &self.docs);
+        crate::discover::discover(&host, &self.cwd)
+            .steps
+            .iter()
+            .any(|s| step_path(s) == Some(path))
+    }
+
+    /// Whether a file the project reads (and no buffer holds) changed on disk since the
+    /// last analysis, or a new one appeared.
+    fn changed_on_disk(&self) -> bool {
+        let host = Buffers::new(&RealHost, &self.docs);
+        let now = watched(&host, &self.cwd, &self.reads, &self.docs);
+        now != self.stamps
+    }
+
     /// Load and check the project with the open buffers; publish every file's diagnostics.
-    fn analyze(&mut self, conn: &Connection) {
-        let overlay = Overlay::new(&RealHost, &self.docs);
+    /// With `since` (when the changes began), an analysis that a newer change would
+    /// supersede stops before publishing, unless those changes have waited `MAX_DEFER`:
+    /// returns whether it published.
+    fn analyze(&mut self, conn: &Connection, queue: &mut Queue, since: Option<Instant>) -> bool {
+        let superseded = |queue: &mut Queue| {
+            since.is_some_and(|t| t.elapsed() < MAX_DEFER) && queue.has_change(conn)
+        };
+        let host = Buffers::new(&RealHost, &self.docs);
         let mut by_file: BTreeMap<PathBuf, Vec<lt::Diagnostic>> = BTreeMap::new();
-        match Project::load_as(&overlay, &self.cwd, self.platform, self.profile.clone()) {
+        let loaded = Project::load_as(&host, &self.cwd, self.platform, self.profile.clone());
+        if superseded(queue) {
+            return false;
+        }
+        let mut reads: BTreeSet<PathBuf> = crate::discover::discover(&host, &self.cwd)
+            .steps
+            .iter()
+            .filter_map(step_path)
+            .map(Path::to_path_buf)
+            .collect();
+        match loaded {
             Ok(mut project) => {
                 // Messages name files relative to the project root, as `check` does.
                 let root = project.loaded.paths().worktree.clone();
                 if root != Path::new("/") {
                     project.loaded.sources.relative_to(&root);
                 }
-                let findings = findings(&project, &overlay, &self.cwd, &self.engines);
+                reads.extend(sources_paths(&project.loaded.sources));
+                let findings = match findings(&project, &host, &self.cwd, &self.engines) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        // Broken settings: their error at its place; every other file
+                        // keeps its last findings (as `check` refuses to report).
+                        if let Some((path, d)) = settings_refusal(e) {
+                            reads.insert(path.clone());
+                            by_file.entry(path).or_default().push(d);
+                        }
+                        self.reads = reads;
+                        self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
+                        self.publish(conn, by_file, true);
+                        return true;
+                    }
+                };
                 self.engines.settle();
+                if superseded(queue) {
+                    return false;
+                }
                 for f in &findings {
                     let Some(loc) = f.loc else { continue };
                     let Some(path) = project.loaded.sources.get(loc.source).path() else {
@@ -349,15 +539,24 @@ impl State {
                         .or_default()
                         .push(diagnostic(&project, f, loc));
                 }
-                for (_, file) in project.loaded.sources.iter() {
-                    if let Some(p) = file.path() {
-                        by_file.entry(p.to_path_buf()).or_default();
-                    }
+                for p in sources_paths(&project.loaded.sources) {
+                    by_file.entry(p).or_default();
+                }
+                if let Some(p) = settings_file(&host, &self.cwd) {
+                    reads.insert(p.clone());
+                    by_file.entry(p).or_default();
                 }
                 self.project = Some(project);
                 self.findings = findings;
+                self.reads = reads;
+                self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
+                self.publish(conn, by_file, false);
             }
             Err(failure) => {
+                // A config OpenCode would refuse (often a moment of typing): the refusal at
+                // its place; every other file keeps its last findings (no flicker), and
+                // hover and code actions answer from the last project that loaded.
+                reads.extend(sources_paths(&failure.sources));
                 let (loc, message) =
                     crate::report::error::headline(&failure.sources, &failure.error);
                 if let Some(loc) = loc
@@ -366,34 +565,56 @@ impl State {
                     by_file
                         .entry(path.to_path_buf())
                         .or_default()
-                        .push(lt::Diagnostic {
-                            range: range(&failure.sources, loc),
-                            severity: Some(lt::DiagnosticSeverity::ERROR),
-                            code: Some(lt::NumberOrString::String("refused".into())),
-                            source: Some("permaudit".into()),
-                            message: crate::report::clean(message.trim()).into_owned(),
-                            ..Default::default()
-                        });
+                        .push(refused(range(&failure.sources, loc), message.trim()));
                 }
-                self.project = None;
-                self.findings.clear();
+                self.reads = reads;
+                self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
+                self.publish(conn, by_file, true);
             }
         }
-        for p in &self.published {
-            by_file.entry(p.clone()).or_default();
+        true
+    }
+
+    /// Publish `by_file`, and clear what was published for files it leaves out; with
+    /// `partial`, files it leaves out keep what they had.
+    fn publish(
+        &mut self,
+        conn: &Connection,
+        mut by_file: BTreeMap<PathBuf, Vec<lt::Diagnostic>>,
+        partial: bool,
+    ) {
+        if partial {
+            // A file whose last diagnostics were a refusal has none now, unless still
+            // refused (the refusal moved to another file, or was fixed there).
+            for (p, old) in &self.published {
+                if !by_file.contains_key(p) && old.iter().any(is_refusal) {
+                    let kept = old.iter().filter(|d| !is_refusal(d)).cloned().collect();
+                    by_file.insert(p.clone(), kept);
+                }
+            }
+        } else {
+            for p in self.published.keys() {
+                by_file.entry(p.clone()).or_default();
+            }
         }
-        self.published = by_file
-            .iter()
-            .filter(|(_, d)| !d.is_empty())
-            .map(|(p, _)| p.clone())
-            .collect();
         for (path, diagnostics) in by_file {
+            let before = self.published.get(&path);
+            if before.map_or(diagnostics.is_empty(), |d| *d == diagnostics)
+                && !self.versions.contains_key(&path)
+            {
+                continue;
+            }
             let Some(uri) = path_uri(&path) else { continue };
             let params = lt::PublishDiagnosticsParams {
                 uri,
-                diagnostics,
-                version: None,
+                diagnostics: diagnostics.clone(),
+                version: self.versions.get(&path).copied(),
             };
+            if diagnostics.is_empty() {
+                self.published.remove(&path);
+            } else {
+                self.published.insert(path, diagnostics);
+            }
             use lt::notification::Notification as _;
             let n = Notification::new(
                 lt::notification::PublishDiagnostics::METHOD.to_string(),
@@ -606,7 +827,7 @@ impl State {
         let reload = |files: &BTreeMap<PathBuf, String>| {
             let mut all = self.docs.clone();
             all.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
-            let overlay = Overlay::new(&RealHost, &all);
+            let overlay = Buffers::new(&RealHost, &all);
             Project::load_as(&overlay, &cwd, platform, profile.clone()).ok()
         };
         for fix in crate::fix::proven(project, &self.findings, &reload, Some(&self.cwd)) {
@@ -686,14 +907,132 @@ impl State {
     }
 }
 
-/// The findings `check` reports on the project (its settings and inline ignores).
+/// The findings `check` reports on the project (its settings and inline ignores), or, when
+/// permaudit's settings are refused, that refusal (at its place when it has one).
 fn findings(
     project: &Project,
     host: &dyn Host,
     cwd: &Path,
     engines: &crate::checks::Engines,
-) -> Vec<Finding> {
+) -> Result<Vec<Finding>, crate::settings::SetupError> {
     crate::audit::for_editor(project, host, cwd, engines)
+}
+
+/// permaudit's settings refused, as the diagnostic `check` prints (exit 2) at its place.
+fn settings_refusal(e: crate::settings::SetupError) -> Option<(PathBuf, lt::Diagnostic)> {
+    use crate::settings::SetupError;
+    match e {
+        SetupError::Settings { sources, error } => {
+            let (loc, message) = crate::report::error::headline(&sources, &error);
+            let loc = loc?;
+            let path = sources.get(loc.source).path()?.to_path_buf();
+            Some((path, refused(range(&sources, loc), message.trim())))
+        }
+        SetupError::Unreadable {
+            what,
+            path,
+            message,
+        } => {
+            let at = lt::Position::new(0, 0);
+            Some((
+                path,
+                refused(lt::Range::new(at, at), &format!("{what}: {message}")),
+            ))
+        }
+        SetupError::Baseline(_) => None,
+    }
+}
+
+/// The diagnostic of a refusal (code `refused`): OpenCode's, or permaudit's for its settings.
+fn refused(range: lt::Range, message: &str) -> lt::Diagnostic {
+    lt::Diagnostic {
+        range,
+        severity: Some(lt::DiagnosticSeverity::ERROR),
+        code: Some(lt::NumberOrString::String("refused".into())),
+        source: Some("permaudit".into()),
+        message: crate::report::clean(message).into_owned(),
+        ..Default::default()
+    }
+}
+
+fn is_refusal(d: &lt::Diagnostic) -> bool {
+    d.code == Some(lt::NumberOrString::String("refused".into()))
+}
+
+/// The file a discovery step reads.
+fn step_path(s: &crate::discover::Step) -> Option<&Path> {
+    match s {
+        crate::discover::Step::File { path, .. } | crate::discover::Step::Markdown { path, .. } => {
+            Some(path)
+        }
+        crate::discover::Step::EnvConfig { .. } => None,
+    }
+}
+
+fn sources_paths(sources: &SourceMap) -> Vec<PathBuf> {
+    sources
+        .iter()
+        .filter_map(|(_, f)| f.path().map(Path::to_path_buf))
+        .collect()
+}
+
+/// The settings file `check` would read (the conventional one nearest the start directory).
+fn settings_file(host: &dyn Host, cwd: &Path) -> Option<PathBuf> {
+    crate::discover::Paths::from_host(host, cwd)
+        .up_to_worktree()
+        .iter()
+        .map(|d| d.join(crate::settings::CONVENTIONAL_PATH))
+        .find(|f| host.is_file(f))
+}
+
+/// What is on disk, for every file the project reads that no buffer holds and every place
+/// a new config file would be found (each config file OpenCode looks for, the settings
+/// file, the directories agents and modes are listed from): size and modification time,
+/// `None` where nothing is.
+fn watched(
+    host: &dyn Host,
+    cwd: &Path,
+    reads: &BTreeSet<PathBuf>,
+    docs: &BTreeMap<PathBuf, String>,
+) -> BTreeMap<PathBuf, Option<(u64, std::time::SystemTime)>> {
+    let d = crate::discover::discover(host, cwd);
+    let mut places: BTreeSet<PathBuf> = reads.clone();
+    let paths = &d.paths;
+    for name in ["config.json", "opencode.json", "opencode.jsonc"] {
+        places.insert(paths.config.join(name));
+    }
+    for dir in paths.up_to_worktree() {
+        for name in [
+            "opencode.json",
+            "opencode.jsonc",
+            crate::settings::CONVENTIONAL_PATH,
+        ] {
+            places.insert(dir.join(name));
+        }
+        places.insert(dir.join(".opencode"));
+    }
+    for dir in &d.config_dirs {
+        places.insert(dir.clone());
+        for sub in ["agent", "agents", "mode", "modes"] {
+            places.insert(dir.join(sub));
+        }
+    }
+    // An agent directory's subdirectories are walked too: their listings count.
+    for s in &d.steps {
+        if let Some(p) = step_path(s).and_then(Path::parent) {
+            places.insert(p.to_path_buf());
+        }
+    }
+    places
+        .into_iter()
+        .filter(|p| !docs.contains_key(p))
+        .map(|p| {
+            let stamp = std::fs::metadata(&p)
+                .ok()
+                .and_then(|m| Some((m.len(), m.modified().ok()?)));
+            (p, stamp)
+        })
+        .collect()
 }
 
 /// What rule `i` of agent `a` decides: one input and its answer, or, when every input it
