@@ -95,7 +95,11 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
             args.project_only,
         )?),
     };
-    let title = setup.root.display().to_string();
+    // The project's directory name: the page does not depend on where the checkout is.
+    let title = setup.root.file_name().map_or_else(
+        || setup.root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let inputs = report::page::Inputs {
         project: &project,
         findings: &findings,
