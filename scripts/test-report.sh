@@ -31,7 +31,7 @@ cargo build --release --locked -q
 BIN="$ROOT/target/release/permaudit"
 export HOME="$TMP/home"
 mkdir -p "$HOME"
-repo="$TMP/repo"
+repo="$TMP/my-project"
 cp -r "$ROOT/fixtures/report" "$repo"
 git -C "$repo" init -q
 git -C "$repo" add -A

@@ -46,8 +46,8 @@ pub const PERMISSIONS: &[&str] = &[
     "doom_loop",
 ];
 
-/// The page is refused past this many bytes of embedded files (paths): larger
-/// repositories show the first paths and say how many were left out.
+/// The most files the page embeds (in git's order): a larger repository shows these and
+/// says how many there are (docs/limits.md).
 pub const MAX_FILES: usize = 20_000;
 
 /// One command of the project and each agent's decision (agents in `agents` order).
