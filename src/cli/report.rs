@@ -216,7 +216,8 @@ fn diff(
     base_dir: Option<PathBuf>,
     project_only: bool,
 ) -> Result<serde_json::Value, i32> {
-    let head_dir = base_dir.as_ref().map(|_| PathBuf::from("."));
+    // The start directory itself (not `.`, which diff would name `DIR/.`).
+    let head_dir = base_dir.as_ref().map(|_| ctx.cwd.clone());
     let args = super::DiffArgs {
         base,
         head: None,

@@ -80,8 +80,16 @@
     }
     if (d.commands.length) {
       sec.appendChild(el("h3", { text: "Project commands" }));
-      var ul2 = el("ul");
-      d.commands.forEach(function (c) { ul2.appendChild(el("li", null, [el("code", { text: c.text }), " (" + c.path + ":" + c.line + ") " + c.agent + ": ", badge(c.before), " → ", badge(c.after)])); });
+      var ul2 = el("ul"), groups = [], byKey = {};
+      d.commands.forEach(function (c) {
+        var key = JSON.stringify([c.text, c.path, c.line, c.before, c.after]);
+        if (!byKey[key]) { byKey[key] = { c: c, agents: [] }; groups.push(byKey[key]); }
+        byKey[key].agents.push(c.agent);
+      });
+      groups.forEach(function (g) {
+        var c = g.c;
+        ul2.appendChild(el("li", null, [el("code", { text: c.text }), " (" + c.path + ":" + c.line + ") ", badge(c.before), " → ", badge(c.after), " for " + g.agents.join(", ")]));
+      });
       sec.appendChild(ul2);
     }
     if (d.inconclusive.length) {
@@ -160,6 +168,11 @@
     n.tabIndex = 0;
     n.focus();
   }
+  // Findings by the place they point at, to mark the rules they are about.
+  var findingsAt = {};
+  D.findings.forEach(function (f) {
+    if (f.place) (findingsAt[f.place] = findingsAt[f.place] || []).push(f);
+  });
   var pressed = null;
   function openCell(ai, pi, button) {
     if (pressed) pressed.setAttribute("aria-pressed", "false");
@@ -192,7 +205,9 @@
         el("td", { cls: "mono", text: q(r[1]) }),
         el("td", null, [badge(r[2])]),
         el("td", { text: r[3] }),
-        el("td", { cls: "mono", text: r[4] }),
+        el("td", { cls: "mono" }, [r[4]].concat((findingsAt[r[4]] || []).map(function (f) {
+          return el("a", { href: "#finding-" + D.findings.indexOf(f), cls: "badge rule-finding lvl-" + f.level, title: f.message }, ["⚠ " + f.id]);
+        }))),
         el("td", { cls: "mono", text: ex ? ex[0] + " " + q(ex[1]) : none })
       ]));
     });
@@ -355,7 +370,7 @@
     apply();
   }
   function card(f) {
-    var c = el("article", { cls: "finding " + f.level, "data-level": f.level, "data-kind": f.id });
+    var c = el("article", { cls: "finding " + f.level, "data-level": f.level, "data-kind": f.id, id: "finding-" + D.findings.indexOf(f) });
     c.appendChild(el("div", { cls: "head" }, [el("span", { cls: "badge lvl-" + f.level, text: f.level }), el("span", { cls: "kind", text: f.id }), f.place ? el("span", { cls: "meta mono", text: f.place }) : null]));
     c.appendChild(el("p", { cls: "msg", text: f.message }));
     if (f.agents.length) c.appendChild(el("div", { cls: "meta", text: "agents: " + f.agents.join(", ") }));
