@@ -397,3 +397,57 @@ fn a_refused_config_is_exit_2_at_its_place_and_writes_nothing() {
     assert!(out.stderr.contains("opencode.json:2:"), "{}", out.stderr);
     assert!(!r.root.join("page.html").exists());
 }
+
+#[test]
+fn config_text_cannot_end_the_script_or_inject_markup() {
+    let r = repo();
+    let hostile = r#"{"permission": {"bash": {"</script><script>alert(1)</script>": "deny", "<img src=x onerror=alert(1)>": "ask"}},
+ "agent": {"<b>x</b>": {"mode": "subagent", "permission": {"edit": "allow"}}}}"#;
+    std::fs::write(r.root.join("opencode.json"), hostile).unwrap();
+    let page = r.page(&[]);
+    assert!(
+        !page.contains("</script><script>alert"),
+        "a pattern ended the script"
+    );
+    assert!(!page.contains("<img src=x"), "a pattern became markup");
+    assert!(!page.contains("<b>x</b>"), "an agent name became markup");
+    // The data still holds the exact texts.
+    let d = data(&page);
+    let texts = d.to_string();
+    assert!(texts.contains("</script><script>alert(1)</script>"));
+    assert!(texts.contains("<b>x</b>"));
+}
+
+#[test]
+fn base_dir_compares_that_directory_with_the_start_directory() {
+    let r = repo();
+    let base = tempfile::tempdir().expect("tempdir");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/report"),
+        base.path(),
+    );
+    // The same config on both sides: nothing changes.
+    let same = data(&r.page(&["--base-dir", base.path().to_str().unwrap()]));
+    assert_eq!(same["diff"]["causes"].as_array().unwrap().len(), 0);
+    // The base denies the fixer's edits: the work tree's allow widens them.
+    let path = base.path().join("opencode.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("\"edit\": \"allow\",", "\"edit\": \"deny\","),
+    )
+    .unwrap();
+    let d = data(&r.page(&["--base-dir", base.path().to_str().unwrap()]));
+    let widened: Vec<&Value> = d["diff"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["class"] == "widened")
+        .collect();
+    assert!(
+        widened.iter().any(|c| c["permission"] == "edit"
+            && c["agents"].as_array().unwrap().contains(&"fixer".into())),
+        "{}",
+        d["diff"]
+    );
+}
