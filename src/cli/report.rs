@@ -92,7 +92,7 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
             ctx,
             base.clone(),
             base_dir.clone(),
-            args.project_only,
+            setup.project_only,
         )?),
     };
     // The project's directory name: the page does not depend on where the checkout is.
