@@ -3,7 +3,8 @@
 # oracle the conformance suite compares against, then runs every test: cargo's (none
 # skipped: PERMAUDIT_REQUIRE_ORACLE), then the distribution end to end on the release
 # binary cargo built (npm packages, the GitHub Action's script, the pre-commit hook), and
-# every shell block of README.md as written (scripts/test-readme.sh).
+# every shell block of README.md as written (scripts/test-readme.sh), and the `report` page
+# in Chromium (scripts/test-report.sh).
 # `cargo test` alone is the fast tier (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,4 +28,5 @@ cargo test --release --locked "$@"
 bash scripts/test-npm.sh
 bash scripts/test-action.sh
 bash scripts/test-pre-commit.sh
+bash scripts/test-report.sh
 bash scripts/test-readme.sh

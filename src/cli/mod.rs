@@ -9,6 +9,9 @@ mod explain;
 mod generate;
 mod git;
 mod map;
+// `report` names the rendering module here (`crate::report`).
+#[path = "report.rs"]
+mod report_page;
 mod rule;
 mod rules;
 mod schema;
@@ -18,6 +21,7 @@ pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
 pub use diff::{DiffArgs, DiffFailOn, DiffFormat};
 pub use explain::ExplainArgs;
 pub use map::MapArgs;
+pub use report_page::ReportArgs;
 pub use rules::RulesArgs;
 
 use crate::discover::Host;
@@ -115,6 +119,9 @@ pub enum Command {
     /// Decide read and edit of every file git tracks, for each agent: a collapsed tree,
     /// what each agent edits without asking, secret-shaped files it reads without asking.
     Map(MapArgs),
+    /// One self-contained HTML page of what every agent may do: agents × permissions,
+    /// files and commands, delegation graph, findings (with `--base`: what widened first).
+    Report(ReportArgs),
     /// Print the completion script for a shell to standard output. Where to put it (as the
     /// README does): bash `~/.local/share/bash-completion/completions/permaudit`; zsh
     /// `~/.zfunc/_permaudit`, with `fpath=(~/.zfunc $fpath)` before `compinit` in
@@ -222,6 +229,7 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
             ctx.out_style,
             out,
         ),
+        Command::Report(args) => report_page::run(&ctx, &args, out),
         Command::Server => server::run(&ctx),
     }
 }

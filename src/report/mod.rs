@@ -8,6 +8,7 @@ pub mod diff;
 pub mod error;
 pub mod explain;
 pub mod map;
+pub mod page;
 pub mod rules;
 
 use crate::source::{Loc, SourceMap};

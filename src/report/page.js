@@ -1,0 +1,408 @@
+// permaudit report: renders the data embedded in #data. No network, no storage, no
+// time: the same data always gives the same page.
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("data").textContent);
+  var SYM = { allow: "✓", ask: "?", deny: "✕", mixed: "±" };
+  var WORD = { a: "allow", k: "ask", d: "deny" };
+
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      for (var k in attrs) {
+        if (!Object.prototype.hasOwnProperty.call(attrs, k) || attrs[k] == null) continue;
+        if (k === "text") e.textContent = attrs[k];
+        else if (k === "cls") e.className = attrs[k];
+        else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), attrs[k]);
+        else e.setAttribute(k, attrs[k]);
+      }
+    }
+    (kids || []).forEach(function (c) {
+      if (c == null) return;
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function badge(s, label) {
+    return el("span", { cls: "badge s-" + s, text: (SYM[s] || "") + " " + (label || s) });
+  }
+  function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+  function q(s) { return JSON.stringify(s); }
+
+  var agents = D.agents;
+  var byName = {};
+  agents.forEach(function (a, i) { byName[a.name] = i; });
+  var nav = document.getElementById("nav");
+  function navLink(id, label, n) {
+    nav.appendChild(el("a", { href: "#" + id }, [label, n == null ? null : el("span", { cls: "n", text: String(n) })]));
+  }
+
+  // ---- What changed (--base) ----
+  function renderDiff() {
+    var d = D.diff;
+    if (!d) return;
+    var sec = document.getElementById("diff");
+    sec.hidden = false;
+    sec.setAttribute("aria-labelledby", "diff-h");
+    sec.appendChild(el("h2", { id: "diff-h", text: "What this change does: " + d.base.label + " → " + d.head.label }));
+    var s = d.summary || {};
+    var widened = d.causes.filter(function (c) { return c.class === "widened"; });
+    var narrowed = d.causes.filter(function (c) { return c.class !== "widened"; });
+    sec.appendChild(el("p", { cls: "diff-summary", id: "diff-summary" }, [
+      widened.length ? badge("deny", "widened: " + widened.length) : badge("allow", "nothing widened"), " ",
+      badge("allow", "narrowed: " + narrowed.length), " ",
+      d.events.length ? el("span", { cls: "badge s-mixed", text: plural(d.events.length, "agent/tool change", "agent/tool changes") }) : null, " ",
+      d.inconclusive.length ? el("span", { cls: "badge s-ask", text: plural(d.inconclusive.length, "part inconclusive", "parts inconclusive") }) : null
+    ]));
+    function rule(r) {
+      if (!r) return "no rule (default ask)";
+      var where = r.source ? r.source.path + ":" + r.source.line + ":" + r.source.column : "built-in (" + (r.builtin || "") + ")";
+      return r.permission + " " + q(r.pattern) + " " + r.action + " at " + where;
+    }
+    function cause(c) {
+      var box = el("div", { cls: "cause " + c.class });
+      box.appendChild(el("div", null, [el("strong", { text: c.class + " " }), el("code", { text: c.permission }), " — " + plural(c.regions.length, "region", "regions") + ", caused by ", el("code", { text: rule(c.rule) })]));
+      var ul = el("ul");
+      c.regions.slice(0, 8).forEach(function (g) {
+        ul.appendChild(el("li", null, ["e.g. ", el("code", { text: q(g.input) }), " ", badge(g.before), " → ", badge(g.after), " for " + g.agents.join(", ")]));
+      });
+      if (c.regions.length > 8) ul.appendChild(el("li", { text: "… " + (c.regions.length - 8) + " more regions" }));
+      box.appendChild(ul);
+      return box;
+    }
+    if (widened.length) { sec.appendChild(el("h3", { text: "Widened (more allowed than before)" })); widened.forEach(function (c) { sec.appendChild(cause(c)); }); }
+    if (narrowed.length) { sec.appendChild(el("h3", { text: "Narrowed" })); narrowed.forEach(function (c) { sec.appendChild(cause(c)); }); }
+    if (d.events.length) {
+      sec.appendChild(el("h3", { text: "Agents and tools" }));
+      var ul = el("ul");
+      d.events.forEach(function (e) { ul.appendChild(el("li", { text: e.agent + ": " + e.class + (e.tool ? " " + e.tool : "") })); });
+      sec.appendChild(ul);
+    }
+    if (d.commands.length) {
+      sec.appendChild(el("h3", { text: "Project commands" }));
+      var ul2 = el("ul"), groups = [], byKey = {};
+      d.commands.forEach(function (c) {
+        var key = JSON.stringify([c.text, c.path, c.line, c.before, c.after]);
+        if (!byKey[key]) { byKey[key] = { c: c, agents: [] }; groups.push(byKey[key]); }
+        byKey[key].agents.push(c.agent);
+      });
+      groups.forEach(function (g) {
+        var c = g.c;
+        ul2.appendChild(el("li", null, [el("code", { text: c.text }), " (" + c.path + ":" + c.line + ") ", badge(c.before), " → ", badge(c.after), " for " + g.agents.join(", ")]));
+      });
+      sec.appendChild(ul2);
+    }
+    if (d.inconclusive.length) {
+      sec.appendChild(el("h3", { text: "Not decided (over budget)" }));
+      var ul3 = el("ul");
+      d.inconclusive.forEach(function (i) { ul3.appendChild(el("li", { text: i.agent + " " + i.permission + ": " + i.reason })); });
+      sec.appendChild(ul3);
+    }
+    if (!d.causes.length && !d.events.length && !d.commands.length) sec.appendChild(el("p", { cls: "hint", text: "No decision of any agent changes." }));
+  }
+
+  // ---- Matrix ----
+  var matrixButtons = [];
+  function renderMatrix() {
+    var body = document.getElementById("matrix-body");
+    body.textContent = "";
+    var internal = agents.filter(function (a) { return a.hidden; }).length;
+    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny, ± mixed: depends on the input; ⊘ the tool is hidden from the model). Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
+    var controls = el("div", { cls: "controls" });
+    var show = el("input", { type: "checkbox", id: "show-internal" });
+    controls.appendChild(el("label", { "for": "show-internal" }, [show, "show OpenCode's internal agents (" + internal + ")"]));
+    body.appendChild(controls);
+    var table = el("table", { cls: "matrix", id: "matrix-table" });
+    table.appendChild(el("caption", { cls: "sr", text: "Agents (rows) by permissions (columns)" }));
+    var hr = el("tr", null, [el("th", { scope: "col", text: "agent" })]);
+    D.permissions.forEach(function (p) { hr.appendChild(el("th", { scope: "col", cls: "perm", text: p })); });
+    table.appendChild(el("thead", null, [hr]));
+    var tb = el("tbody");
+    agents.forEach(function (a, ai) {
+      var tr = el("tr", { cls: a.hidden ? "internal" : "", "data-agent": a.name });
+      if (a.hidden) tr.hidden = true;
+      tr.appendChild(el("th", { scope: "row", cls: "agent" }, [a.name, el("span", { cls: "mode", text: a.mode + (a.hidden ? ", internal" : "") })]));
+      var row = [];
+      D.cells[ai].forEach(function (c, pi) {
+        var s = c[0], hidden = c[1];
+        var label = hidden ? "⊘ hidden" : SYM[s] + " " + s;
+        var b = el("button", {
+          cls: "cell s-" + s, type: "button", "aria-pressed": "false",
+          "data-agent": a.name, "data-permission": D.permissions[pi], "data-summary": s,
+          "aria-label": a.name + ", " + D.permissions[pi] + ": " + (hidden ? "deny (tool hidden)" : s),
+          onclick: function () { openCell(ai, pi, b); }
+        }, [label]);
+        b.tabIndex = -1;
+        row.push(b);
+        tr.appendChild(el("td", null, [b]));
+      });
+      matrixButtons.push(row);
+      tb.appendChild(tr);
+    });
+    table.appendChild(tb);
+    var first = matrixButtons.find(function (r, i) { return !agents[i].hidden; });
+    if (first && first[0]) first[0].tabIndex = 0;
+    table.addEventListener("keydown", moveFocus);
+    show.addEventListener("change", function () {
+      Array.prototype.forEach.call(tb.rows, function (tr, i) { if (agents[i].hidden) tr.hidden = !show.checked; });
+    });
+    body.appendChild(el("div", { cls: "scroll" }, [table]));
+    body.appendChild(el("div", { id: "cell-detail", cls: "detail", "aria-live": "polite", tabindex: "-1" }, [el("p", { cls: "hint", text: "Select a cell (click, or Enter) to see that agent's rules for the permission." })]));
+  }
+  function moveFocus(ev) {
+    var t = ev.target;
+    if (!t.classList || !t.classList.contains("cell")) return;
+    var ai = byName[t.getAttribute("data-agent")];
+    var pi = D.permissions.indexOf(t.getAttribute("data-permission"));
+    var dr = 0, dc = 0;
+    if (ev.key === "ArrowRight") dc = 1; else if (ev.key === "ArrowLeft") dc = -1;
+    else if (ev.key === "ArrowDown") dr = 1; else if (ev.key === "ArrowUp") dr = -1; else return;
+    ev.preventDefault();
+    var r = ai, c = Math.max(0, Math.min(D.permissions.length - 1, pi + dc));
+    if (dr) {
+      do { r += dr; } while (r >= 0 && r < agents.length && matrixButtons[r][0].closest("tr").hidden);
+      if (r < 0 || r >= agents.length) r = ai;
+    }
+    t.tabIndex = -1;
+    var n = matrixButtons[r][c];
+    n.tabIndex = 0;
+    n.focus();
+  }
+  // Findings by the place they point at, to mark the rules they are about.
+  var findingsAt = {};
+  D.findings.forEach(function (f) {
+    if (f.place) (findingsAt[f.place] = findingsAt[f.place] || []).push(f);
+  });
+  var pressed = null;
+  function openCell(ai, pi, button) {
+    if (pressed) pressed.setAttribute("aria-pressed", "false");
+    pressed = button;
+    button.setAttribute("aria-pressed", "true");
+    var a = agents[ai], perm = D.permissions[pi], c = D.cells[ai][pi];
+    var box = document.getElementById("cell-detail");
+    box.textContent = "";
+    box.appendChild(el("h3", null, [a.name + " · ", el("code", { text: perm }), " ", badge(c[0], c[1] ? "deny (tool hidden from the model)" : c[0])]));
+    var rules = c[2];
+    if (!rules.length) {
+      box.appendChild(el("p", { text: "No rule matches " + perm + ": OpenCode asks." }));
+      return;
+    }
+    box.appendChild(el("p", { cls: "hint", text: plural(rules.length, "rule matches", "rules match") + " " + perm + ", in OpenCode's order: for an input, the last rule whose pattern matches decides; none matching asks." }));
+    var t = el("table", { id: "cell-rules" });
+    t.appendChild(el("thead", null, [el("tr", null, ["#", "permission", "pattern", "action", "layer", "from", "decides e.g."].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
+    var tb = el("tbody");
+    rules.forEach(function (entry) {
+      var i = typeof entry === "number" ? entry : entry[0];
+      var r = a.rules[i], ex = r[5];
+      var none = "nothing: later rules decide every input it matches";
+      if (typeof entry !== "number") {
+        ex = entry[1] == null ? null : [perm, entry[1]];
+        if (!ex) none = "no " + perm + " input found that it decides";
+      }
+      tb.appendChild(el("tr", { cls: ex ? "" : "decides-none", "data-rule": String(i) }, [
+        el("td", { cls: "mono", text: String(i) }),
+        el("td", { cls: "mono", text: r[0] }),
+        el("td", { cls: "mono", text: q(r[1]) }),
+        el("td", null, [badge(r[2])]),
+        el("td", { text: r[3] }),
+        el("td", { cls: "mono" }, [r[4]].concat((findingsAt[r[4]] || []).map(function (f) {
+          return el("a", { href: "#finding-" + D.findings.indexOf(f), cls: "badge rule-finding lvl-" + f.level, title: f.message }, ["⚠ " + f.id]);
+        }))),
+        el("td", { cls: "mono", text: ex ? ex[0] + " " + q(ex[1]) : none })
+      ]));
+    });
+    t.appendChild(tb);
+    box.appendChild(el("div", { cls: "scroll" }, [t]));
+  }
+
+  // ---- Files and commands ----
+  function renderFiles() {
+    var body = document.getElementById("files-body");
+    var f = D.files;
+    var visible = agents.map(function (a, i) { return i; }).filter(function (i) { return !agents[i].hidden; });
+    var pick = el("select", { id: "files-agent", "aria-label": "agent" });
+    visible.forEach(function (i) { pick.appendChild(el("option", { value: String(i), text: agents[i].name })); });
+    body.appendChild(el("div", { cls: "controls" }, [el("label", { "for": "files-agent" }, ["agent ", pick])]));
+    var counts = el("div", { cls: "counts", id: "files-counts" });
+    var treeBox = el("div", { cls: "tree", id: "files-tree" });
+    var cmdBox = el("div", { id: "commands" });
+    if (!f) {
+      body.appendChild(el("p", { cls: "hint", text: "Not a git repository: no file list (map reads the files git tracks)." }));
+    } else {
+      body.appendChild(el("p", { cls: "hint", text: f.total + " files tracked by git, decided for read (R) and edit (E) as OpenCode checks them (worktree-relative paths)" + (f.total > f.paths.length ? "; the first " + f.paths.length + " shown" : "") + "." }));
+      body.appendChild(counts);
+      body.appendChild(treeBox);
+    }
+    body.appendChild(el("h3", { id: "commands-h", text: "The project's commands, as the bash tool decides them" }));
+    body.appendChild(cmdBox);
+    function draw() {
+      var ai = Number(pick.value);
+      if (f) drawTree(f, ai, counts, treeBox);
+      drawCommands(ai, cmdBox);
+    }
+    pick.addEventListener("change", draw);
+    if (visible.length) draw();
+  }
+  function tally(s) {
+    var t = { a: 0, k: 0, d: 0 };
+    for (var i = 0; i < s.length; i++) t[s[i]]++;
+    return t;
+  }
+  function drawTree(f, ai, counts, box) {
+    var read = f.read[ai], edit = f.edit[ai];
+    counts.textContent = "";
+    [["read", read], ["edit", edit]].forEach(function (p) {
+      var t = tally(p[1]);
+      counts.appendChild(el("span", null, [el("strong", { text: p[0] + ": " }), badge("allow", t.a + " allow"), " ", badge("ask", t.k + " ask"), " ", badge("deny", t.d + " deny")]));
+    });
+    // Directories: path prefix → [first, last) over the sorted paths.
+    var root = { name: "", dirs: {}, order: [], files: [] };
+    f.paths.forEach(function (p, i) {
+      var parts = p.split("/"), node = root;
+      for (var k = 0; k < parts.length - 1; k++) {
+        var d = node.dirs[parts[k]];
+        if (!d) { d = node.dirs[parts[k]] = { name: parts[k], dirs: {}, order: [], files: [], all: [] }; node.order.push(parts[k]); }
+        d.all.push(i);
+        node = d;
+      }
+      node.files.push(i);
+    });
+    function pair(rs, es) {
+      return el("span", { cls: "pair" }, [sum("R", rs), sum("E", es)]);
+    }
+    function sum(tag, s) {
+      var t = tally(s), kinds = ["a", "k", "d"].filter(function (x) { return t[x]; });
+      if (kinds.length === 1) return el("span", { cls: "badge s-" + WORD[kinds[0]], title: tag === "R" ? "read" : "edit", text: tag + " " + SYM[WORD[kinds[0]]] + " " + WORD[kinds[0]] });
+      return el("span", { cls: "badge s-mixed", title: (tag === "R" ? "read: " : "edit: ") + t.a + " allow, " + t.k + " ask, " + t.d + " deny", text: tag + " ± " + t.a + "/" + t.k + "/" + t.d });
+    }
+    function pick(s, idx) { var o = ""; idx.forEach(function (i) { o += s[i]; }); return o; }
+    function fill(node, into) {
+      node.order.forEach(function (n) {
+        var d = node.dirs[n];
+        var det = el("details", null, [el("summary", null, [el("span", { cls: "dir", text: d.name + "/" }), " ", el("span", { cls: "hint", text: "(" + d.all.length + ")" }), pair(pick(read, d.all), pick(edit, d.all))])]);
+        det.addEventListener("toggle", function () { if (det.open && !det.filled) { det.filled = true; fill(d, det); } });
+        into.appendChild(det);
+      });
+      node.files.forEach(function (i) {
+        var name = f.paths[i].split("/").pop();
+        into.appendChild(el("div", { cls: "file" }, [el("span", { cls: "name", text: name }), pair(read[i], edit[i])]));
+      });
+    }
+    box.textContent = "";
+    fill(root, box);
+  }
+  function drawCommands(ai, box) {
+    box.textContent = "";
+    if (!D.commands.length) { box.appendChild(el("p", { cls: "hint", text: "No package.json scripts, Makefile or justfile recipes, or workflow run: steps found." })); return; }
+    var t = el("table", { id: "commands-table" });
+    t.appendChild(el("thead", null, [el("tr", null, ["decision", "command", "from", "deciding rule"].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
+    var tb = el("tbody");
+    D.commands.forEach(function (c) {
+      var d = c.decided[ai] || ["ask", null], r = d[1] == null ? null : agents[ai].rules[d[1]];
+      tb.appendChild(el("tr", null, [
+        el("td", null, [badge(d[0])]),
+        el("td", { cls: "mono", text: c.text }),
+        el("td", { cls: "mono", text: c.path + ":" + c.line + (c.name ? " (" + c.name + ")" : "") }),
+        el("td", { cls: "mono", text: r ? r[0] + " " + q(r[1]) + " " + r[2] + " at " + r[4] : (d[0] === "allow" ? "" : "no rule: default ask") })
+      ]));
+    });
+    t.appendChild(tb);
+    box.appendChild(el("div", { cls: "scroll" }, [t]));
+  }
+
+  // ---- Delegation (text alternative of the graph) ----
+  function renderDelegation() {
+    var box = document.getElementById("delegation-list");
+    var edges = D.delegation.edges;
+    box.appendChild(el("p", { cls: "hint", text: "subagent_depth " + D.delegation.depth + ". A subagent's session runs with the subagent's own rules, not its caller's." }));
+    if (!edges.length) return;
+    var det = el("details", null, [el("summary", { text: "The graph as a list (" + plural(edges.length, "edge", "edges") + ")" })]);
+    var ul = el("ul", { id: "delegation-edges" });
+    edges.forEach(function (e) {
+      ul.appendChild(el("li", { "data-caller": e.caller, "data-subagent": e.subagent }, [
+        el("strong", { text: e.caller }), " → ", el("strong", { text: e.subagent }), " ", badge(e.action),
+        e.place ? el("span", { cls: "hint", text: " by task rule at " + e.place }) : el("span", { cls: "hint", text: " (no task rule: default ask)" }),
+        e.escalation ? el("span", { cls: "badge s-deny", text: " ⚠ escalation: " + e.escalation }) : null
+      ]));
+    });
+    det.appendChild(ul);
+    box.appendChild(det);
+  }
+
+  // ---- Findings ----
+  function renderFindings() {
+    var body = document.getElementById("findings-body");
+    var all = D.findings;
+    var s = D.summary;
+    body.appendChild(el("p", { id: "findings-summary", text: plural(s.error, "error", "errors") + ", " + plural(s.warning, "warning", "warnings") + ", " + s.info + " info (as permaudit check reports them)" }));
+    if (!all.length) { body.appendChild(el("p", { cls: "hint", text: "permaudit check finds nothing." })); return; }
+    var controls = el("div", { cls: "controls", role: "group", "aria-label": "Filter findings" });
+    var levels = {};
+    ["error", "warning", "info"].forEach(function (l) {
+      var box = el("input", { type: "checkbox", id: "lvl-" + l, "data-level": l });
+      box.checked = true;
+      levels[l] = box;
+      controls.appendChild(el("label", { "for": "lvl-" + l }, [box, el("span", { cls: "badge lvl-" + l, text: l + " " + s[l] })]));
+    });
+    var kinds = {};
+    all.forEach(function (f) { kinds[f.id] = (kinds[f.id] || 0) + 1; });
+    var kind = el("select", { id: "kind-filter", "aria-label": "kind" }, [el("option", { value: "", text: "every kind" })]);
+    Object.keys(kinds).sort().forEach(function (k) { kind.appendChild(el("option", { value: k, text: k + " (" + kinds[k] + ")" })); });
+    controls.appendChild(el("label", { "for": "kind-filter" }, ["kind ", kind]));
+    var count = el("span", { id: "findings-count", "aria-live": "polite" });
+    controls.appendChild(count);
+    body.appendChild(controls);
+    var list = el("div", { id: "findings-list" });
+    var cards = all.map(function (f) { var c = card(f); list.appendChild(c); return c; });
+    body.appendChild(list);
+    function apply() {
+      var n = 0;
+      all.forEach(function (f, i) {
+        var on = levels[f.level].checked && (!kind.value || kind.value === f.id);
+        cards[i].hidden = !on;
+        if (on) n++;
+      });
+      count.textContent = "showing " + n + " of " + all.length;
+      count.setAttribute("data-shown", String(n));
+    }
+    Object.keys(levels).forEach(function (l) { levels[l].addEventListener("change", apply); });
+    kind.addEventListener("change", apply);
+    apply();
+  }
+  function card(f) {
+    var c = el("article", { cls: "finding " + f.level, "data-level": f.level, "data-kind": f.id, id: "finding-" + D.findings.indexOf(f) });
+    c.appendChild(el("div", { cls: "head" }, [el("span", { cls: "badge lvl-" + f.level, text: f.level }), el("span", { cls: "kind", text: f.id }), f.place ? el("span", { cls: "meta mono", text: f.place }) : null]));
+    c.appendChild(el("p", { cls: "msg", text: f.message }));
+    if (f.agents.length) c.appendChild(el("div", { cls: "meta", text: "agents: " + f.agents.join(", ") }));
+    if (f.snippet) {
+      var pre = el("pre", { cls: "snippet", "aria-label": "source at " + f.place });
+      f.snippet.lines.forEach(function (line, k) {
+        var n = f.snippet.first + k;
+        pre.appendChild(el("span", { cls: "line" + (n === f.snippet.mark ? " mark" : "") }, [el("span", { cls: "ln", text: String(n) }), line || " "]));
+      });
+      c.appendChild(pre);
+    }
+    f.witnesses.slice(0, 3).forEach(function (w) {
+      c.appendChild(el("div", { cls: "witness" }, ["witness: ", el("code", { text: w.permission + " " + q(w.input) }), " → ", badge(w.action)]));
+    });
+    f.related.slice(0, 3).forEach(function (r) {
+      var s = r.source;
+      c.appendChild(el("div", { cls: "meta" }, [s ? s.path + ":" + s.line + ":" + s.column + ": " : "", r.message]));
+    });
+    if (f.fix) c.appendChild(el("div", { cls: "fix" }, [el("strong", { text: "fix: " }), f.fix.title + " (" + f.fix.safety + ": permaudit check --fix" + (f.fix.safety === "narrowing" ? " --unsafe-fixes" : "") + ")"]));
+    if (f.help) c.appendChild(el("div", { cls: "help" }, [el("strong", { text: "help: " }), f.help]));
+    return c;
+  }
+
+  renderDiff();
+  renderMatrix();
+  renderFiles();
+  renderDelegation();
+  renderFindings();
+  if (D.diff) navLink("diff", "What changed", D.diff.causes.filter(function (c) { return c.class === "widened"; }).length + " widened");
+  navLink("matrix", "Agents × permissions", agents.filter(function (a) { return !a.hidden; }).length + " agents");
+  navLink("files", "Files & commands", D.files ? D.files.total + " files" : null);
+  navLink("delegation", "Delegation", D.delegation.edges.length + " edges");
+  navLink("findings", "Findings", D.findings.length);
+  document.body.setAttribute("data-ready", "true");
+})();
