@@ -329,3 +329,70 @@ fn an_ignore_comment_above_a_rule_a_fix_makes_live_is_kept() {
         "{unused_before}: {after:#}"
     );
 }
+
+/// The first JSON object written in `text` (balanced braces, strings skipped).
+fn first_object(text: &str) -> serde_json::Value {
+    let start = text.find('{').expect("an object in the help");
+    let (mut depth, mut in_str, mut esc) = (0, false, false);
+    for (i, c) in text[start..].char_indices() {
+        match (in_str, esc, c) {
+            (true, true, _) => esc = false,
+            (true, false, '\\') => esc = true,
+            (true, false, '"') => in_str = false,
+            (false, _, '"') => in_str = true,
+            (false, _, '{') => depth += 1,
+            (false, _, '}') => {
+                depth -= 1;
+                if depth == 0 {
+                    return serde_json::from_str(&text[start..=start + i]).unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced help: {text}")
+}
+
+#[test]
+fn the_read_only_agents_help_is_tried_and_holds() {
+    // The help proposes config; applied, the finding is gone, nothing new is reported at
+    // warning or above, plan still writes its plans, and neither agent edits the source.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"edit": {"*": "allow"}}}"#,
+    );
+    let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    let found = check_support::findings_of(&run.json(), "read-only-agent-writes");
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    let help = found[0]["help"].as_str().unwrap().to_string();
+    let proposed = first_object(&help);
+    assert!(proposed["agent"]["plan"].is_object(), "{help}");
+    assert!(proposed["agent"]["explore"].is_object(), "{help}");
+    let mut config: serde_json::Value =
+        serde_json::from_str(r#"{"permission": {"edit": {"*": "allow"}}}"#).unwrap();
+    config["agent"] = proposed["agent"].clone();
+    let t = Tree::new().file("project/opencode.json", &config.to_string());
+    let after = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let serious: Vec<&serde_json::Value> = after["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["level"] != "info")
+        .collect();
+    assert!(serious.is_empty(), "{after:#}");
+    let decide = |agent: &str, input: &str| {
+        let run = t.run(&[
+            "explain", "--agent", agent, "--format", "json", "edit", input,
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["action"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(decide("plan", ".opencode/plans/x.md"), "allow");
+    assert_eq!(decide("plan", "src/main.ts"), "deny");
+    assert_eq!(decide("explore", "src/main.ts"), "deny");
+}

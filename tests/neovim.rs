@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SHADOWED: &str = "{\n  \"permission\": {\n    \"edit\": {\n      \"tests/**\": \"deny\",\n      \"*\": \"allow\"\n    }\n  }\n}\n";
-const AGENT: &str = "---\npermission:\n  edit:\n    \"tests/**\": deny\n    \"*\": allow\n---\nAn agent.\n";
+const AGENT: &str =
+    "---\npermission:\n  edit:\n    \"tests/**\": deny\n    \"*\": allow\n---\nAn agent.\n";
 
 fn session(nvim: &Path) {
     let mut t = Tree::new().file("project/opencode.json", SHADOWED);
@@ -52,10 +53,9 @@ fn session(nvim: &Path) {
     );
     let out = t.root().join("diagnostics.txt");
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_permaudit")).parent().unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir.to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .unwrap();
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim");
     let run = Command::new("timeout")
@@ -86,7 +86,9 @@ fn session(nvim: &Path) {
     let mut lines = got.lines();
     // One client for the six project files (a client per buffer would be six, and their
     // diagnostics would repeat); the global file's own client at most.
-    let clients = lines.next().and_then(|l| l.strip_prefix("clients ")?.parse::<u32>().ok());
+    let clients = lines
+        .next()
+        .and_then(|l| l.strip_prefix("clients ")?.parse::<u32>().ok());
     assert!(matches!(clients, Some(1 | 2)), "{got}");
     let mut diagnostics: Vec<String> = lines.map(str::to_string).collect();
     diagnostics.sort();

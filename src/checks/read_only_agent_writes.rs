@@ -123,9 +123,36 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 serde_json::to_string(&input).unwrap_or_default(),
                 describe(r)
             );
+            // Every read-only agent this rule reaches, each with the block that keeps it
+            // read-only and keeps what its built-ins allow: `"edit": "deny"` would hide
+            // plan's edit tool and take away its `.opencode/plans/*.md` allow (OpenCode
+            // hides a tool whose last rule is a `*` deny), so plan's block ends with it.
+            let reached: Vec<&str> = ctx
+                .agents
+                .iter()
+                .filter(|a| a.native && READ_ONLY.contains(&a.name.as_str()))
+                .filter(|a| a.rules.iter().any(|x| x.loc.is_some() && x.loc == r.loc))
+                .map(|a| a.name.as_str())
+                .collect();
+            let blocks: Vec<String> = reached
+                .iter()
+                .map(|name| match *name {
+                    "plan" => "\"plan\": {\"permission\": {\"edit\": {\"*\": \"deny\", \".opencode/plans/*.md\": \"allow\"}}}".to_string(),
+                    other => format!("\"{other}\": {{\"permission\": {{\"edit\": \"deny\"}}}}"),
+                })
+                .collect();
             let help: String = format!(
-                "keep it read-only in its own block, which comes last: {{\"agent\": {{\"{}\": {{\"permission\": {{\"edit\": \"deny\"}}}}}}}}",
-                agent.name
+                "keep {} read-only in {} own block{}, which come{} last: {{\"agent\": {{{}}}}}{}",
+                reached.join(" and "),
+                if reached.len() == 1 { "its" } else { "their" },
+                if reached.len() == 1 { "" } else { "s" },
+                if reached.len() == 1 { "s" } else { "" },
+                blocks.join(", "),
+                if reached.contains(&"plan") {
+                    " (plan may still write its plans, .opencode/plans/*.md)"
+                } else {
+                    ""
+                }
             );
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)

@@ -349,7 +349,8 @@ fn remove_rule(files: &mut Files<'_>, f: &Finding) -> Option<Fix> {
             let (c, i) = text::entry_at(cs, loc.span.start)?;
             let above: Vec<usize> = c.entries[..i].iter().map(|e| e.key.start).collect();
             let differs = agent.rules.iter().any(|r| {
-                r.loc.is_some_and(|l| l.source == loc.source && above.contains(&l.span.start))
+                r.loc
+                    .is_some_and(|l| l.source == loc.source && above.contains(&l.span.start))
                     && r.action.effective() != rule.action.effective()
             });
             if differs {
@@ -1052,8 +1053,7 @@ pub fn fix(
             .filter(|f| f.safety == Safety::Narrowing)
             .filter(|f| {
                 attempt(end, &texts, &[*f], reload).is_ok()
-                    || f
-                        .fallback
+                    || f.fallback
                         .as_deref()
                         .is_some_and(|fb| attempt(end, &texts, &[fb], reload).is_ok())
             })
