@@ -396,3 +396,138 @@ fn the_read_only_agents_help_is_tried_and_holds() {
     assert_eq!(decide("plan", "src/main.ts"), "deny");
     assert_eq!(decide("explore", "src/main.ts"), "deny");
 }
+
+/// `b` merged into `a`, objects key by key (as OpenCode merges config files).
+fn merge(a: &mut serde_json::Value, b: &serde_json::Value) {
+    match (a, b) {
+        (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (a, b) => *a = b.clone(),
+    }
+}
+
+#[test]
+fn the_delegation_help_closes_every_route_and_is_tried() {
+    // `build` denies `git push *` but may start `explore` and `general`, which run it: the
+    // help closes both routes (closing `explore` alone left `general` open), and applied,
+    // the finding is gone and nothing new is reported at warning or above.
+    let config =
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}"#;
+    let t = Tree::new().file("project/opencode.json", config);
+    let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    let found = check_support::findings_of(&run.json(), "delegation-escalation");
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    let help = found[0]["help"].as_str().unwrap().to_string();
+    let proposed = first_object(&help);
+    let routes = proposed["agent"]["build"]["permission"]["task"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{help}"));
+    assert!(
+        routes.contains_key("general") && routes.contains_key("explore"),
+        "{help}"
+    );
+    let mut fixed: serde_json::Value = serde_json::from_str(config).unwrap();
+    merge(&mut fixed, &proposed);
+    let t = Tree::new().file("project/opencode.json", &fixed.to_string());
+    let after = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let serious: Vec<&serde_json::Value> = after["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["level"] != "info")
+        .collect();
+    assert!(serious.is_empty(), "{after:#}");
+    for sub in ["explore", "general"] {
+        let run = t.run(&[
+            "explain", "--agent", "build", "--format", "json", "task", sub,
+        ]);
+        assert_eq!(run.json()["action"], "deny", "{}", run.stdout);
+    }
+}
+
+#[test]
+fn the_external_directory_help_for_a_file_names_its_directory_and_holds() {
+    // `…/hosts.yml/*` (the old advice) names a directory that does not exist: the help
+    // proposes the directory holding the file, and with it OpenCode's read of the file
+    // is decided by the new rule.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"external_directory": {"/srv/gh/hosts.yml": "allow"}}}"#,
+    );
+    let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    let found = check_support::findings_of(&run.json(), "never-matches");
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(message.contains("write `/srv/gh/*`"), "{message}");
+    let before = t.run(&["explain", "--format", "json", "read", "/srv/gh/hosts.yml"]);
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"external_directory": {"/srv/gh/*": "allow"}}}"#,
+    );
+    let after = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    assert!(check_support::findings_of(&after.json(), "never-matches").is_empty());
+    let explained = t.run(&["explain", "--format", "json", "read", "/srv/gh/hosts.yml"]);
+    assert_eq!(explained.json()["action"], "allow", "{}", explained.stdout);
+    assert_ne!(before.json()["action"], "allow", "{}", before.stdout);
+}
+
+#[test]
+fn a_deny_overridden_from_another_file_gets_help_that_can_be_done_and_holds() {
+    // The global deny is overridden by the project's allow: "put the deny after it" cannot
+    // be done across files, and writing the key again in the project keeps the global
+    // place (a merged key keeps its first position): the help says to write it in the
+    // agent's own block, and that works.
+    let global = r#"{"permission": {"bash": {"git push *": "deny"}}}"#;
+    let t = Tree::new()
+        .file("home/.config/opencode/opencode.json", global)
+        .file(
+            "project/opencode.json",
+            r#"{"permission": {"bash": {"*": "allow"}}}"#,
+        );
+    let shadowed = |t: &Tree| {
+        let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+        check_support::findings_of(&run.json(), "shadowed-deny")
+    };
+    let found = shadowed(&t);
+    assert_eq!(found.len(), 1);
+    let help = found[0]["help"].as_str().unwrap();
+    assert!(
+        help.contains("writing the same key again in opencode.json does not help"),
+        "{help}"
+    );
+    assert!(help.contains("`agent.NAME.permission`"), "{help}");
+    // What the help says does not work, indeed does not.
+    std::fs::write(
+        t.project().join("opencode.json"),
+        r#"{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(shadowed(&t).len(), 1);
+    // What it proposes does: build's own block.
+    std::fs::write(
+        t.project().join("opencode.json"),
+        r#"{"permission": {"bash": {"*": "allow"}}, "agent": {"build": {"permission": {"bash": {"git push *": "deny"}}}}}"#,
+    )
+    .unwrap();
+    let run = t.run(&[
+        "explain",
+        "--agent",
+        "build",
+        "--format",
+        "json",
+        "bash",
+        "git push origin main",
+    ]);
+    assert_eq!(run.json()["action"], "deny", "{}", run.stdout);
+    let still: Vec<String> = shadowed(&t)
+        .iter()
+        .flat_map(|f| f["agents"].as_array().cloned().unwrap_or_default())
+        .filter_map(|a| a.as_str().map(str::to_string))
+        .collect();
+    assert!(!still.contains(&"build".to_string()), "{still:?}");
+}

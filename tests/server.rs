@@ -255,7 +255,7 @@ fn an_editor_session() {
     let actions = a["result"].as_array().unwrap();
     let fix = actions
         .iter()
-        .find(|x| x["title"].as_str().unwrap().contains("move the deny"))
+        .find(|x| x["title"].as_str().unwrap().contains("permaudit: move the"))
         .unwrap_or_else(|| panic!("no fix offered: {a:#}"));
     let edits = fix["edit"]["changes"][&u].as_array().unwrap();
     let fixed = apply(SHADOWED, edits);

@@ -229,9 +229,28 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 sub.name,
                 decider(sub, sub_rule),
             );
+            // Every route that does it: closing one (`explore`) while `general` stays open
+            // changes nothing.
+            let routes: Vec<String> = escalated
+                .iter()
+                .map(|(e, _, _)| {
+                    format!(
+                        "{}: \"deny\"",
+                        serde_json::to_string(&project.agents[e.callee].name).unwrap_or_default()
+                    )
+                })
+                .collect();
             let help: String = format!(
-                "deny it for `{}` too, write the deny where every agent gets it, or keep `{}` from starting it: {{\"task\": {{\"{}\": \"deny\"}}}}",
-                sub.name, agent.name, sub.name
+                "deny it for {} too, write the deny where every agent gets it, or keep `{}` from starting {}: {{\"agent\": {{{}: {{\"permission\": {{\"task\": {{{}}}}}}}}}}}",
+                names.join(", "),
+                agent.name,
+                if routes.len() == 1 {
+                    "it"
+                } else {
+                    "any of them"
+                },
+                serde_json::to_string(&agent.name).unwrap_or_default(),
+                routes.join(", ")
             );
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)

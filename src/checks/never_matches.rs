@@ -118,10 +118,28 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
         ));
     }
     if permission == "external_directory" && matches_a_dir_subject(pattern, ctx) == Some(false) {
+        let trimmed = pattern.trim_end_matches('/');
+        let (parent, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
+        // A file's name (`hosts.yml`, `.env`): OpenCode asks for the directory holding a
+        // file, so `hosts.yml/*` would name a directory that does not exist and never
+        // match either.
+        let file = !pattern.ends_with('/')
+            && !last.contains(['*', '?'])
+            && last.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && !ext.is_empty()
+                    && ext.len() <= 5
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        if file && !parent.is_empty() {
+            return Some(format!(
+                "`external_directory` is asked with `/dir/*` strings only (a file outside the project is asked as the directory holding it), so {} never matches; write `{parent}/*`, which covers every file in {parent}",
+                serde_json::to_string(pattern).unwrap_or_default(),
+            ));
+        }
         return Some(format!(
-            "`external_directory` is asked with `/dir/*` strings only, so {} never matches; write `{}/*`",
+            "`external_directory` is asked with `/dir/*` strings only, so {} never matches; write `{trimmed}/*`",
             serde_json::to_string(pattern).unwrap_or_default(),
-            pattern.trim_end_matches('/')
         ));
     }
     if permission == "task"

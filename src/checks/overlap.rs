@@ -101,6 +101,31 @@ impl Shadowing {
         } else {
             self.level.1
         };
+        // Overridden from another file: a rule cannot be moved across files, so the help
+        // says where the deny (or ask) can be written instead.
+        let here = agent.rules.get(i).and_then(|r| r.loc);
+        let there = w.rule.and_then(|k| agent.rules.get(k)).and_then(|d| d.loc);
+        let help = match (here, there) {
+            (Some(h), Some(t))
+                if h.source != t.source
+                    && matches!(self.check.id, "shadowed-deny" | "shadowed-ask") =>
+            {
+                let what = if self.check.id == "shadowed-deny" {
+                    "deny"
+                } else {
+                    "ask"
+                };
+                let file = |l: crate::source::Loc| ctx.project.loaded.sources.get(l.source).name();
+                format!(
+                    "the rule that overrides it is in {} (OpenCode applies it after {}), and a rule cannot be moved across files; writing the same key again in {} does not help either (a merged key keeps the place the first file gave it): write the {what} in the agent's own block (`agent.NAME.permission`), which comes after both, or narrow the broader rule in {}",
+                    file(t),
+                    file(h),
+                    file(t),
+                    file(t),
+                )
+            }
+            _ => self.help.into(),
+        };
         let (example, related) = decided_by(ctx, agent, i, &w);
         Finding {
             related,
@@ -108,7 +133,7 @@ impl Shadowing {
             ..Finding::at_rule(self.check, agent, i, format!("{what}: {example}"))
         }
         .with_level(level)
-        .with_help(self.help.into())
+        .with_help(help)
     }
 }
 

@@ -37,7 +37,6 @@ pub const PERMISSIONS: &[&str] = &[
     "task",
     "webfetch",
     "websearch",
-    "codesearch",
     "external_directory",
     "skill",
     "lsp",
