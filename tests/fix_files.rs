@@ -531,3 +531,21 @@ fn a_deny_overridden_from_another_file_gets_help_that_can_be_done_and_holds() {
         .collect();
     assert!(!still.contains(&"build".to_string()), "{still:?}");
 }
+
+#[test]
+fn fix_says_each_count_once() {
+    // After `--fix`, the narrowing fix left is counted by the fixable line; the "fixed"
+    // line does not count it again (issue 37).
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
+    );
+    let run = t.run(&["check", "--fix"]);
+    assert!(
+        run.stdout.ends_with(
+            "1 fixable with `--fix --unsafe-fixes`\nfixed 1 finding in 1 file\n1 error\n"
+        ),
+        "{}",
+        run.stdout
+    );
+}

@@ -525,7 +525,14 @@ fn check_text(
         out.push('\n');
     }
     if let Some(fixed) = fixed {
-        out.push_str(&fixed_line(fixed, true));
+        let mut done = fixed_line(fixed, true);
+        // The line above already counts what `--unsafe-fixes` would add: said once.
+        if narrowing > 0
+            && let Some(cut) = done.find("; ")
+        {
+            done.truncate(cut);
+        }
+        out.push_str(&done);
         out.push('\n');
     }
     let (e, w, i) = report::check::summary(findings);
