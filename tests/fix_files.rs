@@ -330,6 +330,16 @@ fn an_ignore_comment_above_a_rule_a_fix_makes_live_is_kept() {
     );
 }
 
+/// The findings at warning or above of a `check --format json` report.
+fn serious(report: &serde_json::Value) -> Vec<&serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["level"] != "info")
+        .collect()
+}
+
 /// The first JSON object written in `text` (balanced braces, strings skipped).
 fn first_object(text: &str) -> serde_json::Value {
     let start = text.find('{').expect("an object in the help");
@@ -375,13 +385,7 @@ fn the_read_only_agents_help_is_tried_and_holds() {
     let after = t
         .run(&["check", "--format", "json", "--fail-on", "never"])
         .json();
-    let serious: Vec<&serde_json::Value> = after["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["level"] != "info")
-        .collect();
-    assert!(serious.is_empty(), "{after:#}");
+    assert!(serious(&after).is_empty(), "{after:#}");
     let decide = |agent: &str, input: &str| {
         let run = t.run(&[
             "explain", "--agent", agent, "--format", "json", "edit", input,
@@ -435,13 +439,7 @@ fn the_delegation_help_closes_every_route_and_is_tried() {
     let after = t
         .run(&["check", "--format", "json", "--fail-on", "never"])
         .json();
-    let serious: Vec<&serde_json::Value> = after["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["level"] != "info")
-        .collect();
-    assert!(serious.is_empty(), "{after:#}");
+    assert!(serious(&after).is_empty(), "{after:#}");
     for sub in ["explore", "general"] {
         let run = t.run(&[
             "explain", "--agent", "build", "--format", "json", "task", sub,
