@@ -123,13 +123,8 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         }
         setup_error(e, None, ctx.err_style)
     })?;
-    let project_only_host;
-    let host: &dyn crate::discover::Host = if setup.project_only {
-        project_only_host = crate::discover::ProjectOnly::new(&RealHost, &ctx.cwd);
-        &project_only_host
-    } else {
-        &RealHost
-    };
+    let host_box = ctx.host(setup.project_only);
+    let host = host_box.as_ref();
     let profile = ctx.profile()?;
     let names = super::Names {
         root: (!setup.absolute).then_some(setup.root.as_path()),

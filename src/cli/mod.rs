@@ -284,6 +284,16 @@ impl Context {
         Ok(profile)
     }
 
+    /// The machine as a command reads it: everything, or with `project_only` only the
+    /// project's own files and no `OPENCODE_*` variables (`--project-only`).
+    fn host(&self, project_only: bool) -> Box<dyn Host + '_> {
+        if project_only {
+            Box::new(crate::discover::ProjectOnly::new(&RealHost, &self.cwd))
+        } else {
+            Box::new(RealHost)
+        }
+    }
+
     /// The project as OpenCode loads it on this machine, its files named as `check` names
     /// them (see [`Names`]).
     /// `project_only`: only the project's own files, as `check --project-only` reads them.
@@ -294,14 +304,8 @@ impl Context {
             root: Some(paths.project_root()),
             tilde: format == Format::Human,
         };
-        let only;
-        let host: &dyn Host = if project_only {
-            only = crate::discover::ProjectOnly::new(&RealHost, &self.cwd);
-            &only
-        } else {
-            &RealHost
-        };
-        let project = self.load(host, profile, names, &mut |_| {})?;
+        let host = self.host(project_only);
+        let project = self.load(host.as_ref(), profile, names, &mut |_| {})?;
         // Commands that run no checks still say what a check would report about the
         // files they read, at the level `check` and `permaudit rule` give it.
         for w in &project.loaded.warnings {

@@ -50,13 +50,8 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         }
         EXIT_REFUSED
     })?;
-    let project_only_host;
-    let host: &dyn crate::discover::Host = if setup.project_only {
-        project_only_host = crate::discover::ProjectOnly::new(&RealHost, &ctx.cwd);
-        &project_only_host
-    } else {
-        &RealHost
-    };
+    let host_box = ctx.host(setup.project_only);
+    let host = host_box.as_ref();
     let profile = ctx.profile()?;
     let names = Names {
         root: Some(setup.root.as_path()),

@@ -486,11 +486,6 @@ fn move_catch_all_first(files: &mut Files<'_>, f: &Finding, at: crate::source::L
     }
     // The fallback: the entries that restrict more than the catch-all, moved after it in
     // their order (a deny under a trailing `"*": "ask"`; denies and asks under an allow).
-    let strict = |e: Effect| match e {
-        Effect::Deny => 2,
-        Effect::Ask => 1,
-        Effect::Allow => 0,
-    };
     let catch_effect = project
         .agents
         .iter()
@@ -502,7 +497,7 @@ fn move_catch_all_first(files: &mut Files<'_>, f: &Finding, at: crate::source::L
     if let Some(ce) = catch_effect {
         for (i, e) in c.entries[..j].iter().enumerate() {
             let hit = rules.iter().find(|(p, pat, eff)| {
-                strict(*eff) > strict(ce)
+                *eff > ce
                     && project.agents.iter().flat_map(|a| a.rules.iter()).any(|r| {
                         r.loc
                             .is_some_and(|l| l.source == at.source && l.span.start == e.key.start)
@@ -860,11 +855,6 @@ pub fn display_only(
         // A deny of the edited rules that the move would open (a `~/.ssh/**` deny above a
         // `~/**` allow): its own example input first, as the diff's region example may
         // be another input of the same region (the home directory itself).
-        let strict = |e: Effect| match e {
-            Effect::Deny => 2,
-            Effect::Ask => 1,
-            Effect::Allow => 0,
-        };
         for (perm, pattern, effect) in &f.permissions {
             if *effect != Effect::Deny {
                 continue;
@@ -878,7 +868,8 @@ pub fn display_only(
                 };
                 let was = crate::agents::evaluate(&a.rules, perm, &input, project.platform);
                 let now = crate::agents::evaluate(&b.rules, perm, &input, next.platform);
-                if strict(now.effect) < strict(was.effect) {
+                // `Effect` is ordered by strictness (allow < ask < deny).
+                if now.effect < was.effect {
                     agents += 1;
                     shown = Some((was.effect, now.effect));
                 }
