@@ -36,6 +36,28 @@ fn real() -> Vec<PathBuf> {
     dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real"))
 }
 
+/// The shared judged corpus (`tests/corpus/`, vendored by `scripts/vendor-corpus.py`): the
+/// cases OpenCode accepts, each with the directory OpenCode starts in (`meta.json`'s `cwd`).
+fn corpus() -> Vec<(PathBuf, String)> {
+    dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus"))
+        .into_iter()
+        .filter_map(|d| {
+            let oracle: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.join("oracle.json")).ok()?).ok()?;
+            if oracle.get("ok") == Some(&serde_json::Value::Bool(false)) {
+                return None;
+            }
+            let meta: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.join("meta.json")).ok()?).ok()?;
+            let start = match meta["cwd"].as_str() {
+                Some(cwd) => format!("project/{cwd}"),
+                None => "project".to_string(),
+            };
+            Some((d, start))
+        })
+        .collect()
+}
+
 /// Every file under `dir` (relative path → bytes).
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
@@ -65,7 +87,11 @@ fn unified(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8
         let a = &after[p];
         if a != b {
             let (b, a) = (String::from_utf8_lossy(b), String::from_utf8_lossy(a));
-            let name = p.strip_prefix("project").unwrap().display().to_string();
+            // As `--diff` names them: relative to the project, else by the whole path.
+            let name = match p.strip_prefix("project") {
+                Ok(rel) => rel.display().to_string(),
+                Err(_) => format!("$ROOT/{}", p.display()),
+            };
             out.push_str(
                 &similar::TextDiff::from_lines(b.as_ref(), a.as_ref())
                     .unified_diff()
@@ -153,6 +179,75 @@ fn human_output_marks_fixable_findings() {
     );
 }
 
+/// `check --fix --format json` lists what it applied (kind, class, place, the findings it
+/// repaired) and the files it wrote, and counts what `check` said was fixable.
+#[test]
+fn fix_json_lists_what_was_applied() {
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
+    );
+    let before = t.run(&["check"]);
+    assert!(
+        before
+            .stdout
+            .contains("1 fixable with `--fix` (1 more with `--fix --unsafe-fixes`)"),
+        "{}",
+        before.stdout
+    );
+    let run = t.run(&["check", "--fix", "--unsafe-fixes", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = run.json();
+    let fixed = &v["fixed"];
+    let applied = fixed["applied"].as_array().unwrap();
+    let mut kinds: Vec<(&str, &str, &str)> = applied
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap(),
+                a["safety"].as_str().unwrap(),
+                a["source"]["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ("dead-rule", "safe", "opencode.json"),
+            ("shadowed-deny", "narrowing", "opencode.json"),
+        ],
+        "{fixed}"
+    );
+    // As many findings repaired as `check` counted fixable, one each.
+    let repaired: u64 = applied
+        .iter()
+        .map(|a| a["findings"].as_u64().unwrap())
+        .sum();
+    assert_eq!(repaired, 2, "{fixed}");
+    assert_eq!(fixed["files"], serde_json::json!(["opencode.json"]));
+    assert_eq!(fixed["unsafe_available"], 0);
+    // The findings listed are those left: neither repaired kind.
+    for id in ["dead-rule", "shadowed-deny"] {
+        assert!(check_support::findings_of(&v, id).is_empty(), "{id}: {v}");
+    }
+    // Safe fixes only: the narrowing one is counted as left for `--unsafe-fixes`.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
+    );
+    let v = t.run(&["check", "--fix", "--format", "json"]).json();
+    assert_eq!(v["fixed"]["applied"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["fixed"]["unsafe_available"], 1, "{v}");
+    // Without `--fix` there is no `fixed`.
+    assert!(
+        t.run(&["check", "--format", "json"])
+            .json()
+            .get("fixed")
+            .is_none()
+    );
+}
+
 /// A fix is never offered when the edit would change a decision it may not change: the
 /// `tools` entry that a `permission` key of another file replaces stays.
 #[test]
@@ -192,6 +287,7 @@ fn unproven_fixes_are_not_offered() {
 fn opencode_rules(
     bin: &Path,
     t: &Tree,
+    start: &str,
     fakebin: &Path,
     env: &[(String, String)],
 ) -> Result<BTreeMap<String, Vec<Rule>>, String> {
@@ -199,7 +295,12 @@ fn opencode_rules(
     let mut vars = support::harness::isolated_env(t.root(), fakebin);
     vars.extend(env.iter().cloned());
     let run = support::harness::with_slot(|| {
-        oracle::run(bin, &t.project(), &vars, &["agent", "list", "--pure"])
+        oracle::run(
+            bin,
+            &t.root().join(start),
+            &vars,
+            &["agent", "list", "--pure"],
+        )
     });
     match oracle::verdict(&run) {
         Ok(oracle::Verdict::Agents(a)) => Ok(a
@@ -298,6 +399,7 @@ fn fix_against_opencode(
     bin: &Path,
     fakebin: &Path,
     dir: &Path,
+    start: &str,
     narrowing: bool,
 ) -> Result<Option<Fixed>, String> {
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -318,40 +420,48 @@ fn fix_against_opencode(
         }
         m
     };
-    let pre = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    let pre = t.run_in(start, &["check", "--format", "json", "--fail-on", "never"]);
     if pre.code == 2 {
         return Ok(None);
     }
+    let mut diff_args = vec!["check", "--diff"];
+    if narrowing {
+        diff_args.push("--unsafe-fixes");
+    }
+    let shown = t.run_in(start, &diff_args);
     let mut args = vec!["check", "--fix", "--format", "json", "--fail-on", "never"];
     if narrowing {
         args.push("--unsafe-fixes");
     }
-    let post = t.run(&args);
+    let post = t.run_in(start, &args);
     if post.code != 0 {
         return Err(format!("{name}: --fix exit {}: {}", post.code, post.stderr));
     }
     let after_files = files(t.root());
+    if unified(&before_files, &after_files) != shown.stdout {
+        return Err(format!(
+            "{name}: --fix wrote something else than --diff showed:\n--diff:\n{}\nwritten:\n{}",
+            shown.stdout,
+            unified(&before_files, &after_files)
+        ));
+    }
     if after_files == before_files {
         return Ok(None);
     }
-    let mut args = vec!["check", "--diff"];
-    if narrowing {
-        args.push("--unsafe-fixes");
-    }
-    let again = t.run(&args);
+    let again = t.run_in(start, &diff_args);
     if again.code != 0 || !again.stdout.is_empty() {
         return Err(format!(
             "{name}: a second --fix changes more:\n{}",
             again.stdout
         ));
     }
-    let after = opencode_rules(bin, &t, fakebin, &env)
+    let after = opencode_rules(bin, &t, start, fakebin, &env)
         .map_err(|e| format!("{name}: OpenCode refuses the fixed config: {e}"))?;
     // Back to the original files for OpenCode's view of the start.
     for (p, b) in &before_files {
         std::fs::write(t.root().join(p), b).unwrap();
     }
-    let before = opencode_rules(bin, &t, fakebin, &env)
+    let before = opencode_rules(bin, &t, start, fakebin, &env)
         .map_err(|e| format!("{name}: OpenCode refuses the original config: {e}"))?;
     let n = compare(&before, &after, narrowing).map_err(|e| {
         format!(
@@ -375,8 +485,10 @@ fn fix_against_opencode(
     Ok(Some((n, removed)))
 }
 
-/// Safe fixes on every real config and every fixture: OpenCode accepts the result and
-/// decides every sampled input alike; narrowing fixes on the fixtures only narrow.
+/// `--fix` and `--fix --unsafe-fixes` on every real config (`tests/real/`), every accepted
+/// case of the shared judged corpus (`tests/corpus/`) and every fixture: OpenCode accepts the
+/// result; safe fixes decide every sampled input alike, narrowing ones only more strictly;
+/// `--diff` showed exactly what was written; a second run changes nothing.
 #[test]
 fn fixes_decide_as_before_in_opencode() {
     use support::oracle;
@@ -385,42 +497,59 @@ fn fixes_decide_as_before_in_opencode() {
         oracle::Located::Skip => return,
     };
     let scratch = support::harness::Scratch::new();
-    let mut cases: Vec<(PathBuf, bool)> = real().into_iter().map(|d| (d, false)).collect();
-    cases.extend(
-        fixtures()
-            .into_iter()
-            .flat_map(|d| [(d.clone(), false), (d, true)]),
+    let corpus = corpus();
+    assert!(
+        corpus.len() >= 80,
+        "tests/corpus: {} accepted cases",
+        corpus.len()
     );
-    let results = support::harness::parallel(cases, |(dir, narrowing)| {
+    let mut cases: Vec<(PathBuf, String)> = real()
+        .into_iter()
+        .chain(fixtures())
+        .map(|d| (d, "project".to_string()))
+        .collect();
+    cases.extend(corpus);
+    let cases: Vec<(PathBuf, String, bool)> = cases
+        .into_iter()
+        .flat_map(|(d, start)| [(d.clone(), start.clone(), false), (d, start, true)])
+        .collect();
+    let results = support::harness::parallel(cases, |(dir, start, narrowing)| {
         (
             dir.clone(),
             narrowing,
-            fix_against_opencode(&bin, &scratch.fakebin, &dir, narrowing),
+            fix_against_opencode(&bin, &scratch.fakebin, &dir, &start, narrowing),
         )
     });
     let mut failures = Vec::new();
-    let mut total: BTreeMap<String, i64> = BTreeMap::new();
+    // (set, mode) → findings removed by kind
+    let mut total: BTreeMap<(String, &str), BTreeMap<String, i64>> = BTreeMap::new();
     let (mut fixed, mut samples) = (0, 0);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (dir, narrowing, r) in results {
         match r {
             Err(e) => failures.push(e),
             Ok(Some((n, removed))) => {
                 fixed += 1;
                 samples += n;
-                if !narrowing
-                    && dir.starts_with(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real"))
-                {
-                    for (k, v) in removed {
-                        *total.entry(k).or_default() += v;
-                    }
+                let set = dir
+                    .strip_prefix(root)
+                    .ok()
+                    .and_then(|d| d.parent())
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                let mode = if narrowing { "--unsafe-fixes" } else { "--fix" };
+                let t = total.entry((set, mode)).or_default();
+                for (k, v) in removed {
+                    *t.entry(k).or_default() += v;
                 }
             }
             Ok(None) => {}
         }
     }
-    eprintln!(
-        "fixed {fixed} configs, {samples} sampled decisions alike; findings removed on tests/real by kind: {total:?}"
-    );
+    eprintln!("fixed {fixed} (config, mode) pairs, {samples} sampled decisions as required");
+    for ((set, mode), kinds) in &total {
+        eprintln!("findings removed on {set} by {mode}: {kinds:?}");
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(fixed >= 10, "only {fixed} configs had a fix");
 }
