@@ -412,7 +412,10 @@ fn check(
             );
             let _ = out.write_all(text.as_bytes());
         }
-        CheckFormat::Json => write_pretty(out, &report::check::json(project, &findings, s)),
+        CheckFormat::Json => write_pretty(
+            out,
+            &report::check::json(project, &findings, s).with_fixed(fixing.fixed),
+        ),
         CheckFormat::Sarif => write_pretty(out, &report::check::sarif(project, &findings)),
         CheckFormat::Github => {
             let _ = out.write_all(report::check::github(project, &findings).as_bytes());

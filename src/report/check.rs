@@ -385,6 +385,7 @@ pub fn json<'a>(p: &'a Project, findings: &'a [Finding], samples: Samples<'a>) -
         project: p,
         findings,
         samples,
+        fixed: None,
     }
 }
 
@@ -393,6 +394,42 @@ pub struct JsonReport<'a> {
     project: &'a Project,
     findings: &'a [Finding],
     samples: Samples<'a>,
+    fixed: Option<&'a crate::fix::Outcome>,
+}
+
+impl<'a> JsonReport<'a> {
+    /// After `--fix`: the report also lists what was applied (`fixed`), and `findings` are
+    /// those left.
+    pub fn with_fixed(mut self, fixed: Option<&'a crate::fix::Outcome>) -> Self {
+        self.fixed = fixed;
+        self
+    }
+}
+
+/// `fixed`: each fix applied (kind, class, title, the findings it repaired, the place of
+/// the finding), the files written (named as `source.path` names them), the passes made,
+/// and the narrowing fixes left for `--unsafe-fixes`.
+fn fixed_json(p: &Project, o: &crate::fix::Outcome) -> serde_json::Value {
+    let name = |path: &std::path::Path| {
+        p.loaded
+            .sources
+            .iter()
+            .find(|(_, f)| f.path() == Some(path))
+            .map(|(_, f)| f.name())
+            .unwrap_or_else(|| path.display().to_string())
+    };
+    json!({
+        "applied": o.applied.iter().map(|a| json!({
+            "id": a.id,
+            "safety": a.safety.as_str(),
+            "title": a.title,
+            "findings": a.findings,
+            "source": {"path": a.file, "line": a.line, "column": a.column},
+        })).collect::<Vec<_>>(),
+        "files": o.files.iter().map(|(path, _, _)| name(path)).collect::<Vec<_>>(),
+        "passes": o.passes,
+        "unsafe_available": o.unsafe_available,
+    })
 }
 
 /// A sequence serialized element by element from an iterator of values.
@@ -415,7 +452,7 @@ impl serde::Serialize for JsonReport<'_> {
         use serde::ser::SerializeMap;
         let (p, samples) = (self.project, self.samples);
         let (e, w, i) = summary(self.findings);
-        let mut map = s.serialize_map(Some(5))?;
+        let mut map = s.serialize_map(Some(5 + usize::from(self.fixed.is_some())))?;
         map.serialize_entry("version", &2)?;
         map.serialize_entry("opencode", &super::rules::opencode_json(p))?;
         map.serialize_entry(
@@ -431,6 +468,9 @@ impl serde::Serialize for JsonReport<'_> {
             ))),
         )?;
         map.serialize_entry("summary", &json!({"error": e, "warning": w, "info": i}))?;
+        if let Some(o) = self.fixed {
+            map.serialize_entry("fixed", &fixed_json(p, o))?;
+        }
         map.end()
     }
 }
