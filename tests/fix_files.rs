@@ -547,3 +547,184 @@ fn fix_says_each_count_once() {
         run.stdout
     );
 }
+
+/// A help text, tried: `before` has exactly one finding of `kind`, whose help contains
+/// `proposes`; with the help applied (`after`), that finding is gone, nothing new is
+/// reported at warning or above, and each `(agent, permission, input, action)` is decided
+/// as stated.
+fn help_holds(
+    kind: &str,
+    before: &str,
+    proposes: &str,
+    after: &str,
+    decisions: &[(&str, &str, &str, &str)],
+) {
+    let t = Tree::new().file("project/opencode.json", before);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, kind);
+    assert_eq!(found.len(), 1, "{kind}: {report:#}");
+    let help = found[0]["help"].as_str().unwrap_or_default();
+    assert!(help.contains(proposes), "{kind}: the help says {help:?}");
+    let old: Vec<String> = serious(&report)
+        .iter()
+        .map(|f| f["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let t = Tree::new().file("project/opencode.json", after);
+    let fixed = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&fixed, kind).is_empty(),
+        "{kind}: still reported after its help: {fixed:#}"
+    );
+    for f in serious(&fixed) {
+        assert!(
+            old.iter().any(|o| f["id"] == o.as_str()),
+            "{kind}: the help's config brings a new finding: {f:#}"
+        );
+    }
+    for (agent, permission, input, action) in decisions {
+        let run = t.run(&[
+            "explain", "--agent", agent, "--format", "json", permission, input,
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            run.json()["action"],
+            *action,
+            "{kind}: {agent} {permission} {input:?}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn the_secret_readable_help_covers_every_secret_it_names() {
+    // The finding names `.env.local` and `config/.env.production`; `"*.env": "ask"` alone
+    // (the old help) left both readable. Applied whole, every named secret asks again.
+    help_holds(
+        "secret-readable",
+        r#"{"permission": {"read": {"*": "allow"}}}"#,
+        r#""*.env": "ask", "*.env.*": "ask""#,
+        r#"{"permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}}"#,
+        &[
+            ("build", "read", ".env", "ask"),
+            ("build", "read", ".env.local", "ask"),
+            ("build", "read", "config/.env.production", "ask"),
+            ("build", "read", "src/main.ts", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn the_unusable_allow_help_makes_the_tool_visible_and_holds() {
+    help_holds(
+        "unusable-allow",
+        r#"{"permission": {"bash": {"git *": "allow", "*": "deny"}}}"#,
+        "put the `* deny` before the allows",
+        r#"{"permission": {"bash": {"*": "deny", "git *": "allow"}}}"#,
+        &[
+            ("build", "bash", "git status", "allow"),
+            ("build", "bash", "rm -rf /", "deny"),
+        ],
+    );
+}
+
+#[test]
+fn the_deny_bypass_help_closes_the_shell_route_and_holds() {
+    help_holds(
+        "deny-bypass",
+        r#"{"permission": {"read": {"*.env": "deny"}, "bash": "allow"}}"#,
+        r#""bash": {"*": "ask""#,
+        r#"{"permission": {"read": {"*.env": "deny"}, "bash": {"*": "ask"}}}"#,
+        &[
+            ("build", "bash", "cat .env", "ask"),
+            ("build", "read", ".env", "deny"),
+        ],
+    );
+}
+
+#[test]
+fn the_agent_overrides_shared_help_restores_the_shared_rule_and_holds() {
+    help_holds(
+        "agent-overrides-shared",
+        r#"{"permission": {"bash": {"rm *": "deny"}}, "agent": {"build": {"permission": {"bash": "allow"}}}}"#,
+        "repeat them after its own rules",
+        r#"{"permission": {"bash": {"rm *": "deny"}}, "agent": {"build": {"permission": {"bash": {"*": "allow", "rm *": "deny"}}}}}"#,
+        &[
+            ("build", "bash", "rm -rf build", "deny"),
+            ("build", "bash", "ls", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn the_self_modification_help_asks_before_config_edits_and_holds() {
+    // Written last in `edit`, the two asks cover the config files and nothing else.
+    help_holds(
+        "self-modification",
+        r#"{"permission": {"bash": {"*": "deny", "git *": "allow"}}}"#,
+        r#"last in `edit`: {"opencode.json*": "ask", ".opencode/*": "ask"}"#,
+        r#"{"permission": {"bash": {"*": "deny", "git *": "allow"}, "edit": {"opencode.json*": "ask", ".opencode/*": "ask"}}}"#,
+        &[
+            ("build", "edit", "opencode.json", "ask"),
+            ("build", "edit", ".opencode/agents/review.md", "ask"),
+            ("build", "edit", "src/main.ts", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn the_legacy_tools_help_where_no_fix_is_offered_holds() {
+    // A `tools` entry beside a global `permission` catch-all gets no fix (its translation
+    // would move, so a decision would change); the help's permission entry, written in the
+    // project, is not undone by the catch-all.
+    let global = r#"{"permission": {"*": "allow"}}"#;
+    let t = Tree::new()
+        .file("home/.config/opencode/opencode.json", global)
+        .file("project/opencode.json", r#"{"tools": {"bash": false}}"#);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "legacy-tools");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let help = found[0]["help"].as_str().unwrap_or_default();
+    assert!(help.contains(r#""bash": "deny""#), "{help}");
+    let decide = |t: &Tree, input: &str| {
+        t.run(&[
+            "explain", "--agent", "build", "--format", "json", "bash", input,
+        ])
+        .json()["action"]
+            .clone()
+    };
+    let was = decide(&t, "git status");
+    let t = Tree::new()
+        .file("home/.config/opencode/opencode.json", global)
+        .file(
+            "project/opencode.json",
+            r#"{"permission": {"bash": "deny"}}"#,
+        );
+    let after = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(check_support::findings_of(&after, "legacy-tools").is_empty());
+    // Nothing new at warning or above (the global catch-all's own finding stays).
+    let ids = |r: &serde_json::Value| {
+        let mut v: Vec<String> = serious(r)
+            .iter()
+            .map(|f| f["id"].as_str().unwrap_or_default().to_string())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut was_ids = ids(&report);
+    was_ids.retain(|k| k != "legacy-tools");
+    assert_eq!(ids(&after), was_ids, "{after:#}");
+    // The entry was undone (the finding's witness is allowed); written as a permission,
+    // it decides what `bash: false` meant.
+    assert_eq!(was, found[0]["witnesses"][0]["action"], "{:#}", found[0]);
+    assert_eq!(was, "allow");
+    assert_eq!(decide(&t, "git status"), "deny");
+}

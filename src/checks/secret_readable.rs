@@ -72,7 +72,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         .join(", "),
                 );
                 let help: String = format!(
-                    "add `\"*.env\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",
+                    "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",
                     if permission == "read" {
                         "read"
                     } else {
