@@ -35,6 +35,25 @@ machines.append([b"", read(ex / "opencode.json"), read(ex / ".opencode" / "agent
 machines.append([b'{"permission":{"edit":"{file:f.txt}"}}', b'{"permission":"{env:P}"}', b"", b"P=\"allow\"\nOPENCODE_PERMISSION={\"bash\":{\"git *\":\"allow\"}}", b"", b'"deny"'])
 for m in machines:
     put("config", SEP.join(m))
+    put("fix", SEP.join(m))
+
+# The shapes `check --fix` met on real configs (issue 32): a catch-all written last over
+# many rules with banner comments; patterns substituted from {env:}/{file:}; a suppression
+# comment above a rule a fix makes live; redundant rules under a misplaced catch-all.
+victims = "".join(f'    "cmd{i} *": "ask",\n' for i in range(21))
+for m in [
+    [b"", ('{\n  "permission": {\n    "bash": {\n      // Deny destructive commands\n      "rm -rf *": "deny",\n'
+           '      "git push --force*": "deny",\n\n      // never let it push\n      "git push*": "ask",\n'
+           + victims + '      "*": "allow"\n    }\n  }\n}\n').encode(), b"", b"", b"", b""],
+    [b"", b'{"permission": {"bash": {"{env:RISKY}": "deny", "git push --force*": "deny", "*": "allow"}}}', b"", b"RISKY=git push*", b"", b""],
+    [b"", b'{"permission": {"bash": {"{file:f.txt}": "deny", "git push --force*": "deny", "*": "allow"}}}', b"", b"", b"", b"git push*"],
+    [b"", b'{\n  "permission": {"bash": {\n    // permaudit-ignore[always-overrides-deny]: reviewed\n    "rm *": "deny",\n    "*": "allow"\n  }}\n}\n', b"", b"", b"", b""],
+    [b"", b'{"permission": {"bash": {"git *": "allow", "git push*": "ask", "*": "ask"}}}', b"", b"", b"", b""],
+    [b"", b'{"permission": {"external_directory": {"~/.ssh/**": "deny", "~/**": "allow"}, "edit": {"src/*": "deny", "*": "allow"}}}', b"", b"", b"", b""],
+    [b'{"permission": {"bash": {"git push*": "deny"}}}', b'{"permission": {"bash": {"*": "allow"}}}',
+     b"---\npermission:\n  bash:\n    \"rm *\": deny\n    \"*\": allow\n---\n", b"", b"", b""],
+]:
+    put("fix", SEP.join(m))
 
 mds = sorted(root.glob("fixtures/**/*.md"))
 for p in mds:
