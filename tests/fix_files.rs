@@ -565,7 +565,12 @@ fn help_holds(
         .json();
     let found = check_support::findings_of(&report, kind);
     assert_eq!(found.len(), 1, "{kind}: {report:#}");
-    let help = found[0]["help"].as_str().unwrap_or_default();
+    // Some kinds say what to write in the message itself.
+    let help = format!(
+        "{} {}",
+        found[0]["message"].as_str().unwrap_or_default(),
+        found[0]["help"].as_str().unwrap_or_default()
+    );
     assert!(help.contains(proposes), "{kind}: the help says {help:?}");
     let old: Vec<String> = serious(&report)
         .iter()
@@ -727,4 +732,57 @@ fn the_legacy_tools_help_where_no_fix_is_offered_holds() {
     assert_eq!(was, found[0]["witnesses"][0]["action"], "{:#}", found[0]);
     assert_eq!(was, "allow");
     assert_eq!(decide(&t, "git status"), "deny");
+}
+
+#[test]
+fn the_unchecked_permission_advice_is_checked_once_applied() {
+    // `write` is checked as `edit`; an MCP server's tools as `SERVER_TOOL`.
+    help_holds(
+        "unchecked-permission",
+        r#"{"permission": {"write": {"src/*": "deny"}}}"#,
+        "use `edit`",
+        r#"{"permission": {"edit": {"src/*": "deny"}}}"#,
+        &[
+            ("build", "edit", "src/main.ts", "deny"),
+            ("build", "edit", "README.md", "allow"),
+        ],
+    );
+    help_holds(
+        "unchecked-permission",
+        r#"{"permission": {"mymcp": "deny"}}"#,
+        "write `mymcp_*`",
+        r#"{"permission": {"mymcp_*": "deny"}}"#,
+        &[("build", "mymcp_search", "", "deny")],
+    );
+}
+
+#[test]
+fn the_unknown_agent_key_advice_switches_the_tool_off() {
+    // (For `build`, which may start subagents, the same deny also brings a
+    // delegation-escalation warning: general still fetches. That is the finding's own
+    // claim about the agent's design, not the advice's doing.)
+    let before = r#"{"agent": {"general": {"webfetch": false}}}"#;
+    let t = Tree::new().file("project/opencode.json", before);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "unknown-agent-key");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let proposed = first_object(found[0]["message"].as_str().unwrap_or_default());
+    let mut after: serde_json::Value = serde_json::from_str(before).unwrap();
+    after["agent"]["general"]
+        .as_object_mut()
+        .unwrap()
+        .remove("webfetch");
+    merge(&mut after["agent"]["general"], &proposed);
+    help_holds(
+        "unknown-agent-key",
+        before,
+        r#"{"permission": {"webfetch": "deny"}}"#,
+        &after.to_string(),
+        &[
+            ("general", "webfetch", "https://example.com", "deny"),
+            ("build", "webfetch", "https://example.com", "allow"),
+        ],
+    );
 }
