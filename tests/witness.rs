@@ -217,7 +217,7 @@ fn every_witness_is_decided_as_its_finding_says() {
         }
     }
     eprintln!(
-        "{} entries ({} refused by OpenCode and permaudit alike, skipped), {} findings with witnesses, \
+        "{} entries ({} that permaudit refuses, skipped), {} findings with witnesses, \
          {} witness decisions in {} explain runs ({} asked after an external_directory ask), \
          {} disagree",
         tally.entries,
