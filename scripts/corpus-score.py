@@ -7,6 +7,7 @@ score.py against its judgements.tsv plus tests/real/judgements.tsv.
     python3 scripts/corpus-score.py [BIN]                 # both halves (BIN: target/release/permaudit)
     python3 scripts/corpus-score.py BIN --half held       # one half
     python3 scripts/corpus-score.py BIN --list FP         # score.py's --list, per half
+    python3 scripts/corpus-score.py BIN --cases FILE      # only the case ids in FILE (e.g. a fresh set)
 
 One scratch corpus is built under $TMPDIR: the shared cases as they are, and every
 tests/real entry as a case of the same layout (`proj/` = its project/, `home/`, `meta.json`,
@@ -70,6 +71,10 @@ def main():
     binary = os.path.abspath(a[0] if a and not a[0].startswith("--") else os.path.join(ROOT, "target/release/permaudit"))
     halves = [a[a.index("--half") + 1]] if "--half" in a else ["tune", "held"]
     extra = ["--list", a[a.index("--list") + 1]] if "--list" in a else []
+    only = None
+    if "--cases" in a:
+        only = {l.strip() for l in open(a[a.index("--cases") + 1]) if l.strip()}
+        halves = ["listed"]
     split = [tuple(r) for r in csv.reader(open(os.path.join(REAL, "SPLIT.tsv")), delimiter="\t")][1:]
     dst = tempfile.mkdtemp(prefix="permaudit-corpus-score-")
     try:
@@ -77,14 +82,20 @@ def main():
         # A repository in both corpora is scored once, as its shared case (the judged one).
         shared = {r[1] for r in split if r[2] == "shared"}
         for h in halves:
-            ids = [r[3] for r in split if r[0] == h and not (r[2] == "real" and r[1] in shared)]
+            ids = [r[3] for r in split if (r[3] in only if only is not None else r[0] == h)
+                   and not (r[2] == "real" and r[1] in shared)]
+            if only is not None:
+                missing = sorted(only - {r[3] for r in split})
+                if missing:
+                    sys.exit(f"--cases: not in SPLIT.tsv: {', '.join(missing)}")
             lst = os.path.join(dst, f"{h}.txt")
             open(lst, "w").write("\n".join(ids) + "\n")
-            n_real = sum(1 for r in split if r[0] == h and r[2] == "real" and r[1] not in shared)
-            dup = sum(1 for r in split if r[0] == h and r[2] == "real" and r[1] in shared)
-            print(f"== {h} half: {len(ids)} cases ({len(ids) - n_real} shared, {n_real} tests/real; "
+            mine = [r for r in split if (r[3] in only if only is not None else r[0] == h)]
+            n_real = sum(1 for r in mine if r[2] == "real" and r[1] not in shared)
+            dup = sum(1 for r in mine if r[2] == "real" and r[1] in shared)
+            print(f"== {h if only is not None else h + ' half'}: {len(ids)} cases ({len(ids) - n_real} shared, {n_real} tests/real; "
                   f"{dup} tests/real entries left out, their repository scored as its shared case), "
-                  f"{len({r[1] for r in split if r[0] == h})} repositories")
+                  f"{len({r[1] for r in mine})} repositories")
             sys.stdout.flush()
             subprocess.run([sys.executable, os.path.join(dst, "score.py"), binary, "--cases", lst,
                             "--stage", os.path.join(dst, "stage"), *extra], check=True)

@@ -16,17 +16,7 @@ mod check_support;
 
 use check_support::Tree;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn entries() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    out.retain(|p| p.join("project").is_dir());
-    out.sort();
-    out
-}
+use std::path::Path;
 
 /// The findings of one run, one block each, in the order reported.
 fn render(run: &check_support::Output) -> String {
@@ -75,7 +65,7 @@ fn render(run: &check_support::Output) -> String {
 
 #[test]
 fn real_configs_findings_are_as_snapshotted() {
-    let entries = entries();
+    let entries = check_support::real_entries();
     assert!(
         entries.len() >= 50,
         "the corpus of real configs has {} entries",

@@ -50,6 +50,10 @@ pub fn finding(
     theirs: Witness,
 ) -> Finding {
     let r = &agent.rules[i];
+    // The input the rule still decides is shown only if OpenCode can be asked it: a bash
+    // input the bash tool asks about as one command (`declare` is asked about as nothing,
+    // `echo ${` as `echo`; tests/witness.rs holds every witness to that).
+    let mine = mine.filter(|m| m.permission != "bash" || asked_as_one(ctx, &m.input));
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let d = theirs.rule.and_then(|k| agent.rules.get(k));
     let mut related = Vec::new();
@@ -101,6 +105,12 @@ pub fn finding(
         .with_related(related)
         .with_witnesses(mine.into_iter().chain([theirs]).collect())
         .with_help(help)
+}
+
+/// Does the bash tool ask about `command` as exactly that one command?
+fn asked_as_one(ctx: &Ctx<'_>, command: &str) -> bool {
+    let parts = ctx.splitter().parts(command);
+    matches!(parts.as_slice(), [p] if p.asked() && p.text == command)
 }
 
 /// A command pattern whose program is left open: its first word starts with a wildcard.

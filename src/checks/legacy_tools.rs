@@ -66,6 +66,10 @@ fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) ->
                 .map(|s| s.to_string()),
         )
         .chain(["x".to_string()]);
+    // OpenCode asks a file tool's permission for a worktree-relative path (`../…` outside
+    // it), never an absolute one: `/.git/` is no input a user will see (tests/witness.rs).
+    let file_tool = crate::shell::file::FILE_PERMISSIONS.contains(&permission);
+    let subjects = subjects.filter(|s| !(file_tool && s.starts_with(['/', '~'])));
     // An empty subject proves as much, but reads badly: try it last.
     let (empty, mut subjects): (Vec<String>, Vec<String>) = subjects.partition(String::is_empty);
     subjects.extend(empty.into_iter().take(1));

@@ -18,6 +18,18 @@ pub fn findings_of(v: &serde_json::Value, id: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The entries of `tests/real/` (public repositories' configs), sorted: every directory
+/// holding a `project/`.
+pub fn real_entries() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.retain(|p| p.join("project").is_dir());
+    out.sort();
+    out
+}
+
 /// A temporary tree: `project/` (a git worktree, where OpenCode would start), `home/`
 /// and `managed/`.
 pub struct Tree {
@@ -92,8 +104,19 @@ impl Tree {
 
     /// [`Tree::run`] started in another directory of the tree.
     pub fn run_in(&self, start: &str, args: &[&str]) -> Output {
+        self.run_full(start, args, None)
+    }
+
+    /// [`Tree::run`] with `stdin` as its standard input (`explain --stdin`).
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        self.run_full("project", args, Some(stdin))
+    }
+
+    fn run_full(&self, start: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+        use std::io::Write;
+        use std::process::Stdio;
         let root = self.root();
-        let out = Command::new(env!("CARGO_BIN_EXE_permaudit"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_permaudit"))
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", root.join("home"))
@@ -103,8 +126,24 @@ impl Tree {
             .arg(root.join(start))
             .args(["--color", "never"])
             .args(args)
-            .output()
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap();
+        if let Some(bytes) = stdin {
+            let mut pipe = child.stdin.take().unwrap();
+            let bytes = bytes.to_vec();
+            // Written from a thread: a large input must not block on a full stdout pipe.
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+            });
+        }
+        let out = child.wait_with_output().unwrap();
         let r = root.display().to_string();
         Output {
             code: out.status.code().unwrap_or(-1),
