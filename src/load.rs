@@ -480,6 +480,14 @@ impl Loader<'_> {
             Some(n) => js_to_string(&n.value),
             None => derived.to_string(),
         };
+        // OpenCode spreads the frontmatter, then sets `prompt` to the body: a frontmatter
+        // `prompt` of any type (`prompt: {file: …}`) is replaced before the schema sees it.
+        let mut data = data;
+        if let Value::Object(o) = &mut data.value
+            && let Some(p) = o.get_mut("prompt")
+        {
+            p.value = Value::String(markdown_body(&text).to_string());
+        }
         match config::decode_agent(&data, "", entry_kind, &self.sw) {
             Ok(mut entry) => {
                 entry.prompt = Some(markdown_body(&text).to_string());

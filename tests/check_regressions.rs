@@ -208,3 +208,31 @@ fn findings_related(config: &str) -> Vec<String> {
         .flat_map(|f| f.related.into_iter().map(|(_, l)| l))
         .collect()
 }
+
+/// A markdown agent's frontmatter `prompt` is replaced by the file's body before OpenCode's
+/// schema sees it (`{...frontmatter, prompt: body}`), so `prompt: {file: …}` loads
+/// (OpenCode 1.18.34: `debug agent critic` prints the body as the prompt); in a JSON config
+/// the same value is refused.
+#[test]
+fn a_markdown_agents_frontmatter_prompt_of_any_type_is_replaced_by_its_body() {
+    let md = "---\ndescription: critic\nmode: subagent\npermission:\n  bash: deny\nprompt:\n  file: ../prompts/critic.md\n---\nYou review plans.\n";
+    let host = MemHost::new()
+        .var("HOME", "/h")
+        .dir("/w/p/.git")
+        .file("/w/p/.opencode/agents/critic.md", md);
+    let p = Project::load(&host, Path::new("/w/p"), Platform::Unix).expect("loads");
+    let critic = p.agent("critic").expect("the agent is loaded");
+    assert!(
+        critic
+            .rules
+            .iter()
+            .any(|r| r.permission == "bash" && r.pattern == "*" && r.loc.is_some()),
+        "{:?}",
+        critic.rules
+    );
+    let host = MemHost::new().var("HOME", "/h").dir("/w/p/.git").file(
+        "/w/p/opencode.json",
+        r#"{"agent": {"critic": {"prompt": {"file": "a"}}}}"#,
+    );
+    assert!(Project::load(&host, Path::new("/w/p"), Platform::Unix).is_err());
+}
