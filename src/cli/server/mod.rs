@@ -40,6 +40,34 @@ const MAX_DEFER: Duration = Duration::from_millis(250);
 /// How often, when idle, the files the project reads are looked at for changes made
 /// outside the editor (`check --fix` in a terminal), for clients that watch no files.
 const POLL: Duration = Duration::from_millis(1000);
+/// How often when the client watches the config files for the server (what its globs
+/// miss: a `{file:}` reference outside them).
+const POLL_WATCHED: Duration = Duration::from_millis(5000);
+/// The id of the server's `client/registerCapability` request for file watching.
+const WATCH_REQUEST: &str = "permaudit/watch";
+/// How long mimalloc keeps memory an analysis freed before returning it to the system.
+/// With its default (10 ms) every analysis took its memory back from the kernel, which
+/// zeroed each page anew: a quarter of the time of an analysis after a keystroke on the
+/// largest real config went to `clear_page` (perf), 292 → 180 ms from the last keystroke.
+const PURGE_DELAY_MS: &str = "1000";
+
+/// Run the server with mimalloc's purge delay raised: mimalloc reads its options when the
+/// process starts, so the server starts itself again with `MIMALLOC_PURGE_DELAY` set (once:
+/// a value already set, by the user or this, is kept). Where that fails it runs as it is.
+fn keep_memory() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    use std::os::unix::process::CommandExt;
+    // `exec` returns only when it failed.
+    let _ = std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .env("MIMALLOC_PURGE_DELAY", PURGE_DELAY_MS)
+        .exec();
+}
 
 /// What the server knows between messages.
 struct State {
@@ -62,9 +90,12 @@ struct State {
     reads: BTreeSet<PathBuf>,
     /// What those files held on disk (size and modification time) when last analysed.
     stamps: BTreeMap<PathBuf, Option<(u64, std::time::SystemTime)>>,
+    /// Whether the client agreed to watch the config files for the server.
+    watching: bool,
 }
 
 pub fn run(ctx: &Context) -> Result<i32, i32> {
+    keep_memory();
     let (conn, io) = match transport::stdio() {
         Ok(c) => c,
         Err(e) => {
@@ -100,6 +131,14 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         })
         .and_then(|u| uri_path(&u))
         .unwrap_or_else(|| ctx.cwd.clone());
+    // Clients that watch files for the server are asked to (`polling` stays, less often,
+    // for what their globs miss: a `{file:}` reference elsewhere).
+    let watches = params
+        .as_ref()
+        .and_then(|p| p.capabilities.workspace.as_ref())
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
     let mut state = State {
         cwd: root,
         platform: ctx.platform,
@@ -112,7 +151,11 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         engines: Default::default(),
         reads: BTreeSet::new(),
         stamps: BTreeMap::new(),
+        watching: false,
     };
+    if watches {
+        state.register_watchers(&conn);
+    }
     state.analyze(&conn, &mut Queue::default(), None);
     let mut queue = Queue::default();
     // Since when the documents differ from the last analysis (`None`: they do not).
@@ -125,7 +168,7 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
             None => {
                 let wait = match dirty {
                     Some(_) => SETTLE.saturating_sub(last_change.elapsed()),
-                    None => POLL,
+                    None => state.poll(),
                 };
                 match conn.receiver.recv_timeout(wait) {
                     Ok(m) => Some(m),
@@ -163,6 +206,13 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
                     last_change = Instant::now();
                 }
             }
+            // The client watches the config files: polling can slow down.
+            Some(Message::Response(r))
+                if r.id == RequestId::from(WATCH_REQUEST.to_string())
+                    && r.response_result.is_ok() =>
+            {
+                state.watching = true;
+            }
             Some(Message::Response(_)) => {}
             None => {}
         }
@@ -175,7 +225,7 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
             {
                 dirty = None;
             }
-        } else if last_poll.elapsed() >= POLL {
+        } else if last_poll.elapsed() >= state.poll() {
             last_poll = Instant::now();
             if state.changed_on_disk() {
                 dirty = Some(Instant::now());
@@ -396,6 +446,11 @@ impl State {
                 self.versions.insert(path.clone(), p.text_document.version);
                 let before = self.text(&path);
                 self.docs.insert(path.clone(), p.text_document.text);
+                let cwd = self.cwd.clone();
+                self.root_from(&path);
+                if self.cwd != cwd {
+                    return true;
+                }
                 // A buffer holding what is on disk changes nothing, unless it was never
                 // analysed (its diagnostics are published with its version).
                 (before.as_deref() != self.docs.get(&path).map(String::as_str)
@@ -450,6 +505,72 @@ impl State {
             // Handled where messages are queued (`Queue::drain`).
             Cancel::METHOD => false,
             _ => false,
+        }
+    }
+
+    /// Ask the client to watch the files OpenCode reads (`client/registerCapability` for
+    /// `workspace/didChangeWatchedFiles`): the project's and the global config files,
+    /// agents, modes and permaudit's settings. Its answer (a `Response`) turns polling down.
+    fn register_watchers(&self, conn: &Connection) {
+        let paths = crate::discover::Paths::from_host(&RealHost, &self.cwd);
+        let mut watchers = vec![
+            serde_json::json!({ "globPattern": "**/{opencode.json,opencode.jsonc}" }),
+            serde_json::json!({ "globPattern": "**/.opencode/**/*.{json,jsonc,md}" }),
+        ];
+        if let Some(base) = path_uri(&paths.config) {
+            watchers.push(serde_json::json!({
+                "globPattern": { "baseUri": base.as_str(), "pattern": "**/*.{json,jsonc,md}" }
+            }));
+        }
+        let params = serde_json::json!({ "registrations": [{
+            "id": "permaudit-config-files",
+            "method": "workspace/didChangeWatchedFiles",
+            "registerOptions": { "watchers": watchers },
+        }]});
+        let req = Request::new(
+            RequestId::from(WATCH_REQUEST.to_string()),
+            "client/registerCapability".to_string(),
+            params,
+        );
+        let _ = conn.sender.send(Message::Request(req));
+    }
+
+    /// How long the idle loop waits between looks at the disk.
+    fn poll(&self) -> Duration {
+        if self.watching { POLL_WATCHED } else { POLL }
+    }
+
+    /// A file opened that the project does not read (the editor rooted elsewhere: started
+    /// in `/`, a workspace above the repository) roots the server where OpenCode would start
+    /// for it: the git worktree holding it, else the project of its `.opencode/`, else its
+    /// directory, when OpenCode started there reads it.
+    fn root_from(&mut self, path: &Path) {
+        if self.relevant(path) {
+            return;
+        }
+        let Some(dir) = path.parent() else { return };
+        let host = Buffers::new(&RealHost, &self.docs);
+        let worktree = crate::discover::Paths::from_host(&host, dir).worktree;
+        let root = if worktree != Path::new("/") {
+            worktree
+        } else {
+            path.ancestors()
+                .find(|d| d.file_name().is_some_and(|n| n == ".opencode"))
+                .and_then(Path::parent)
+                .unwrap_or(dir)
+                .to_path_buf()
+        };
+        if root == self.cwd {
+            return;
+        }
+        let reads = crate::discover::discover(&host, &root)
+            .steps
+            .iter()
+            .any(|s| step_path(s) == Some(path))
+            || root.join(crate::settings::CONVENTIONAL_PATH) == path;
+        if reads {
+            self.cwd = root;
+            self.reads.clear();
         }
     }
 
@@ -583,6 +704,18 @@ impl State {
         mut by_file: BTreeMap<PathBuf, Vec<lt::Diagnostic>>,
         partial: bool,
     ) {
+        // Files outside the project (the global config, agents and modes, which every
+        // project reads) get diagnostics only while open here, refusals always: an editor
+        // running a server per project would show them once per server.
+        let worktree = crate::discover::Paths::from_host(&RealHost, &self.cwd).worktree;
+        let root = if worktree == Path::new("/") {
+            &self.cwd
+        } else {
+            &worktree
+        };
+        by_file.retain(|p, d| {
+            p.starts_with(root) || self.docs.contains_key(p) || d.iter().any(is_refusal)
+        });
         if partial {
             // A file whose last diagnostics were a refusal has none now, unless still
             // refused (the refusal moved to another file, or was fixed there).
@@ -775,8 +908,33 @@ impl State {
             .iter()
             .filter(|f| f.loc == Some(loc))
             .collect();
-        if here.is_empty() {
+        // Findings elsewhere that name this rule (the catch-all a shadowed deny is
+        // overridden by): never "nothing wrong" on a rule a finding is about.
+        let listed: Vec<(&Finding, &String)> = self
+            .findings
+            .iter()
+            .filter(|f| f.loc != Some(loc))
+            .filter_map(|f| {
+                f.related
+                    .iter()
+                    .find(|(l, _)| *l == loc)
+                    .map(|(_, m)| (f, m))
+            })
+            .collect();
+        if here.is_empty() && listed.is_empty() {
             text.push_str("\n\npermaudit finds nothing wrong with this rule.");
+        }
+        for (f, role) in listed {
+            let at = f
+                .loc
+                .map(|l| project.loaded.sources.position(l).to_string())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "\n- `{}` at {at} lists this rule ({}): {}",
+                f.id,
+                crate::report::clean(role),
+                crate::report::clean(&f.message)
+            ));
         }
         for f in here {
             text.push_str(&format!(
