@@ -647,3 +647,86 @@ fn rooted_from_the_file_and_watched_by_the_client() {
     c.notify("exit", Value::Null);
     assert!(c.child.wait().unwrap().success());
 }
+
+/// `--fix --unsafe-fixes` parity on a config where it moves 13 denies: the code actions
+/// asked over the whole file, every fix applied, give the text `check` writes, and asked at
+/// any of the denies the finding lists, the narrowing fix is offered there.
+#[test]
+fn code_actions_fix_what_check_fix_unsafe_fixes_fixes() {
+    let mut bash: Vec<String> = (1..=13)
+        .map(|k| format!("      \"tool{k} *\": \"deny\""))
+        .collect();
+    bash.push("      \"*\": \"allow\"".into());
+    let text = format!(
+        "{{\n  \"permission\": {{\n    \"bash\": {{\n{}\n    }}\n  }}\n}}\n",
+        bash.join(",\n")
+    );
+    let t = Tree::new().file("project/opencode.json", &text);
+    let p = t.project();
+    let mut c = Client::start(&t);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    let u = open(&mut c, &p.join("opencode.json"), "json", &text);
+    // One finding, on the catch-all, listing the 13 denies it overrides.
+    let d = c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+    let listed = d
+        .iter()
+        .flat_map(|x| {
+            x["relatedInformation"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .count();
+    assert!(listed >= 13, "{d:#?}");
+    let a = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
+               "context": {"diagnostics": d}}),
+    );
+    let actions = a["result"].as_array().unwrap();
+    let fixes: Vec<&Value> = actions
+        .iter()
+        .filter(|x| !x["title"].as_str().unwrap().contains("ignore `"))
+        .collect();
+    assert!(!fixes.is_empty(), "no fix offered: {a:#}");
+    let edits: Vec<Value> = fixes
+        .iter()
+        .flat_map(|f| f["edit"]["changes"][&u].as_array().unwrap().clone())
+        .collect();
+    let fixed = apply(&text, &edits);
+    let copy = Tree::new().file("project/opencode.json", &text);
+    let run = copy.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let by_check = std::fs::read_to_string(copy.project().join("opencode.json")).unwrap();
+    assert_ne!(by_check, text, "check --fix --unsafe-fixes changed nothing");
+    assert_eq!(fixed, by_check, "the code actions and check --fix disagree");
+    // Asked at any of the denies the finding lists, its fix is offered there too.
+    for r in d.iter().flat_map(|x| {
+        x["relatedInformation"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }) {
+        let a = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": r["location"]["range"], "context": {"diagnostics": []}}),
+        );
+        assert!(
+            a["result"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|y| y["title"].as_str().unwrap().contains("narrowing")),
+            "no narrowing fix at {r:#}: {a:#}"
+        );
+    }
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}

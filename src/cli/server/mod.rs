@@ -995,7 +995,16 @@ impl State {
             .filter(|(_, f)| f.loc.as_ref().is_some_and(touches))
             .map(|(n, _)| n)
             .collect();
-        if wanted.is_empty() {
+        // A fix is offered at its finding and at the rules the finding lists (each deny a
+        // misplaced catch-all overrides); an ignore comment only at the finding.
+        let listing: Vec<usize> = self
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.related.iter().any(|(l, _)| touches(l)))
+            .map(|(n, _)| n)
+            .collect();
+        if wanted.is_empty() && listing.is_empty() {
             return out;
         }
         let cwd = self.cwd.clone();
@@ -1007,7 +1016,11 @@ impl State {
             Project::load_as(&overlay, &cwd, platform, profile.clone()).ok()
         };
         for fix in crate::fix::proven(project, &self.findings, &reload, Some(&self.cwd)) {
-            if !fix.repairs.iter().any(|n| wanted.contains(n)) {
+            if !fix
+                .repairs
+                .iter()
+                .any(|n| wanted.contains(n) || listing.contains(n))
+            {
                 continue;
             }
             let fixed = project.loaded.sources.get(fix.source);
