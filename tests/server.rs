@@ -26,6 +26,11 @@ const WAIT: Duration = Duration::from_secs(30);
 
 impl Client {
     fn start(t: &Tree) -> Client {
+        Client::start_in(t, &t.project())
+    }
+
+    /// The server started in `dir` (`-C`), the editor's working directory.
+    fn start_in(t: &Tree, dir: &std::path::Path) -> Client {
         let root = t.root();
         let mut child = Command::new(env!("CARGO_BIN_EXE_permaudit"))
             .env_clear()
@@ -33,7 +38,7 @@ impl Client {
             .env("HOME", root.join("home"))
             .env("OPENCODE_TEST_MANAGED_CONFIG_DIR", root.join("managed"))
             .arg("-C")
-            .arg(t.project())
+            .arg(dir)
             .arg("server")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -100,6 +105,21 @@ impl Client {
                 Ok(v) => self.notes.push(v),
                 Err(RecvTimeoutError::Timeout) => panic!("no answer to {method}"),
                 Err(RecvTimeoutError::Disconnected) => panic!("the server died during {method}"),
+            }
+        }
+    }
+
+    /// The first message (received or to come) that satisfies `want`, taken.
+    fn message(&mut self, want: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            if let Some(k) = self.notes.iter().position(&want) {
+                return self.notes.remove(k);
+            }
+            let left = WAIT.saturating_sub(start.elapsed());
+            match self.rx.recv_timeout(left) {
+                Ok(v) => self.notes.push(v),
+                Err(_) => panic!("no such message: {:#?}", self.notes),
             }
         }
     }
@@ -555,6 +575,156 @@ fn unsaved_files_settings_refusals_and_the_disk() {
         !d.iter().any(|x| x["code"] == "shadowed-deny")
     });
 
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+/// An editor rooted in `/` that watches files for its servers: the server asks it to watch
+/// the config files (`client/registerCapability`), roots itself where OpenCode would start
+/// for the file opened (its git worktree), and re-checks on the client's file events sooner
+/// than its own polling would. Hover on the catch-all that a shadowed deny lists names that
+/// finding instead of "nothing wrong".
+#[test]
+fn rooted_from_the_file_and_watched_by_the_client() {
+    let t = Tree::new().file("project/opencode.json", SHADOWED);
+    let p = t.project();
+    let mut c = Client::start_in(&t, std::path::Path::new("/"));
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": "file:///", "capabilities": {
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
+        }}),
+    );
+    c.notify("initialized", json!({}));
+    let reg = c.message(|v| v["method"] == "client/registerCapability");
+    let r = &reg["params"]["registrations"][0];
+    assert_eq!(r["method"], "workspace/didChangeWatchedFiles", "{reg:#}");
+    let globs = r["registerOptions"]["watchers"].to_string();
+    assert!(
+        globs.contains("opencode.json") && globs.contains(".opencode/**"),
+        "{reg:#}"
+    );
+    c.send(json!({"jsonrpc": "2.0", "id": reg["id"], "result": null}));
+
+    let config = open(&mut c, &p.join("opencode.json"), "json", SHADOWED);
+    c.diagnostics(&config, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": config}, "position": {"line": 4, "character": 7}}),
+    );
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("`shadowed-deny` at opencode.json:4:7 lists this rule")
+            && !text.contains("nothing wrong"),
+        "{text}"
+    );
+
+    // A file event from the client: re-checked at once (polling waits 5 s when watched).
+    let disk = p.join(".opencode/agents/disk.md");
+    std::fs::create_dir_all(disk.parent().unwrap()).unwrap();
+    std::fs::write(&disk, AGENT).unwrap();
+    let sent = Instant::now();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&disk), "type": 1}]}),
+    );
+    c.diagnostics(&uri(&disk), |d| {
+        d.iter().any(|x| x["code"] == "shadowed-deny")
+    });
+    assert!(
+        sent.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        sent.elapsed()
+    );
+
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+/// `--fix --unsafe-fixes` parity on a config where it moves 13 denies: the code actions
+/// asked over the whole file, every fix applied, give the text `check` writes, and asked at
+/// any of the denies the finding lists, the narrowing fix is offered there.
+#[test]
+fn code_actions_fix_what_check_fix_unsafe_fixes_fixes() {
+    let mut bash: Vec<String> = (1..=13)
+        .map(|k| format!("      \"tool{k} *\": \"deny\""))
+        .collect();
+    bash.push("      \"*\": \"allow\"".into());
+    let text = format!(
+        "{{\n  \"permission\": {{\n    \"bash\": {{\n{}\n    }}\n  }}\n}}\n",
+        bash.join(",\n")
+    );
+    let t = Tree::new().file("project/opencode.json", &text);
+    let p = t.project();
+    let mut c = Client::start(&t);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    let u = open(&mut c, &p.join("opencode.json"), "json", &text);
+    // One finding, on the catch-all, listing the 13 denies it overrides.
+    let d = c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
+    let listed = d
+        .iter()
+        .flat_map(|x| {
+            x["relatedInformation"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .count();
+    assert!(listed >= 13, "{d:#?}");
+    let a = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
+               "context": {"diagnostics": d}}),
+    );
+    let actions = a["result"].as_array().unwrap();
+    let fixes: Vec<&Value> = actions
+        .iter()
+        .filter(|x| !x["title"].as_str().unwrap().contains("ignore `"))
+        .collect();
+    assert!(!fixes.is_empty(), "no fix offered: {a:#}");
+    let edits: Vec<Value> = fixes
+        .iter()
+        .flat_map(|f| f["edit"]["changes"][&u].as_array().unwrap().clone())
+        .collect();
+    let fixed = apply(&text, &edits);
+    let copy = Tree::new().file("project/opencode.json", &text);
+    let run = copy.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let by_check = std::fs::read_to_string(copy.project().join("opencode.json")).unwrap();
+    assert_ne!(by_check, text, "check --fix --unsafe-fixes changed nothing");
+    assert_eq!(fixed, by_check, "the code actions and check --fix disagree");
+    // Asked at any of the denies the finding lists, its fix is offered there too.
+    for r in d.iter().flat_map(|x| {
+        x["relatedInformation"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }) {
+        let a = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": r["location"]["range"], "context": {"diagnostics": []}}),
+        );
+        assert!(
+            a["result"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|y| y["title"].as_str().unwrap().contains("narrowing")),
+            "no narrowing fix at {r:#}: {a:#}"
+        );
+    }
     let s = c.request("shutdown", Value::Null);
     assert!(s["error"].is_null(), "{s}");
     c.notify("exit", Value::Null);

@@ -6,6 +6,8 @@ dofile(os.getenv("PERMAUDIT_LUA"))
 local out = os.getenv("NVIM_LSP_OUT")
 local want = tonumber(os.getenv("WANT"))
 vim.api.nvim_create_autocmd("VimEnter", {
+  -- nested: the `:edit`s below run the snippet's BufReadPost/BufNewFile autocommands.
+  nested = true,
   callback = function()
     for i = 0, vim.fn.argc() - 1 do
       vim.cmd("edit " .. vim.fn.fnameescape(vim.fn.argv(i)))

@@ -17,6 +17,11 @@ local function permaudit_root(name)
   end
   return name:match("^(.*)/%.opencode/") or dir
 end
+-- A global file (~/.config/opencode/…) is read by every project: it joins a running client.
+local function permaudit_global(name)
+  local config = (os.getenv("XDG_CONFIG_HOME") or (os.getenv("HOME") .. "/.config")) .. "/opencode/"
+  return name:sub(1, #config) == config
+end
 local permaudit_clients = {}
 vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
   pattern = { "*.json", "*.jsonc", "*.md" },
@@ -25,6 +30,11 @@ vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     if not permaudit_file(name) then return end
     local root = permaudit_root(name)
     local id = permaudit_clients[root]
+    if permaudit_global(name) then
+      for _, running in pairs(permaudit_clients) do
+        if vim.lsp.get_client_by_id(running) then id = running end
+      end
+    end
     if not (id and vim.lsp.get_client_by_id(id)) then
       id = vim.lsp.start_client({ name = "permaudit", cmd = { "permaudit", "server" }, root_dir = root })
       permaudit_clients[root] = id

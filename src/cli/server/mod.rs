@@ -40,7 +40,11 @@ const MAX_DEFER: Duration = Duration::from_millis(250);
 /// How often, when idle, the files the project reads are looked at for changes made
 /// outside the editor (`check --fix` in a terminal), for clients that watch no files.
 const POLL: Duration = Duration::from_millis(1000);
-
+/// How often when the client watches the config files for the server (what its globs
+/// miss: a `{file:}` reference outside them).
+const POLL_WATCHED: Duration = Duration::from_millis(5000);
+/// The id of the server's `client/registerCapability` request for file watching.
+const WATCH_REQUEST: &str = "permaudit/watch";
 /// What the server knows between messages.
 struct State {
     cwd: PathBuf,
@@ -62,6 +66,8 @@ struct State {
     reads: BTreeSet<PathBuf>,
     /// What those files held on disk (size and modification time) when last analysed.
     stamps: BTreeMap<PathBuf, Option<(u64, std::time::SystemTime)>>,
+    /// Whether the client agreed to watch the config files for the server.
+    watching: bool,
 }
 
 pub fn run(ctx: &Context) -> Result<i32, i32> {
@@ -100,6 +106,14 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         })
         .and_then(|u| uri_path(&u))
         .unwrap_or_else(|| ctx.cwd.clone());
+    // Clients that watch files for the server are asked to (`polling` stays, less often,
+    // for what their globs miss: a `{file:}` reference elsewhere).
+    let watches = params
+        .as_ref()
+        .and_then(|p| p.capabilities.workspace.as_ref())
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
     let mut state = State {
         cwd: root,
         platform: ctx.platform,
@@ -112,7 +126,11 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         engines: Default::default(),
         reads: BTreeSet::new(),
         stamps: BTreeMap::new(),
+        watching: false,
     };
+    if watches {
+        state.register_watchers(&conn);
+    }
     state.analyze(&conn, &mut Queue::default(), None);
     let mut queue = Queue::default();
     // Since when the documents differ from the last analysis (`None`: they do not).
@@ -125,7 +143,7 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
             None => {
                 let wait = match dirty {
                     Some(_) => SETTLE.saturating_sub(last_change.elapsed()),
-                    None => POLL,
+                    None => state.poll(),
                 };
                 match conn.receiver.recv_timeout(wait) {
                     Ok(m) => Some(m),
@@ -163,6 +181,13 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
                     last_change = Instant::now();
                 }
             }
+            // The client watches the config files: polling can slow down.
+            Some(Message::Response(r))
+                if r.id == RequestId::from(WATCH_REQUEST.to_string())
+                    && r.response_result.is_ok() =>
+            {
+                state.watching = true;
+            }
             Some(Message::Response(_)) => {}
             None => {}
         }
@@ -175,7 +200,7 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
             {
                 dirty = None;
             }
-        } else if last_poll.elapsed() >= POLL {
+        } else if last_poll.elapsed() >= state.poll() {
             last_poll = Instant::now();
             if state.changed_on_disk() {
                 dirty = Some(Instant::now());
@@ -186,6 +211,42 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
     drop(conn);
     io.join();
     Ok(EXIT_OK)
+}
+
+/// Where an analysis' time goes, printed to standard error when `PERMAUDIT_SERVER_TIMES`
+/// is set (for profiling: `load 12.3 ms, checks 70.1 ms, …`).
+struct Times {
+    on: bool,
+    last: Instant,
+    parts: Vec<(&'static str, Duration)>,
+}
+
+impl Times {
+    fn new() -> Times {
+        Times {
+            on: std::env::var_os("PERMAUDIT_SERVER_TIMES").is_some(),
+            last: Instant::now(),
+            parts: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, what: &'static str) {
+        if self.on {
+            self.parts.push((what, self.last.elapsed()));
+            self.last = Instant::now();
+        }
+    }
+
+    fn report(&self) {
+        if self.on {
+            let parts: Vec<String> = self
+                .parts
+                .iter()
+                .map(|(w, d)| format!("{w} {:.1} ms", d.as_secs_f64() * 1000.0))
+                .collect();
+            eprintln!("permaudit server: analysis: {}", parts.join(", "));
+        }
+    }
 }
 
 /// Messages already received, not yet handled, and requests cancelled before their turn.
@@ -396,6 +457,11 @@ impl State {
                 self.versions.insert(path.clone(), p.text_document.version);
                 let before = self.text(&path);
                 self.docs.insert(path.clone(), p.text_document.text);
+                let cwd = self.cwd.clone();
+                self.root_from(&path);
+                if self.cwd != cwd {
+                    return true;
+                }
                 // A buffer holding what is on disk changes nothing, unless it was never
                 // analysed (its diagnostics are published with its version).
                 (before.as_deref() != self.docs.get(&path).map(String::as_str)
@@ -453,6 +519,72 @@ impl State {
         }
     }
 
+    /// Ask the client to watch the files OpenCode reads (`client/registerCapability` for
+    /// `workspace/didChangeWatchedFiles`): the project's and the global config files,
+    /// agents, modes and permaudit's settings. Its answer (a `Response`) turns polling down.
+    fn register_watchers(&self, conn: &Connection) {
+        let paths = crate::discover::Paths::from_host(&RealHost, &self.cwd);
+        let mut watchers = vec![
+            serde_json::json!({ "globPattern": "**/{opencode.json,opencode.jsonc}" }),
+            serde_json::json!({ "globPattern": "**/.opencode/**/*.{json,jsonc,md}" }),
+        ];
+        if let Some(base) = path_uri(&paths.config) {
+            watchers.push(serde_json::json!({
+                "globPattern": { "baseUri": base.as_str(), "pattern": "**/*.{json,jsonc,md}" }
+            }));
+        }
+        let params = serde_json::json!({ "registrations": [{
+            "id": "permaudit-config-files",
+            "method": "workspace/didChangeWatchedFiles",
+            "registerOptions": { "watchers": watchers },
+        }]});
+        let req = Request::new(
+            RequestId::from(WATCH_REQUEST.to_string()),
+            "client/registerCapability".to_string(),
+            params,
+        );
+        let _ = conn.sender.send(Message::Request(req));
+    }
+
+    /// How long the idle loop waits between looks at the disk.
+    fn poll(&self) -> Duration {
+        if self.watching { POLL_WATCHED } else { POLL }
+    }
+
+    /// A file opened that the project does not read (the editor rooted elsewhere: started
+    /// in `/`, a workspace above the repository) roots the server where OpenCode would start
+    /// for it: the git worktree holding it, else the project of its `.opencode/`, else its
+    /// directory, when OpenCode started there reads it.
+    fn root_from(&mut self, path: &Path) {
+        if self.relevant(path) {
+            return;
+        }
+        let Some(dir) = path.parent() else { return };
+        let host = Buffers::new(&RealHost, &self.docs);
+        let worktree = crate::discover::Paths::from_host(&host, dir).worktree;
+        let root = if worktree != Path::new("/") {
+            worktree
+        } else {
+            path.ancestors()
+                .find(|d| d.file_name().is_some_and(|n| n == ".opencode"))
+                .and_then(Path::parent)
+                .unwrap_or(dir)
+                .to_path_buf()
+        };
+        if root == self.cwd {
+            return;
+        }
+        let reads = crate::discover::discover(&host, &root)
+            .steps
+            .iter()
+            .any(|s| step_path(s) == Some(path))
+            || root.join(crate::settings::CONVENTIONAL_PATH) == path;
+        if reads {
+            self.cwd = root;
+            self.reads.clear();
+        }
+    }
+
     /// The text of a file as the editor shows it (its buffer, or the disk).
     fn text(&self, path: &Path) -> Option<String> {
         let host = Buffers::new(&RealHost, &self.docs);
@@ -492,7 +624,9 @@ impl State {
         };
         let host = Buffers::new(&RealHost, &self.docs);
         let mut by_file: BTreeMap<PathBuf, Vec<lt::Diagnostic>> = BTreeMap::new();
+        let mut times = Times::new();
         let loaded = Project::load_as(&host, &self.cwd, self.platform, self.profile.clone());
+        times.mark("load");
         if superseded(queue) {
             return false;
         }
@@ -526,6 +660,7 @@ impl State {
                     }
                 };
                 self.engines.settle();
+                times.mark("checks");
                 if superseded(queue) {
                     return false;
                 }
@@ -546,11 +681,15 @@ impl State {
                     reads.insert(p.clone());
                     by_file.entry(p).or_default();
                 }
+                times.mark("diagnostics");
                 self.project = Some(project);
                 self.findings = findings;
                 self.reads = reads;
                 self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
+                times.mark("stamps");
                 self.publish(conn, by_file, false);
+                times.mark("publish");
+                times.report();
             }
             Err(failure) => {
                 // A config OpenCode would refuse (often a moment of typing): the refusal at
@@ -583,6 +722,18 @@ impl State {
         mut by_file: BTreeMap<PathBuf, Vec<lt::Diagnostic>>,
         partial: bool,
     ) {
+        // Files outside the project (the global config, agents and modes, which every
+        // project reads) get diagnostics only while open here, refusals always: an editor
+        // running a server per project would show them once per server.
+        let worktree = crate::discover::Paths::from_host(&RealHost, &self.cwd).worktree;
+        let root = if worktree == Path::new("/") {
+            &self.cwd
+        } else {
+            &worktree
+        };
+        by_file.retain(|p, d| {
+            p.starts_with(root) || self.docs.contains_key(p) || d.iter().any(is_refusal)
+        });
         if partial {
             // A file whose last diagnostics were a refusal has none now, unless still
             // refused (the refusal moved to another file, or was fixed there).
@@ -775,8 +926,33 @@ impl State {
             .iter()
             .filter(|f| f.loc == Some(loc))
             .collect();
-        if here.is_empty() {
+        // Findings elsewhere that name this rule (the catch-all a shadowed deny is
+        // overridden by): never "nothing wrong" on a rule a finding is about.
+        let listed: Vec<(&Finding, &String)> = self
+            .findings
+            .iter()
+            .filter(|f| f.loc != Some(loc))
+            .filter_map(|f| {
+                f.related
+                    .iter()
+                    .find(|(l, _)| *l == loc)
+                    .map(|(_, m)| (f, m))
+            })
+            .collect();
+        if here.is_empty() && listed.is_empty() {
             text.push_str("\n\npermaudit finds nothing wrong with this rule.");
+        }
+        for (f, role) in listed {
+            let at = f
+                .loc
+                .map(|l| project.loaded.sources.position(l).to_string())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "\n- `{}` at {at} lists this rule ({}): {}",
+                f.id,
+                crate::report::clean(role),
+                crate::report::clean(&f.message)
+            ));
         }
         for f in here {
             text.push_str(&format!(
@@ -819,7 +995,16 @@ impl State {
             .filter(|(_, f)| f.loc.as_ref().is_some_and(touches))
             .map(|(n, _)| n)
             .collect();
-        if wanted.is_empty() {
+        // A fix is offered at its finding and at the rules the finding lists (each deny a
+        // misplaced catch-all overrides); an ignore comment only at the finding.
+        let listing: Vec<usize> = self
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.related.iter().any(|(l, _)| touches(l)))
+            .map(|(n, _)| n)
+            .collect();
+        if wanted.is_empty() && listing.is_empty() {
             return out;
         }
         let cwd = self.cwd.clone();
@@ -831,7 +1016,11 @@ impl State {
             Project::load_as(&overlay, &cwd, platform, profile.clone()).ok()
         };
         for fix in crate::fix::proven(project, &self.findings, &reload, Some(&self.cwd)) {
-            if !fix.repairs.iter().any(|n| wanted.contains(n)) {
+            if !fix
+                .repairs
+                .iter()
+                .any(|n| wanted.contains(n) || listing.contains(n))
+            {
                 continue;
             }
             let fixed = project.loaded.sources.get(fix.source);
