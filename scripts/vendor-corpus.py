@@ -23,8 +23,12 @@ for case in sorted(os.listdir(cases)):
     s = os.path.join(cases, case)
     d = os.path.join(dst_root, case)
     os.makedirs(d)
-    for name in ["meta.json", "oracle.json"]:
-        shutil.copy2(os.path.join(s, name), d)
+    shutil.copy2(os.path.join(s, "meta.json"), d)
+    # The shared layout's `proj/` is `project/` here (as in tests/real/).
+    with open(os.path.join(s, "oracle.json")) as f:
+        oracle = f.read().replace("$CASE/proj/", "$CASE/project/").replace('$CASE/proj"', '$CASE/project"')
+    with open(os.path.join(d, "oracle.json"), "w") as f:
+        f.write(oracle)
     if os.path.isdir(os.path.join(s, "proj")):
         shutil.copytree(os.path.join(s, "proj"), os.path.join(d, "project"), symlinks=True)
     else:  # a global config: OpenCode still starts in some project
