@@ -16,6 +16,7 @@ mod rule;
 mod rules;
 mod schema;
 mod server;
+mod sides;
 
 pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
 pub use diff::{DiffArgs, DiffFailOn, DiffFormat};
