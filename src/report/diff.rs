@@ -437,11 +437,7 @@ fn cell_globs(c: &Change) -> String {
         None => String::new(),
         Some(globs) => format!(
             " (and every permission matched by {} alone)",
-            globs
-                .iter()
-                .map(|g| format!("`{g}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            ticks(&globs.iter().map(String::as_str).collect::<Vec<_>>())
         ),
     }
 }
