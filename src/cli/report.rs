@@ -7,11 +7,11 @@
 
 use super::git::{self, Stderr};
 use super::sides::Spec;
-use super::{Context, EXIT_OK, EXIT_REFUSED, Names};
+use super::{Context, EXIT_OK, EXIT_REFUSED};
 use crate::audit::{Audit, RunError};
 use crate::checks::Finding;
 use crate::host::RealHost;
-use crate::project::Project;
+use crate::project::{Loader, Names, Project};
 use crate::report;
 use crate::settings::Setup;
 use std::io::Write;
@@ -53,17 +53,19 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         EXIT_REFUSED
     })?;
     let host_box = ctx.host(setup.project_only);
-    let host = host_box.as_ref();
-    let profile = ctx.profile()?;
-    let names = Names {
-        root: Some(setup.root.as_path()),
-        tilde: true,
+    let loader = Loader {
+        host: host_box.as_ref(),
+        cwd: &ctx.cwd,
+        platform: ctx.platform,
+        profile: ctx.profile()?,
+        names: Names {
+            root: Some(setup.root.as_path()),
+            tilde: true,
+        },
     };
-    let mut project = ctx.load(host, profile.clone(), names, &mut |_| {})?;
+    let mut project = ctx.load(&loader, &mut |_| {})?;
     let findings = findings(&mut project, &setup)?;
-    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| {
-        ctx.reload(host, profile.clone(), names, files)
-    };
+    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| loader.reload(files);
     let mut fixes: Vec<Option<(&'static str, String)>> = vec![None; findings.len()];
     for f in crate::fix::proven(&project, &findings, &reload, Some(&setup.root)) {
         let safety = match f.safety {
