@@ -392,6 +392,17 @@ impl Loader<'_> {
         Ok(cfg)
     }
 
+    /// The `broken-frontmatter` warning for `file` (`agent `name``): why, and what OpenCode
+    /// does with it (`fate`).
+    fn broken_frontmatter(&mut self, loc: Loc, file: &str, why: &str, fate: &str) {
+        self.warnings.push(Warning {
+            loc,
+            code: "broken-frontmatter",
+            message: format!("{file}: frontmatter is not valid YAML ({why}); OpenCode {fate}"),
+            lost_protection: false,
+        });
+    }
+
     /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with
     /// the agent schema (spec §5.5). Returns the agent's name (a frontmatter `name:` replaces
     /// the file-derived one) and its entry, or `None` when OpenCode drops the file.
@@ -422,30 +433,16 @@ impl Loader<'_> {
             }
             Frontmatter::Data(node) => node,
             Frontmatter::BrokenKept(e) => {
-                self.warnings.push(Warning {
-                    loc: e.loc,
-                    code: "broken-frontmatter",
-                    message: format!(
-                        "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode loads it with the whole file as its prompt and NO permission rules from this file",
-                        e.message
-                    ),
-                    lost_protection: false,
-                });
+                let fate = "loads it with the whole file as its prompt and NO permission rules from this file";
+                self.broken_frontmatter(e.loc, &format!("{what} `{derived}`"), &e.message, fate);
                 return Ok(Some((
                     derived.to_string(),
                     with_mode(AgentEntry::default(), kind),
                 )));
             }
             Frontmatter::BrokenDropped(e) => {
-                self.warnings.push(Warning {
-                    loc: e.loc,
-                    code: "broken-frontmatter",
-                    message: format!(
-                        "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode silently drops this {what}",
-                        e.message
-                    ),
-                    lost_protection: false,
-                });
+                let fate = format!("silently drops this {what}");
+                self.broken_frontmatter(e.loc, &format!("{what} `{derived}`"), &e.message, &fate);
                 return Ok(None);
             }
             Frontmatter::OverLimit(e) => {

@@ -6,7 +6,7 @@ use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED, HeadlessArg, write_pr
 use crate::audit::{Audit, Report, RunError, Want};
 use crate::checks::Finding;
 use crate::host::RealHost;
-use crate::project::{Loader, Names, Project};
+use crate::project::{Names, Project};
 use crate::report::{self, Style};
 use crate::settings::{Setup, SetupError};
 use clap::ValueEnum;
@@ -124,17 +124,11 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         setup_error(e, None, ctx.err_style)
     })?;
     let host_box = ctx.host(setup.project_only);
-    let loader = Loader {
-        host: host_box.as_ref(),
-        cwd: &ctx.cwd,
-        platform: ctx.platform,
-        profile: ctx.profile()?,
-        names: Names {
-            root: (!setup.absolute).then_some(setup.root.as_path()),
-            tilde: matches!(args.format, CheckFormat::Human | CheckFormat::Concise)
-                && !setup.absolute,
-        },
+    let names = Names {
+        root: (!setup.absolute).then_some(setup.root.as_path()),
+        tilde: matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !setup.absolute,
     };
+    let loader = ctx.loader(host_box.as_ref(), ctx.profile()?, names);
     let mut project = ctx.load(&loader, &mut |f| {
         refused_machine(args.format, &f.sources, &f.error, out)
     })?;

@@ -306,14 +306,7 @@ impl Context {
             tilde: format == Format::Human,
         };
         let host = self.host(project_only);
-        let loader = Loader {
-            host: host.as_ref(),
-            cwd: &self.cwd,
-            platform: self.platform,
-            profile,
-            names,
-        };
-        let project = self.load(&loader, &mut |_| {})?;
+        let project = self.load(&self.loader(host.as_ref(), profile, names), &mut |_| {})?;
         // Commands that run no checks still say what a check would report about the
         // files they read, at the level `check` and `permaudit rule` give it.
         for w in &project.loaded.warnings {
@@ -328,6 +321,18 @@ impl Context {
             }
         }
         Ok(project)
+    }
+
+    /// How this command loads the project through `host`: from the start directory, on
+    /// the platform and release audited, its files named as `names` says.
+    fn loader<'a>(&'a self, host: &'a dyn Host, profile: Profile, names: Names<'a>) -> Loader<'a> {
+        Loader {
+            host,
+            cwd: &self.cwd,
+            platform: self.platform,
+            profile,
+            names,
+        }
     }
 
     /// Load the project as `loader` says. A refused config is rendered on stderr, then

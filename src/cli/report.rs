@@ -11,7 +11,7 @@ use super::{Context, EXIT_OK, EXIT_REFUSED};
 use crate::audit::{Audit, RunError};
 use crate::checks::Finding;
 use crate::host::RealHost;
-use crate::project::{Loader, Names, Project};
+use crate::project::{Names, Project};
 use crate::report;
 use crate::settings::Setup;
 use std::io::Write;
@@ -53,16 +53,11 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         EXIT_REFUSED
     })?;
     let host_box = ctx.host(setup.project_only);
-    let loader = Loader {
-        host: host_box.as_ref(),
-        cwd: &ctx.cwd,
-        platform: ctx.platform,
-        profile: ctx.profile()?,
-        names: Names {
-            root: Some(setup.root.as_path()),
-            tilde: true,
-        },
+    let names = Names {
+        root: Some(setup.root.as_path()),
+        tilde: true,
     };
+    let loader = ctx.loader(host_box.as_ref(), ctx.profile()?, names);
     let mut project = ctx.load(&loader, &mut |_| {})?;
     let findings = findings(&mut project, &setup)?;
     let reload = |files: &std::collections::BTreeMap<PathBuf, String>| loader.reload(files);
