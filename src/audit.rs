@@ -2,7 +2,8 @@
 //! the report page call this stage; none re-states its order.
 //!
 //! ```text
-//! Setup (settings) ─▶ load (the front end's) ─▶ [fix loop ─▶ re-load] ─▶ samples, baseline
+//! Setup (settings) ─▶ load (the front end's `project::Loader`) ─▶ [fix loop ─▶ re-load
+//!   through the Loader] ─▶ samples, baseline
 //!   ─▶ checks (+ sample mismatches) ─▶ suppression (settings, inline, baseline) ─▶ marks
 //! ```
 //!
