@@ -586,9 +586,11 @@ impl MultiGlob {
 
     /// One step from `state` over the character at byte `i` of `s` (one or two UTF-16
     /// units); the state reached and the character's length in bytes.
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, mut state: u32, s: &str, i: usize) -> (u32, usize) {
-        let b = s.as_bytes()[i];
+        let Some(&b) = s.as_bytes().get(i) else {
+            return (state, 1);
+        };
         if b < 0x80 {
             return (self.next(state, self.ascii[b as usize]), 1);
         }
