@@ -2,7 +2,8 @@
 //! the report page call this stage; none re-states its order.
 //!
 //! ```text
-//! Setup (settings) ─▶ load (the front end's) ─▶ [fix loop ─▶ re-load] ─▶ samples, baseline
+//! Setup (settings) ─▶ load (the front end's `project::Loader`) ─▶ [fix loop ─▶ re-load
+//!   through the Loader] ─▶ samples, baseline
 //!   ─▶ checks (+ sample mismatches) ─▶ suppression (settings, inline, baseline) ─▶ marks
 //! ```
 //!
@@ -103,16 +104,7 @@ impl<'a> Audit<'a> {
     ) -> Result<Report, RunError> {
         let config: Vec<SourceId> = project.loaded.sources.iter().map(|(id, _)| id).collect();
         let samples = self.samples(host, project, given, read)?;
-        let baseline = match self.read_baseline(host, &mut project.loaded.sources) {
-            Ok(b) => b,
-            Err(SetupError::Baseline(e)) => {
-                return Err(RunError::BadBaseline {
-                    at: project.loaded.sources.position(e.loc).to_string(),
-                    message: e.message,
-                });
-            }
-            Err(e) => return Err(RunError::Setup(Box::new(e))),
-        };
+        let baseline = self.baseline(host, &mut project.loaded.sources)?;
         let project = &*project;
         if let Want::Baseline = want {
             let findings = self.to_baseline(project, &config, &samples);
@@ -165,6 +157,36 @@ impl<'a> Audit<'a> {
                 at: project.loaded.sources.position(e.loc).to_string(),
                 message: e.message,
             })
+    }
+
+    /// The findings the run reports, samples aside (the report page): the baseline read
+    /// through `host`, the checks, suppression.
+    pub fn findings(
+        &self,
+        project: &mut Project,
+        host: &dyn Host,
+    ) -> Result<Vec<Finding>, RunError> {
+        let config: Vec<SourceId> = project.loaded.sources.iter().map(|(id, _)| id).collect();
+        let baseline = self.baseline(host, &mut project.loaded.sources)?;
+        let samples = Samples::default();
+        Ok(self
+            .check(project, &config, &samples, baseline.as_deref())
+            .findings)
+    }
+
+    /// [`Audit::read_baseline`], a refused entry named at its place in `sources`.
+    fn baseline(
+        &self,
+        host: &dyn Host,
+        sources: &mut SourceMap,
+    ) -> Result<Option<Baseline>, RunError> {
+        self.read_baseline(host, sources).map_err(|e| match e {
+            SetupError::Baseline(e) => RunError::BadBaseline {
+                at: sources.position(e.loc).to_string(),
+                message: e.message,
+            },
+            e => RunError::Setup(Box::new(e)),
+        })
     }
 
     /// The baseline, if the run has one, read through `host` into `sources` (its entries'
@@ -244,17 +266,7 @@ impl<'a> Audit<'a> {
         reload: &Reload<'_>,
         unsafe_fixes: bool,
     ) -> Result<crate::fix::Outcome, RunError> {
-        let mut scratch = project.loaded.sources.clone();
-        let baseline = match self.read_baseline(host, &mut scratch) {
-            Ok(b) => b,
-            Err(SetupError::Baseline(e)) => {
-                return Err(RunError::BadBaseline {
-                    at: scratch.position(e.loc).to_string(),
-                    message: e.message,
-                });
-            }
-            Err(e) => return Err(RunError::Setup(Box::new(e))),
-        };
+        let baseline = self.baseline(host, &mut project.loaded.sources.clone())?;
         let findings = |p: &Project| self.reported(p, baseline.as_deref());
         Ok(crate::fix::fix(
             project,

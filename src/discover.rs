@@ -550,22 +550,15 @@ pub fn discover(host: &dyn Host, cwd: &Path) -> Discovery {
                 file(&mut steps, dir.join(name), layer);
             }
         }
-        for sub in ["agent", "agents"] {
-            for (path, name) in walk(&dir, sub, true) {
-                steps.push(Step::Markdown {
-                    path,
-                    name,
-                    kind: MarkdownKind::Agent,
-                });
-            }
-        }
-        for sub in ["mode", "modes"] {
-            for (path, name) in walk(&dir, sub, false) {
-                steps.push(Step::Markdown {
-                    path,
-                    name,
-                    kind: MarkdownKind::Mode,
-                });
+        // Agents anywhere below their folders, modes only directly in theirs.
+        for (sub, recursive, kind) in [
+            ("agent", true, MarkdownKind::Agent),
+            ("agents", true, MarkdownKind::Agent),
+            ("mode", false, MarkdownKind::Mode),
+            ("modes", false, MarkdownKind::Mode),
+        ] {
+            for (path, name) in walk(&dir, sub, recursive) {
+                steps.push(Step::Markdown { path, name, kind });
             }
         }
     }

@@ -21,6 +21,7 @@ pub mod agents;
 pub mod audit;
 pub mod checks;
 pub mod cli;
+pub mod compare;
 pub mod delegation;
 pub mod diff;
 pub mod discover;

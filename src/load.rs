@@ -143,24 +143,26 @@ fn beside(
 
 /// Record the keys of an agent entry that OpenCode's agent schema does not read.
 fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node) {
-    let Some(o) = entry.value.as_object() else {
-        return;
-    };
-    a.ignored_keys.extend(
-        o.iter()
-            .filter(|(k, _)| !config::AGENT_KEYS.contains(k))
-            .map(|(k, v)| {
-                let (switch, in_permission) = beside(o, k, v);
-                IgnoredKey {
-                    loc: config::key_loc(v),
-                    key: k.to_string(),
-                    agent: Some(agent.to_string()),
-                    lost_protection: holds_restriction(v),
-                    switch,
-                    in_permission,
-                }
-            }),
-    );
+    if let Some(o) = entry.value.as_object() {
+        record_ignored_keys(a, o, config::AGENT_KEYS, Some(agent));
+    }
+}
+
+/// Record the keys of `o` (an agent entry, or the top level with `agent` `None`) that
+/// are not among the `read` ones.
+fn record_ignored_keys(a: &mut Audit, o: &JsObject, read: &[&str], agent: Option<&str>) {
+    a.ignored_keys
+        .extend(o.iter().filter(|(k, _)| !read.contains(k)).map(|(k, v)| {
+            let (switch, in_permission) = beside(o, k, v);
+            IgnoredKey {
+                loc: config::key_loc(v),
+                key: k.to_string(),
+                agent: agent.map(str::to_string),
+                lost_protection: holds_restriction(v),
+                switch,
+                in_permission,
+            }
+        }));
 }
 
 /// Everything loaded.
@@ -338,21 +340,7 @@ impl Loader<'_> {
         if let Some(p) = top.get("permission") {
             permission(p, a);
         }
-        a.ignored_keys.extend(
-            top.iter()
-                .filter(|(k, _)| !config::TOP_LEVEL_KEYS.contains(k))
-                .map(|(k, v)| {
-                    let (switch, in_permission) = beside(top, k, v);
-                    IgnoredKey {
-                        loc: config::key_loc(v),
-                        key: k.to_string(),
-                        agent: None,
-                        lost_protection: holds_restriction(v),
-                        switch,
-                        in_permission,
-                    }
-                }),
-        );
+        record_ignored_keys(a, top, config::TOP_LEVEL_KEYS, None);
         if let Some(t) = top.get("tools") {
             a.tools_objects.push(t.loc);
             record_tools(a, None, t);
@@ -404,6 +392,17 @@ impl Loader<'_> {
         Ok(cfg)
     }
 
+    /// The `broken-frontmatter` warning for `file` (`agent `name``): why, and what OpenCode
+    /// does with it (`fate`).
+    fn broken_frontmatter(&mut self, loc: Loc, file: &str, why: &str, fate: &str) {
+        self.warnings.push(Warning {
+            loc,
+            code: "broken-frontmatter",
+            message: format!("{file}: frontmatter is not valid YAML ({why}); OpenCode {fate}"),
+            lost_protection: false,
+        });
+    }
+
     /// A markdown agent or mode: `{name: derived, ...frontmatter, prompt: body}` decoded with
     /// the agent schema (spec §5.5). Returns the agent's name (a frontmatter `name:` replaces
     /// the file-derived one) and its entry, or `None` when OpenCode drops the file.
@@ -434,30 +433,16 @@ impl Loader<'_> {
             }
             Frontmatter::Data(node) => node,
             Frontmatter::BrokenKept(e) => {
-                self.warnings.push(Warning {
-                    loc: e.loc,
-                    code: "broken-frontmatter",
-                    message: format!(
-                        "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode loads it with the whole file as its prompt and NO permission rules from this file",
-                        e.message
-                    ),
-                    lost_protection: false,
-                });
+                let fate = "loads it with the whole file as its prompt and NO permission rules from this file";
+                self.broken_frontmatter(e.loc, &format!("{what} `{derived}`"), &e.message, fate);
                 return Ok(Some((
                     derived.to_string(),
                     with_mode(AgentEntry::default(), kind),
                 )));
             }
             Frontmatter::BrokenDropped(e) => {
-                self.warnings.push(Warning {
-                    loc: e.loc,
-                    code: "broken-frontmatter",
-                    message: format!(
-                        "{what} `{derived}`: frontmatter is not valid YAML ({}); OpenCode silently drops this {what}",
-                        e.message
-                    ),
-                    lost_protection: false,
-                });
+                let fate = format!("silently drops this {what}");
+                self.broken_frontmatter(e.loc, &format!("{what} `{derived}`"), &e.message, &fate);
                 return Ok(None);
             }
             Frontmatter::OverLimit(e) => {

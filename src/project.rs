@@ -54,6 +54,60 @@ impl Project {
     }
 }
 
+/// How a front end's output names files: relative to the project root (`root`; `None`
+/// for `--absolute-paths`), and (`tilde`, human output) files under HOME elsewhere as
+/// `~/…`. Machine formats keep full paths a program can open.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    pub root: Option<&'a Path>,
+    pub tilde: bool,
+}
+
+/// One project as a front end loads it, and re-loads it with some files' text replaced
+/// (a fix being proven): the host, the start directory, the platform and release, how
+/// its files are named.
+pub struct Loader<'a> {
+    pub host: &'a dyn Host,
+    pub cwd: &'a Path,
+    pub platform: Platform,
+    pub profile: Profile,
+    pub names: Names<'a>,
+}
+
+impl Loader<'_> {
+    /// The project, or the refusal, its files named as `names` says.
+    pub fn load(&self) -> Result<Project, Box<Failure>> {
+        self.load_through(self.host).map_err(|mut f| {
+            self.name(&mut f.sources);
+            f
+        })
+    }
+
+    /// [`Loader::load`] with `files`' text replaced; `None` when it does not load.
+    pub fn reload(
+        &self,
+        files: &std::collections::BTreeMap<std::path::PathBuf, String>,
+    ) -> Option<Project> {
+        self.load_through(&crate::host::Overlay::new(self.host, files))
+            .ok()
+    }
+
+    fn load_through(&self, host: &dyn Host) -> Result<Project, Box<Failure>> {
+        let mut p = Project::load_as(host, self.cwd, self.platform, self.profile.clone())?;
+        self.name(&mut p.loaded.sources);
+        Ok(p)
+    }
+
+    fn name(&self, sources: &mut crate::source::SourceMap) {
+        if let Some(root) = self.names.root {
+            sources.relative_to(root);
+        }
+        if self.names.tilde {
+            sources.home_as_tilde(&crate::discover::Paths::from_host(self.host, self.cwd).home);
+        }
+    }
+}
+
 /// `opencode agent list` order: built-in agents first, then by name with ICU root collation
 /// (`localeCompare`). This approximates that collation: punctuation before digits before
 /// letters, letters compared case-insensitively first, lowercase before uppercase on a tie.

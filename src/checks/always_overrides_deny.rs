@@ -36,7 +36,7 @@
 //! store the broad pattern never comes. Or never answer "Always" to such a command. Note
 //! that `--auto` answers "once", which stores nothing.
 
-use super::{Check, Ctx, Finding, Level, Witness, describe, named_list};
+use super::{Check, Ctx, Finding, Level, Witness, named_list};
 use crate::agents::{Agent, Decision};
 use crate::glob::Wildcard;
 use crate::glob::analysis::{Analysis, Fixed, RuleShape};
@@ -93,16 +93,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         for (always, mut f, more) in by_stored {
             if !more.is_empty() {
-                let named: Vec<String> = more
-                    .iter()
-                    .map(|&k| {
-                        format!(
-                            "{} at {}",
-                            describe(&agent.rules[k]),
-                            ctx.place(&agent.rules[k])
-                        )
-                    })
-                    .collect();
+                let named: Vec<String> =
+                    more.iter().map(|&k| ctx.rule_at(&agent.rules[k])).collect();
                 f.message.push_str(&format!(
                     "; the same answer undoes {} more {}: {}",
                     more.len(),
@@ -297,13 +289,7 @@ fn finding(
         };
         let decided_by = |w: &Witness| {
             w.rule
-                .map(|k| {
-                    format!(
-                        "{} at {}",
-                        describe(&agent.rules[k]),
-                        ctx.place(&agent.rules[k])
-                    )
-                })
+                .map(|k| ctx.rule_at(&agent.rules[k]))
                 .unwrap_or_else(|| "no rule (OpenCode's default)".into())
         };
         let q = |s: &str| serde_json::to_string(s).unwrap_or_default();

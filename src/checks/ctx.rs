@@ -237,6 +237,11 @@ impl<'a> Ctx<'a> {
             None => format!("built-in ({})", r.builtin.as_deref().unwrap_or("")),
         }
     }
+
+    /// The rule in words and where it stands: `` `edit` "*" allow at opencode.json:3:5 ``.
+    pub fn rule_at(&self, r: &Rule) -> String {
+        format!("{} at {}", super::describe(r), self.place(r))
+    }
 }
 
 /// Findings of a check whose answer for rule `i` depends only on rules `i..` of the agent

@@ -325,6 +325,15 @@ pub fn named_list(items: &[String], limit: usize) -> String {
 }
 
 /// `rule N (permission pattern action)` for messages.
+/// The witnesses' inputs, each in backticks, comma-separated (a message's list).
+pub fn quoted_inputs(witnesses: &[Witness]) -> String {
+    witnesses
+        .iter()
+        .map(|w| format!("`{}`", w.input))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn describe(r: &Rule) -> String {
     format!(
         "`{}` {} {}",

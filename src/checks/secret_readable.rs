@@ -65,11 +65,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             for (k, witnesses) in blamed {
                 let message = format!(
                     "this rule lets the agent {permission} {} without asking (without it OpenCode would ask or deny)",
-                    witnesses
-                        .iter()
-                        .map(|w| format!("`{}`", w.input))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    super::quoted_inputs(&witnesses),
                 );
                 let help: String = format!(
                     "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",

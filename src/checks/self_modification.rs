@@ -109,11 +109,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .unwrap_or_else(|| "no rule".into());
         let message = format!(
             "may edit {} without asking (decided by {decider}), so it can rewrite this rule and its other restrictions",
-            witnesses
-                .iter()
-                .map(|w| format!("`{}`", w.input))
-                .collect::<Vec<_>>()
-                .join(", ")
+            super::quoted_inputs(&witnesses)
         );
         let help: String = "ask before config edits, last in `edit`: {\"opencode.json*\": \"ask\", \".opencode/*\": \"ask\"}".into();
         out.push(

@@ -6,7 +6,7 @@ use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED, HeadlessArg, write_pr
 use crate::audit::{Audit, Report, RunError, Want};
 use crate::checks::Finding;
 use crate::host::RealHost;
-use crate::project::Project;
+use crate::project::{Names, Project};
 use crate::report::{self, Style};
 use crate::settings::{Setup, SetupError};
 use clap::ValueEnum;
@@ -124,18 +124,15 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         setup_error(e, None, ctx.err_style)
     })?;
     let host_box = ctx.host(setup.project_only);
-    let host = host_box.as_ref();
-    let profile = ctx.profile()?;
-    let names = super::Names {
+    let names = Names {
         root: (!setup.absolute).then_some(setup.root.as_path()),
         tilde: matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !setup.absolute,
     };
-    let mut project = ctx.load(host, profile.clone(), names, &mut |f| {
+    let loader = ctx.loader(host_box.as_ref(), ctx.profile()?, names);
+    let mut project = ctx.load(&loader, &mut |f| {
         refused_machine(args.format, &f.sources, &f.error, out)
     })?;
-    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| {
-        ctx.reload(host, profile.clone(), names, files)
-    };
+    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| loader.reload(files);
     let audit = Audit {
         setup: &setup,
         mode: args.headless.map(Into::into).unwrap_or_default(),
@@ -170,7 +167,7 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
             eprintln!("{}", fixed_line(&outcome, true));
         }
         if !outcome.files.is_empty() {
-            project = ctx.load(host, profile.clone(), names, &mut |f| {
+            project = ctx.load(&loader, &mut |f| {
                 refused_machine(args.format, &f.sources, &f.error, out)
             })?;
         }

@@ -146,12 +146,8 @@ fn commands(
     style: Style,
     out: &mut dyn Write,
 ) {
-    let paths = project.loaded.paths();
-    let root = paths.project_root();
-    let commands = crate::shell::corpus::read(&RealHost, root);
-    let places = crate::shell::Places::of(paths);
-    let env = places.env(&super::is_dir);
-    let requests = crate::shell::corpus::split(&commands, &env);
+    let root = project.loaded.paths().project_root();
+    let (commands, requests) = crate::shell::corpus::of_project(&RealHost, project.loaded.paths());
     let decided = crate::explain::decide_commands(project, agents, &requests);
     let rows: Vec<report::commands::Row<'_>> = commands
         .iter()

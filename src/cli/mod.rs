@@ -16,6 +16,7 @@ mod rule;
 mod rules;
 mod schema;
 mod server;
+mod sides;
 
 pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
 pub use diff::{DiffArgs, DiffFailOn, DiffFormat};
@@ -28,7 +29,7 @@ use crate::discover::Host;
 use crate::glob::Platform;
 use crate::host::RealHost;
 use crate::profile::Profile;
-use crate::project::Project;
+use crate::project::{Loader, Names, Project};
 use crate::report::{self, Style};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -305,7 +306,7 @@ impl Context {
             tilde: format == Format::Human,
         };
         let host = self.host(project_only);
-        let project = self.load(host.as_ref(), profile, names, &mut |_| {})?;
+        let project = self.load(&self.loader(host.as_ref(), profile, names), &mut |_| {})?;
         // Commands that run no checks still say what a check would report about the
         // files they read, at the level `check` and `permaudit rule` give it.
         for w in &project.loaded.warnings {
@@ -322,37 +323,31 @@ impl Context {
         Ok(project)
     }
 
-    /// Load the project through `host`, its files named as `names` says. A refused config
-    /// is rendered on stderr, then handed to `refused`; discovery notes and the warnings no
-    /// finding kind reports go to stderr too.
+    /// How this command loads the project through `host`: from the start directory, on
+    /// the platform and release audited, its files named as `names` says.
+    fn loader<'a>(&'a self, host: &'a dyn Host, profile: Profile, names: Names<'a>) -> Loader<'a> {
+        Loader {
+            host,
+            cwd: &self.cwd,
+            platform: self.platform,
+            profile,
+            names,
+        }
+    }
+
+    /// Load the project as `loader` says. A refused config is rendered on stderr, then
+    /// handed to `refused`; discovery notes and the warnings no finding kind reports go to
+    /// stderr too.
     fn load(
         &self,
-        host: &dyn Host,
-        profile: Profile,
-        names: Names<'_>,
+        loader: &Loader<'_>,
         refused: &mut dyn FnMut(&crate::load::Failure),
     ) -> Result<Project, i32> {
-        let home = crate::discover::Paths::from_host(host, &self.cwd).home;
-        let name = |sources: &mut crate::source::SourceMap| {
-            if let Some(root) = names.root {
-                sources.relative_to(root);
-            }
-            if names.tilde {
-                sources.home_as_tilde(&home);
-            }
-        };
-        let project = match Project::load_as(host, &self.cwd, self.platform, profile) {
-            Ok(mut p) => {
-                name(&mut p.loaded.sources);
-                p
-            }
-            Err(mut f) => {
-                name(&mut f.sources);
-                eprint!("{}", report::error::render(&f, self.err_style));
-                refused(&f);
-                return Err(EXIT_REFUSED);
-            }
-        };
+        let project = loader.load().map_err(|f| {
+            eprint!("{}", report::error::render(&f, self.err_style));
+            refused(&f);
+            EXIT_REFUSED
+        })?;
         for note in &project.loaded.discovery.notes {
             eprintln!("note: {}", crate::report::clean(note));
         }
@@ -377,38 +372,6 @@ fn warning_kind(code: &str) -> Option<&'static crate::checks::Check> {
         "skipped-mode" => "broken-frontmatter",
         c => c,
     })
-}
-
-impl Context {
-    /// [`Context::load`] without a word: the project with some files' text replaced (a
-    /// fix being proven), named the same way; `None` when it does not load.
-    fn reload(
-        &self,
-        host: &dyn Host,
-        profile: Profile,
-        names: Names<'_>,
-        files: &std::collections::BTreeMap<PathBuf, String>,
-    ) -> Option<Project> {
-        let overlay = crate::host::Overlay::new(host, files);
-        let home = crate::discover::Paths::from_host(host, &self.cwd).home;
-        let mut p = Project::load_as(&overlay, &self.cwd, self.platform, profile).ok()?;
-        if let Some(root) = names.root {
-            p.loaded.sources.relative_to(root);
-        }
-        if names.tilde {
-            p.loaded.sources.home_as_tilde(&home);
-        }
-        Some(p)
-    }
-}
-
-/// How output names files: relative to the project root (`root`; `None` for
-/// `--absolute-paths`), and, in human output (`tilde`), files under HOME elsewhere as
-/// `~/…`. Machine formats keep full paths a program can open.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Names<'a> {
-    pub root: Option<&'a Path>,
-    pub tilde: bool,
 }
 
 /// The agents `--agent` names (all without it), or the exit code of an unknown name.

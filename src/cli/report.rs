@@ -6,10 +6,12 @@
 //! output with `-o -`.
 
 use super::git::{self, Stderr};
-use super::{Context, EXIT_OK, EXIT_REFUSED, Names};
+use super::sides::Spec;
+use super::{Context, EXIT_OK, EXIT_REFUSED};
+use crate::audit::{Audit, RunError};
 use crate::checks::Finding;
 use crate::host::RealHost;
-use crate::project::Project;
+use crate::project::{Names, Project};
 use crate::report;
 use crate::settings::Setup;
 use std::io::Write;
@@ -51,17 +53,14 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         EXIT_REFUSED
     })?;
     let host_box = ctx.host(setup.project_only);
-    let host = host_box.as_ref();
-    let profile = ctx.profile()?;
     let names = Names {
         root: Some(setup.root.as_path()),
         tilde: true,
     };
-    let mut project = ctx.load(host, profile.clone(), names, &mut |_| {})?;
+    let loader = ctx.loader(host_box.as_ref(), ctx.profile()?, names);
+    let mut project = ctx.load(&loader, &mut |_| {})?;
     let findings = findings(&mut project, &setup)?;
-    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| {
-        ctx.reload(host, profile.clone(), names, files)
-    };
+    let reload = |files: &std::collections::BTreeMap<PathBuf, String>| loader.reload(files);
     let mut fixes: Vec<Option<(&'static str, String)>> = vec![None; findings.len()];
     for f in crate::fix::proven(&project, &findings, &reload, Some(&setup.root)) {
         let safety = match f.safety {
@@ -128,35 +127,22 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
 /// The findings `check` reports (settings, inline ignores and the settings' baseline
 /// applied; samples aside).
 fn findings(project: &mut Project, setup: &Setup) -> Result<Vec<Finding>, i32> {
-    let config: Vec<crate::source::SourceId> =
-        project.loaded.sources.iter().map(|(id, _)| id).collect();
-    let baseline = match setup.baseline_path(None) {
-        Some(path) => Some(
-            crate::suppress::read_baseline(&RealHost, &mut project.loaded.sources, &path).map_err(
-                |e| {
-                    match e {
-                        crate::settings::SetupError::Baseline(b) => eprintln!(
-                            "{}: error: {}",
-                            project.loaded.sources.position(b.loc),
-                            b.message
-                        ),
-                        _ => eprintln!("error: the baseline {} cannot be read", path.display()),
-                    }
-                    EXIT_REFUSED
-                },
-            )?,
-        ),
-        None => None,
+    let audit = Audit {
+        setup,
+        mode: crate::delegation::RunMode::Interactive,
+        no_ignore: false,
+        baseline: None,
     };
-    let project = &*project;
-    let found = crate::checks::run_as(project, crate::delegation::RunMode::Interactive);
-    let inputs = crate::suppress::Inputs {
-        settings: &setup.settings,
-        inline: &config,
-        baseline: baseline.as_deref(),
-        root: &setup.root,
-    };
-    Ok(crate::suppress::apply(project, found, &inputs).findings)
+    audit.findings(project, &RealHost).map_err(|e| {
+        match e {
+            RunError::BadBaseline { at, message } => eprintln!("{at}: error: {message}"),
+            _ => eprintln!(
+                "error: the baseline {} cannot be read",
+                setup.baseline_path(None).unwrap_or_default().display()
+            ),
+        }
+        EXIT_REFUSED
+    })
 }
 
 /// The files git tracks in the project's worktree, or `None` outside git.
@@ -179,12 +165,7 @@ fn tracked_files(project: &Project) -> Result<Option<crate::map::FileSet>, i32> 
 
 /// The project's commands decided for every agent, as `map --commands` decides them.
 fn commands(project: &Project) -> Vec<report::page::CommandRow> {
-    let paths = project.loaded.paths();
-    let root = paths.project_root();
-    let commands = crate::shell::corpus::read(&RealHost, root);
-    let places = crate::shell::Places::of(paths);
-    let env = places.env(&super::is_dir);
-    let requests = crate::shell::corpus::split(&commands, &env);
+    let (commands, requests) = crate::shell::corpus::of_project(&RealHost, project.loaded.paths());
     let agents: Vec<&crate::agents::Agent> = project.agents.iter().collect();
     let decided = crate::explain::decide_commands(project, &agents, &requests);
     commands
@@ -213,23 +194,17 @@ fn diff(
 ) -> Result<serde_json::Value, i32> {
     // The start directory itself (not `.`, which diff would name `DIR/.`).
     let head_dir = base_dir.as_ref().map(|_| ctx.cwd.clone());
-    let args = super::DiffArgs {
+    let spec = Spec {
         base,
         head: None,
         base_dir,
         head_dir,
         staged: false,
         project_only,
-        format: super::DiffFormat::Json,
-        fail_on: super::DiffFailOn::Never,
     };
-    let mut buf = Vec::new();
-    let code = super::diff::run(ctx, &args, &mut buf);
-    if code != EXIT_OK {
-        return Err(code);
-    }
-    serde_json::from_slice(&buf).map_err(|e| {
-        eprintln!("error: the diff could not be read back: {e}");
-        EXIT_REFUSED
-    })
+    let compared = super::sides::compare(ctx, &spec)?;
+    Ok(report::diff::json(
+        &compared.comparison.diff,
+        &compared.view(),
+    ))
 }

@@ -577,20 +577,29 @@ impl MultiGlob {
             if state & FIXED != 0 {
                 return state;
             }
-            let b = bytes[i];
-            if b < 0x80 {
-                state = self.next(state, self.ascii[b as usize]);
-                i += 1;
-            } else {
-                let (units, len) = wide_units(s, i);
-                for u in units.iter().flatten() {
-                    let c = self.class(*u);
-                    state = self.next(state, c);
-                }
-                i += len;
-            }
+            let len;
+            (state, len) = self.step(state, s, i);
+            i += len;
         }
         state
+    }
+
+    /// One step from `state` over the character at byte `i` of `s` (one or two UTF-16
+    /// units); the state reached and the character's length in bytes.
+    #[inline(always)]
+    fn step(&mut self, mut state: u32, s: &str, i: usize) -> (u32, usize) {
+        let Some(&b) = s.as_bytes().get(i) else {
+            return (state, 1);
+        };
+        if b < 0x80 {
+            return (self.next(state, self.ascii[b as usize]), 1);
+        }
+        let (units, len) = wide_units(s, i);
+        for u in units.iter().flatten() {
+            let c = self.class(*u);
+            state = self.next(state, c);
+        }
+        (state, len)
     }
 
     /// The last pattern matching the whole of `s`, as `findLast` finds it.
@@ -651,23 +660,13 @@ impl MultiGlob {
         let clears = self.stats.clears;
         let mut i = k;
         while i < bytes.len() && state & FIXED == 0 {
-            let b = bytes[i];
-            if b < 0x80 {
-                state = self.next(state, self.ascii[b as usize]);
-                i += 1;
-                cache.states.push(state);
-            } else {
-                let (units, len) = wide_units(s, i);
-                for u in units.iter().flatten() {
-                    let c = self.class(*u);
-                    state = self.next(state, c);
-                }
-                i += len;
-                for _ in 1..len {
-                    cache.states.push(UNKNOWN);
-                }
-                cache.states.push(state);
+            let len;
+            (state, len) = self.step(state, s, i);
+            i += len;
+            for _ in 1..len {
+                cache.states.push(UNKNOWN);
             }
+            cache.states.push(state);
         }
         cache.clears = if clears == self.stats.clears {
             clears

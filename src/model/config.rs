@@ -140,16 +140,7 @@ pub struct FileConfig {
 }
 
 fn decode_references(node: &Node, path: &str) -> Result<JsObject<Reference>, ConfigError> {
-    let Value::Object(o) = &node.value else {
-        return Err(err(
-            node,
-            path,
-            format!(
-                "expected an object of references, got {}",
-                node.value.preview()
-            ),
-        ));
-    };
+    let o = object_of(node, path, "references")?;
     let mut out = JsObject::new();
     for (name, v) in o.iter() {
         let p = join(path, name);
@@ -260,6 +251,22 @@ pub fn tool_permission_name(tool: &str) -> &str {
     match tool {
         "write" | "edit" | "patch" => "edit",
         other => other,
+    }
+}
+
+/// `node`'s object, or the refusal: expected an object of `what`.
+fn object_of<'n>(
+    node: &'n Node,
+    path: &str,
+    what: &str,
+) -> Result<&'n JsObject<Node>, ConfigError> {
+    match &node.value {
+        Value::Object(o) => Ok(o),
+        v => Err(err(
+            node,
+            path,
+            format!("expected an object of {what}, got {}", v.preview()),
+        )),
     }
 }
 
@@ -456,16 +463,7 @@ pub fn decode_permission(
 
 /// Decode a legacy `tools` map: tool name → boolean.
 pub fn decode_tools(node: &Node, path: &str) -> Result<JsObject<ToolEntry>, ConfigError> {
-    let Value::Object(o) = &node.value else {
-        return Err(err(
-            node,
-            path,
-            format!(
-                "expected an object of tool → boolean, got {}",
-                node.value.preview()
-            ),
-        ));
-    };
+    let o = object_of(node, path, "tool → boolean")?;
     let mut out = JsObject::new();
     for (k, v) in o.iter() {
         let Value::Bool(b) = v.value else {
@@ -889,13 +887,7 @@ pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfi
                 }
             }
             "agent" | "mode" => {
-                let Value::Object(agents) = &v.value else {
-                    return Err(err(
-                        v,
-                        k,
-                        format!("expected an object of agents, got {}", v.value.preview()),
-                    ));
-                };
+                let agents = object_of(v, k, "agents")?;
                 let kind = if k == "agent" {
                     EntryKind::Json
                 } else {

@@ -195,6 +195,13 @@ impl<'a> Cause<'a> {
         self.first().cause == From::Head
     }
 
+    /// The causing rule's place on the head side, when the cause is a head rule with one.
+    fn head_place(&self, s: &Sides<'_>) -> Option<Place> {
+        let c = self.first();
+        let l = s.rule_loc(true, &c.agent, c.head_rule)?;
+        self.on_head().then(|| s.place(true, l))
+    }
+
     /// The causing rule, as [`Sides::rule_text`] says it.
     fn rule(&self) -> &str {
         cause_text(&self.regions[0])
@@ -437,11 +444,7 @@ fn cell_globs(c: &Change) -> String {
         None => String::new(),
         Some(globs) => format!(
             " (and every permission matched by {} alone)",
-            globs
-                .iter()
-                .map(|g| format!("`{g}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            ticks(&globs.iter().map(String::as_str).collect::<Vec<_>>())
         ),
     }
 }
@@ -850,12 +853,7 @@ pub fn github(d: &Diff, s: &Sides<'_>) -> String {
         };
         let mut props = Vec::new();
         // On the head side's lines: a rule that no longer decides has none there.
-        if let Some(l) = g
-            .on_head()
-            .then(|| s.rule_loc(true, &c.agent, c.head_rule))
-            .flatten()
-        {
-            let p = s.place(true, l);
+        if let Some(p) = g.head_place(s) {
             if let Some(r) = p.relative {
                 props.push(format!(
                     "file={},line={},col={}",
@@ -955,12 +953,7 @@ pub fn sarif(d: &Diff, s: &Sides<'_>) -> Value {
             "level": level(c.class),
             "message": {"text": format!("{}; {}", g.headline(), g.help(s).join("; "))},
         });
-        if let Some(l) = g
-            .on_head()
-            .then(|| s.rule_loc(true, &c.agent, c.head_rule))
-            .flatten()
-        {
-            let p = s.place(true, l);
+        if let Some(p) = g.head_place(s) {
             if let Some(rel) = p.relative {
                 r["locations"] = json!([{"physicalLocation": {
                     "artifactLocation": {"uri": rel},

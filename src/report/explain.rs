@@ -417,6 +417,20 @@ fn decided_head(
     m
 }
 
+/// `m` with its `external_directory` asks (pattern, arguments, decision), as an object.
+fn with_external<'x>(
+    p: &Project,
+    a: &Agent,
+    mut m: serde_json::Map<String, serde_json::Value>,
+    asks: impl Iterator<Item = (&'x str, Option<Vec<&'x str>>, &'x Decision)>,
+) -> serde_json::Value {
+    let ext: Vec<serde_json::Value> = asks
+        .map(|(pat, args, dec)| external_json(p, a, pat, args, dec))
+        .collect();
+    m.insert("external_directory".into(), json!(ext));
+    serde_json::Value::Object(m)
+}
+
 /// One `external_directory` ask: `{"pattern",` (`"arguments",`) its decision`}`.
 fn external_json(
     p: &Project,
@@ -496,14 +510,13 @@ pub fn bash_json(
         })
         .collect();
     m.insert("parts".into(), json!(parts));
-    let ext: Vec<serde_json::Value> = req
-        .external_patterns
-        .iter()
-        .zip(&d.external)
-        .map(|(pat, dec)| external_json(p, a, pat, Some(req.arguments_for(pat)), dec))
-        .collect();
-    m.insert("external_directory".into(), json!(ext));
-    serde_json::Value::Object(m)
+    let asks = req.external_patterns.iter().zip(&d.external);
+    with_external(
+        p,
+        a,
+        m,
+        asks.map(|(pat, dec)| (pat.as_str(), Some(req.arguments_for(pat)), dec)),
+    )
 }
 
 /// `explain bash` for one command, human: the outcome, then the `external_directory` ask
@@ -607,14 +620,11 @@ pub fn tool_json(
         "pattern".into(),
         json!(req.filter(|_| !hidden).map(|r| r.pattern.as_str())),
     );
-    let ext: Vec<serde_json::Value> = req
+    let asks = req
         .and_then(|r| r.external.as_ref())
         .into_iter()
-        .zip(&d.external)
-        .map(|(pat, dec)| external_json(p, a, pat, None, dec))
-        .collect();
-    m.insert("external_directory".into(), json!(ext));
-    serde_json::Value::Object(m)
+        .zip(&d.external);
+    with_external(p, a, m, asks.map(|(pat, dec)| (pat.as_str(), None, dec)))
 }
 
 /// The human form of [`tool_json`]: the outcome, then the hidden tool, or each ask with

@@ -301,11 +301,10 @@ fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn walk(cx: &Ctx<'_>, v: &View<'_>, d: usize, c: [usize; 9], indent: usize, out: &mut Vec<Line>) {
-    let dir = &cx.tree.dirs[d];
-    let pad = "  ".repeat(indent);
+/// One directory's line (indented by `pad`), with its counts `c`.
+fn dir_line(cx: &Ctx<'_>, v: &View<'_>, pad: &str, dir: &crate::map::Dir, c: [usize; 9]) -> Line {
     let label = format!("{pad}{}", dir_name(&dir.path));
-    out.push(node_line(
+    node_line(
         cx,
         v,
         label,
@@ -313,7 +312,12 @@ fn walk(cx: &Ctx<'_>, v: &View<'_>, d: usize, c: [usize; 9], indent: usize, out:
         c,
         Some(dir.range.clone()),
         &[],
-    ));
+    )
+}
+
+fn walk(cx: &Ctx<'_>, v: &View<'_>, d: usize, c: [usize; 9], indent: usize, out: &mut Vec<Line>) {
+    let dir = &cx.tree.dirs[d];
+    out.push(dir_line(cx, v, &"  ".repeat(indent), dir, c));
     if uniform(&c) || dir.depth >= cx.opts.depth {
         return;
     }
@@ -377,16 +381,7 @@ fn walk(cx: &Ctx<'_>, v: &View<'_>, d: usize, c: [usize; 9], indent: usize, out:
                 let first = &cx.tree.dirs[group[0]];
                 let c = v.counts(first.range.clone());
                 if group.len() == 1 {
-                    let label = format!("{pad}{}", dir_name(&first.path));
-                    out.push(node_line(
-                        cx,
-                        v,
-                        label,
-                        first.range.len(),
-                        c,
-                        Some(first.range.clone()),
-                        &[],
-                    ));
+                    out.push(dir_line(cx, v, &pad, first, c));
                 } else {
                     let n: usize = group.iter().map(|&g| cx.tree.dirs[g].range.len()).sum();
                     let mut counts = [0; 9];

@@ -65,20 +65,17 @@ pub fn human(p: &Project, agents: &[&Agent], style: Style) -> String {
             style.bold(&a.name),
             a.mode.as_str()
         ));
-        let wp = a
-            .rules
-            .iter()
-            .map(|r| r.permission.chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(24);
-        let wpat = a
-            .rules
-            .iter()
-            .map(|r| r.pattern.chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(48);
+        // A column's width: its longest text, at most `cap` characters.
+        let width = |text: fn(&crate::model::Rule) -> &str, cap: usize| {
+            a.rules
+                .iter()
+                .map(|r| text(r).chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(cap)
+        };
+        let wp = width(|r| &r.permission, 24);
+        let wpat = width(|r| &r.pattern, 48);
         for (i, r) in a.rules.iter().enumerate() {
             let action = r.action.to_string();
             let origin = match r.loc {

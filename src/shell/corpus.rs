@@ -336,6 +336,29 @@ pub fn split(commands: &[Command], env: &super::Env<'_>) -> Vec<super::Request> 
         .collect()
 }
 
+/// Every command split as the bash tool splits it in the project whose paths are `paths`
+/// (its start directory and worktree), directories asked of `host`.
+pub fn split_in(
+    commands: &[Command],
+    host: &dyn crate::discover::Host,
+    paths: &crate::discover::Paths,
+) -> Vec<super::Request> {
+    let places = super::Places::of(paths);
+    let is_dir = |p: &str| host.is_dir(std::path::Path::new(p));
+    split(commands, &places.env(&is_dir))
+}
+
+/// The project's commands (its command files read through `host`), each split as the bash
+/// tool splits it there: what `map --commands` and the report page decide.
+pub fn of_project(
+    host: &dyn crate::discover::Host,
+    paths: &crate::discover::Paths,
+) -> (Vec<Command>, Vec<super::Request>) {
+    let commands = read(host, paths.project_root());
+    let requests = split_in(&commands, host, paths);
+    (commands, requests)
+}
+
 /// Read every command file of the project rooted at `root` through `host` (the root's
 /// `package.json`, Makefile and justfile, and `.github/workflows/*.yml|yaml`), in that
 /// order, workflows sorted by name.

@@ -495,20 +495,26 @@ mod tests {
 
     #[test]
     fn spans_point_at_keys_and_values() {
-        let text = "{\"bash\": \"deny\"}";
-        let n = p(text).unwrap();
-        let b = n.value.as_object().unwrap().get("bash").unwrap();
-        assert_eq!(&text[b.loc.span.start..b.loc.span.end], "\"deny\"");
-        let k = b.key.unwrap();
-        assert_eq!(&text[k.span.start..k.span.end], "\"bash\"");
+        assert_eq!(
+            spanned("{\"bash\": \"deny\"}", "bash"),
+            ("\"bash\"", "\"deny\"")
+        );
     }
 
     #[test]
     fn bom_offsets_are_kept() {
-        let text = "\u{feff}{\"a\":\"b\"}";
+        assert_eq!(spanned("\u{feff}{\"a\":\"b\"}", "a"), ("\"a\"", "\"b\""));
+    }
+
+    /// The text of top-level `key`'s key and of its value, by their spans.
+    fn spanned<'t>(text: &'t str, key: &str) -> (&'t str, &'t str) {
         let n = p(text).unwrap();
-        let a = n.value.as_object().unwrap().get("a").unwrap();
-        assert_eq!(&text[a.loc.span.start..a.loc.span.end], "\"b\"");
+        let v = n.value.as_object().unwrap().get(key).unwrap();
+        let k = v.key.unwrap();
+        (
+            &text[k.span.start..k.span.end],
+            &text[v.loc.span.start..v.loc.span.end],
+        )
     }
 
     #[test]

@@ -198,6 +198,34 @@ fn agrees_with_brute_force(
     Ok(())
 }
 
+/// Cells on a tiny query against every short string: each witness has its cell's
+/// signature, and every signature that occurs has a cell.
+fn cells_agree_with_brute_force(
+    cells: &[Cell],
+    signature: impl Fn(&str) -> Option<Vec<usize>>,
+) -> Result<(), TestCaseError> {
+    for cell in cells {
+        let s = cell.witness.to_exact_string().unwrap();
+        prop_assert_eq!(
+            signature(&s),
+            Some(cell.accepting.clone()),
+            "witness {:?}",
+            s
+        );
+    }
+    for s in all_strings(&SUBJECT_UNITS, 5) {
+        if let Some(sig) = signature(&s) {
+            prop_assert!(
+                cells.iter().any(|c| c.accepting == sig),
+                "{:?} has missing cell {:?}",
+                s,
+                sig
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Every string over `units` of length at most `max`, shortest first.
 pub(crate) fn all_strings(units: &[char], max: usize) -> Vec<String> {
     let mut out = vec![String::new()];
@@ -244,15 +272,7 @@ proptest! {
                 (1..gs.len()).filter(|&k| gs[k].is_match(s, Platform::Unix)).collect()
             })
         };
-        for cell in &cells {
-            let s = cell.witness.to_exact_string().unwrap();
-            prop_assert_eq!(signature(&s), Some(cell.accepting.clone()), "witness {:?}", s);
-        }
-        for s in all_strings(&SUBJECT_UNITS, 5) {
-            if let Some(sig) = signature(&s) {
-                prop_assert!(cells.iter().any(|c| c.accepting == sig), "{:?} has missing cell {:?}", s, sig);
-            }
-        }
+        cells_agree_with_brute_force(&cells, signature)?;
     }
 
     /// `cells_outside` with excluded components (whose positions that end alike are
@@ -275,15 +295,7 @@ proptest! {
                 && !excluded.iter().any(|&k| gs[k].is_match(s, Platform::Unix)))
             .then(|| (1..split).filter(|&k| gs[k].is_match(s, Platform::Unix)).collect())
         };
-        for cell in &cells {
-            let s = cell.witness.to_exact_string().unwrap();
-            prop_assert_eq!(signature(&s), Some(cell.accepting.clone()), "witness {:?}", s);
-        }
-        for s in all_strings(&SUBJECT_UNITS, 5) {
-            if let Some(sig) = signature(&s) {
-                prop_assert!(cells.iter().any(|c| c.accepting == sig), "{:?} has missing cell {:?}", s, sig);
-            }
-        }
+        cells_agree_with_brute_force(&cells, signature)?;
     }
 
     #[test]
