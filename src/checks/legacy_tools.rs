@@ -28,13 +28,16 @@
 //! while its rule takes effect; a warning when the user would see a *looser* decision than
 //! the entry says (`bash: false`, yet bash runs): the entry was replaced by a same-name
 //! `permission` key, or its rule lands where later rules undo it all. An entry overruled
-//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info.
+//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info, and so is a
+//! top-level entry that an agent's own rule switches back for that agent (`tools:
+//! {"sentry_*": false}` globally and `sentry_*: true` in the one agent that uses it: the
+//! opt-in idiom, deliberate and working).
 //!
 //! ## How to fix
 //! Write permissions instead: `"tools": {"bash": false}` is `"permission": {"bash": "deny"}`;
 //! when `bash` already has patterns, add `"*": "deny"` as their first entry.
 
-use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
 use crate::agents::Agent;
 use crate::glob::Wildcard;
 use crate::glob::analysis::Input;
@@ -138,6 +141,22 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         // Later rules undo all of it: the user sees another decision.
                         Some(Reach::Dead(_)) => {
                             match contrary(ctx, agent, name, action.effective()) {
+                                // A top-level entry switched back by the agent's own rule
+                                // (`tools: {x_*: false}` globally, `x_*: true` in the one
+                                // agent that uses it): the opt-in idiom, deliberate and
+                                // working; the entry still decides for the other agents.
+                                Some(w)
+                                    if rec.agent.is_none()
+                                        && w.rule.is_some_and(|k| {
+                                            agent.rules.get(k).is_some_and(|r| is_own(r.layer))
+                                        }) =>
+                                {
+                                    (
+                                        Level::Info,
+                                        vec![w],
+                                        "; this agent's own rule switches it back (an opt-in for this agent), e.g. the witness below",
+                                    )
+                                }
                                 Some(w) => (
                                     looser_than(std::slice::from_ref(&w), action.effective()),
                                     vec![w],
