@@ -56,6 +56,15 @@ pub const CHECK: Check = Check {
 /// shortest subject of each rule that applies to the permission, last rule first.
 fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) -> Option<Witness> {
     let platform = ctx.project.platform;
+    // The tool OpenCode asks about: a name the entry's glob matches (`sentry_*` →
+    // `sentry_x`), and for a tool that is no built-in one (an MCP or plugin tool) the one
+    // input OpenCode asks it with, `*`.
+    let named = Wildcard::compile(permission).fill("x");
+    let permission = named.as_str();
+    if !super::unchecked_permission::CHECKED.contains(&permission) {
+        let w = ctx.witness(agent, &Input::new(permission, "*"))?;
+        return (w.action != intended).then_some(w);
+    }
     let subjects = agent
         .rules
         .iter()
