@@ -236,6 +236,11 @@ fn asked_forms(permission: &str, input: &str) -> Vec<String> {
                 vec![format!("{parent}/*"), format!("{dir}/*")]
             }
         }
+        // A word (`example`): a directory of that name outside the project.
+        "external_directory" => match input.trim_matches(['/', '*']) {
+            "" => vec!["/tmp/*".to_string()],
+            word => vec![format!("/tmp/{word}/*")],
+        },
         "edit" => vec![format!("{input}file")],
         _ => Vec::new(),
     };
@@ -418,6 +423,10 @@ mod tests {
             ["/tmp/tool-output/*", "/tmp/tool-output/.env/*"]
         );
         assert_eq!(asked_forms("external_directory", "/tmp/"), ["/tmp/*"]);
+        assert_eq!(
+            asked_forms("external_directory", "example"),
+            ["/tmp/example/*"]
+        );
         assert!(!is_asked("edit", "docs/plans/"));
         assert_eq!(asked_forms("edit", "docs/plans/"), ["docs/plans/file"]);
         assert!(asked_forms("bash", "   ").is_empty());
