@@ -78,7 +78,9 @@ fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) ->
                 .map(|s| s.to_string()),
         )
         .chain(["x".to_string()]);
-    // An empty subject proves as much, but reads badly: try it last.
+    // Only inputs the tool could ask (no edit path ending in `/`, no bash command with
+    // white space at an end); an empty subject proves as much, but reads badly: last.
+    let subjects = subjects.filter(|s| super::examples::is_asked(permission, s));
     let (empty, mut subjects): (Vec<String>, Vec<String>) = subjects.partition(String::is_empty);
     subjects.extend(empty.into_iter().take(1));
     for s in subjects {
