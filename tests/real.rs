@@ -86,6 +86,27 @@ fn real_configs_findings_are_as_snapshotted() {
                 run.code,
                 run.stderr
             );
+            // Every witness is an input OpenCode's tool could ask (issue 35): no bash
+            // command with white space at an end, no `external_directory` subject that
+            // is no `/dir/*`, no edit path ending in `/`.
+            if run.code == 0 {
+                let v = run.json();
+                for f in v["findings"].as_array().into_iter().flatten() {
+                    for w in f["witnesses"].as_array().into_iter().flatten() {
+                        // The harness writes the tree's root as `$ROOT`.
+                        let root = t.root().display().to_string();
+                        let (p, i) = (
+                            w["permission"].as_str().unwrap_or(""),
+                            w["input"].as_str().unwrap_or("").replace("$ROOT", &root),
+                        );
+                        assert!(
+                            permaudit::checks::examples::is_asked(p, &i),
+                            "{name}: {} witness {p} {i:?} is no input OpenCode asks",
+                            f["id"]
+                        );
+                    }
+                }
+            }
             let text = render(&run).replace(&t.root().display().to_string(), "$ROOT");
             insta::assert_snapshot!(name, text);
         }

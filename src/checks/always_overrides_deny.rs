@@ -10,8 +10,10 @@
 //!
 //! The finding names the asking command, the stored pattern and a command the deny denies
 //! that the stored pattern would then allow, each decided over the agent's rules. For an
-//! exact deny (`"rm -rf": "deny"`, no wildcard) it first says what matters more: the
-//! deny matches that text alone, so `rm -rf x` is not denied even today.
+//! exact deny of a command that acts on nothing without an operand (`"rm -rf": "deny"`,
+//! no wildcard) it first says what matters more: the deny matches that text alone, so
+//! `rm -rf x` is not denied even today; that is
+//! `never-matches`' warning at the rule, and this finding is then a note.
 //!
 //! It is a warning when the question that stores the pattern is one a person is asked
 //! every day (the prefix itself or with a plain argument: `git push`, `rm file.txt`),
@@ -308,33 +310,27 @@ fn finding(
         let mut witnesses = vec![aw.clone(), dw];
         // An exact deny (`rm -rf`, no wildcard) matches that text alone: the command it
         // was written for, with an operand, is not denied even today. That is the
-        // problem to fix first, so it is said first.
-        // Only a command still waiting for its operand (`rm -rf`, `git push --force`,
-        // `env`): `git restore .` already names what it acts on.
-        let operand_given = r
-            .pattern
-            .split_whitespace()
-            .skip(1)
-            .any(|word| !word.starts_with('-') && word.contains(['.', '/', '~', '=']));
-        if !r.pattern.contains(['*', '?']) && !operand_given {
-            let operand = format!("{} x", r.pattern.trim_end());
-            if let Some(ow) =
+        // problem to fix first, and `never-matches` reports it at this rule; undoing a
+        // deny that only ever matched the bare command is then a note.
+        let mut exact_slip = false;
+        if let Some(operand) = exact_without_operand(&r.pattern)
+            && let Some(ow) =
                 bash_witness(ctx, agent, &operand).filter(|o| o.action != Effect::Deny)
-            {
-                message = format!(
-                    "this deny matches the exact command {} only: bash {} is {} today (decided by {}); write {} to deny it with operands. Besides, {message}",
-                    q(&r.pattern),
-                    q(&operand),
-                    match ow.action {
-                        Effect::Allow => "allowed",
-                        Effect::Ask => "asked",
-                        Effect::Deny => "denied",
-                    },
-                    decided_by(&ow),
-                    q(&format!("{} *", r.pattern.trim_end())),
-                );
-                witnesses.push(ow);
-            }
+        {
+            message = format!(
+                "this deny matches the exact command {} only: bash {} is {} today (decided by {}); write {} to deny it with operands. Besides, {message}",
+                q(&r.pattern),
+                q(&operand),
+                match ow.action {
+                    Effect::Allow => "allowed",
+                    Effect::Ask => "asked",
+                    Effect::Deny => "denied",
+                },
+                decided_by(&ow),
+                q(&format!("{} *", r.pattern.trim_end())),
+            );
+            witnesses.push(ow);
+            exact_slip = true;
         }
         let help: String = format!(
             "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
@@ -344,7 +340,7 @@ fn finding(
         // "Always" there is realistic, and the deny it undoes was written to hold. A
         // question only a contrived command raises stays a note.
         let everyday = everyday_commands(&always).contains(&asker);
-        let level = if everyday {
+        let level = if everyday && !exact_slip {
             Level::Warning
         } else {
             CHECK.level
@@ -359,6 +355,35 @@ fn finding(
         ));
     }
     None
+}
+
+/// Commands that act on nothing without an operand (`rm -rf` removes nothing, `chmod -R`
+/// changes nothing): an exact deny of one with flags alone (`"rm -rf": "deny"`) denies a
+/// command nobody runs, while the command it was written for (`rm -rf x`) is not denied.
+/// A command that acts by itself (`git push --force`, `git add -A`, `env`) is not here:
+/// denying its bare form is meaningful.
+const NEEDS_OPERAND: &[&str] = &[
+    "rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "chmod", "chown", "chgrp", "kill",
+    "truncate", "sudo", "doas", "curl", "wget", "scp", "rsync", "ssh", "git rm", "git mv",
+];
+
+/// The command an exact bash deny was written for, with an operand (`rm -rf` →
+/// `rm -rf x`): the pattern has no wildcard, names a command that acts on nothing without
+/// an operand ([`NEEDS_OPERAND`]) and gives it flags alone.
+pub(super) fn exact_without_operand(pattern: &str) -> Option<String> {
+    if pattern.contains(['*', '?']) {
+        return None;
+    }
+    let words: Vec<&str> = pattern.split_whitespace().collect();
+    let command = match words.as_slice() {
+        ["git", sub, ..] => format!("git {sub}"),
+        [first, ..] => first.to_string(),
+        [] => return None,
+    };
+    let skip = command.split(' ').count();
+    let flags_only = words[skip..].iter().all(|w| w.starts_with('-'));
+    (NEEDS_OPERAND.contains(&command.as_str()) && flags_only)
+        .then(|| format!("{} x", pattern.trim_end()))
 }
 
 fn agent_index(ctx: &Ctx<'_>, agent: &Agent) -> Option<usize> {

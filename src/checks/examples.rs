@@ -208,6 +208,48 @@ pub fn is_plausible(permission: &str, input: &str) -> bool {
     }
 }
 
+/// Could OpenCode ask `permission` about `input` at all? The bash tool asks a command's
+/// text, never empty and never with white space at either end (tree-sitter's node text);
+/// `external_directory` is asked as `/dir/*` only (`Tool.assertExternalDirectory`); the
+/// edit tools ask a file's path, never one ending in `/`.
+pub fn is_asked(permission: &str, input: &str) -> bool {
+    match permission {
+        "bash" => !input.is_empty() && crate::syntax::js::js_trim(input) == input,
+        "external_directory" => input.starts_with('/') && input.ends_with("/*"),
+        "edit" => !input.ends_with('/'),
+        _ => true,
+    }
+}
+
+/// The inputs OpenCode would ask in place of one it never asks ([`is_asked`]): a command
+/// trimmed; a path as the directory holding it or as a directory (`/dir/*`); a
+/// directory's file.
+fn asked_forms(permission: &str, input: &str) -> Vec<String> {
+    let forms = match permission {
+        "bash" => vec![crate::syntax::js::js_trim(input).to_string()],
+        "external_directory" if input.starts_with('/') => {
+            let dir = input.trim_end_matches(['*', '/']);
+            let parent = dir.rsplit_once('/').map_or("", |(d, _)| d);
+            if input.ends_with('/') {
+                vec![format!("{dir}/*")]
+            } else {
+                vec![format!("{parent}/*"), format!("{dir}/*")]
+            }
+        }
+        // A word (`example`): a directory of that name outside the project.
+        "external_directory" => match input.trim_matches(['/', '*']) {
+            "" => vec!["/tmp/*".to_string()],
+            word => vec![format!("/tmp/{word}/*")],
+        },
+        "edit" => vec![format!("{input}file")],
+        _ => Vec::new(),
+    };
+    forms
+        .into_iter()
+        .filter(|s| is_asked(permission, s))
+        .collect()
+}
+
 /// A pattern's candidate subjects for a permission, as the checks' examples are built:
 /// each `*` filled with that permission's ordinary text (`git push *` → `git push origin`).
 pub fn ordinary_fills(permission: &str, pattern: &str) -> Vec<String> {
@@ -305,7 +347,23 @@ impl Ctx<'_> {
                 }
             }
         }
-        let mut best = want(&base).then(|| (plausibility(&permission, &base.input), base.clone()));
+        // An input OpenCode never asks (`"git push origin --delete "`: the bash tool checks
+        // a command's text, which never ends in a space) is no witness; its repair (the
+        // text trimmed, a path's directory as `external_directory` asks it) may be.
+        let base = if is_asked(&permission, &base.input) {
+            base
+        } else {
+            let repaired: Vec<Witness> = asked_forms(&permission, &base.input)
+                .iter()
+                .filter_map(|s| self.witness(agent, &Input::new(&permission, s)))
+                .collect();
+            match repaired.iter().position(&want) {
+                Some(k) => repaired[k].clone(),
+                None => repaired.into_iter().next().unwrap_or(base),
+            }
+        };
+        let mut best = (want(&base) && is_asked(&permission, &base.input))
+            .then(|| (plausibility(&permission, &base.input), base.clone()));
         let lists: Vec<_> = rules
             .iter()
             .filter_map(|&i| agent.rules.get(i))
@@ -323,6 +381,7 @@ impl Ctx<'_> {
                 }
                 if let Some(w) = self.witness(agent, &Input::new(&permission, subject))
                     && want(&w)
+                    && is_asked(&permission, subject)
                 {
                     best = Some((*score, w));
                 }
@@ -346,6 +405,31 @@ mod tests {
             c.contains(&"rm -rf".to_string()),
             "the optional tail may be left out"
         );
+    }
+
+    #[test]
+    fn witnesses_are_inputs_opencode_asks() {
+        use super::{asked_forms, is_asked};
+        assert!(!is_asked("bash", "git push origin --delete "));
+        assert!(!is_asked("bash", ""));
+        assert!(is_asked("bash", "git push origin --delete x"));
+        assert_eq!(
+            asked_forms("bash", "git push origin --delete "),
+            ["git push origin --delete"]
+        );
+        assert!(!is_asked("external_directory", "/tmp/tool-output/.env"));
+        assert_eq!(
+            asked_forms("external_directory", "/tmp/tool-output/.env"),
+            ["/tmp/tool-output/*", "/tmp/tool-output/.env/*"]
+        );
+        assert_eq!(asked_forms("external_directory", "/tmp/"), ["/tmp/*"]);
+        assert_eq!(
+            asked_forms("external_directory", "example"),
+            ["/tmp/example/*"]
+        );
+        assert!(!is_asked("edit", "docs/plans/"));
+        assert_eq!(asked_forms("edit", "docs/plans/"), ["docs/plans/file"]);
+        assert!(asked_forms("bash", "   ").is_empty());
     }
 
     #[test]

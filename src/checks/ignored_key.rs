@@ -1,4 +1,5 @@
-//! `ignored-key` (warning; error when the ignored block denies, asks or switches a tool off)
+//! `ignored-key` (warning; error when the ignored block denies, asks or switches a tool
+//! off; info for a frontmatter block of allows alone, which loses no protection)
 //!
 //! ## What it finds
 //! A permission block OpenCode loads without complaint and then ignores: `permissions:` (the
@@ -35,5 +36,21 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    warning_findings(ctx, &CHECK, &["ignored-key"], out);
+    let mut found = Vec::new();
+    warning_findings(ctx, &CHECK, &["ignored-key"], &mut found);
+    let sources = &ctx.project.loaded.sources;
+    for mut f in found {
+        // A frontmatter `permissions:` block that holds only allows (an error when it
+        // restricts anything) loses no protection: at most a question too many. A note.
+        let frontmatter = f.loc.is_some_and(|l| {
+            sources
+                .get(l.source)
+                .path()
+                .is_some_and(|p| p.extension().is_some_and(|e| e == "md"))
+        });
+        if frontmatter && f.level == Level::Warning {
+            f.level = Level::Info;
+        }
+        out.push(f);
+    }
 }

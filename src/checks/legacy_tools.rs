@@ -28,13 +28,16 @@
 //! while its rule takes effect; a warning when the user would see a *looser* decision than
 //! the entry says (`bash: false`, yet bash runs): the entry was replaced by a same-name
 //! `permission` key, or its rule lands where later rules undo it all. An entry overruled
-//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info.
+//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info, and so is a
+//! top-level entry that an agent's own rule switches back for that agent (`tools:
+//! {"sentry_*": false}` globally and `sentry_*: true` in the one agent that uses it: the
+//! opt-in idiom, deliberate and working).
 //!
 //! ## How to fix
 //! Write permissions instead: `"tools": {"bash": false}` is `"permission": {"bash": "deny"}`;
 //! when `bash` already has patterns, add `"*": "deny"` as their first entry.
 
-use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
 use crate::agents::Agent;
 use crate::glob::Wildcard;
 use crate::glob::analysis::Input;
@@ -53,6 +56,15 @@ pub const CHECK: Check = Check {
 /// shortest subject of each rule that applies to the permission, last rule first.
 fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) -> Option<Witness> {
     let platform = ctx.project.platform;
+    // The tool OpenCode asks about: a name the entry's glob matches (`sentry_*` →
+    // `sentry_x`), and for a tool that is no built-in one (an MCP or plugin tool) the one
+    // input OpenCode asks it with, `*`.
+    let named = Wildcard::compile(permission).fill("x");
+    let permission = named.as_str();
+    if !super::unchecked_permission::CHECKED.contains(&permission) {
+        let w = ctx.witness(agent, &Input::new(permission, "*"))?;
+        return (w.action != intended).then_some(w);
+    }
     let subjects = agent
         .rules
         .iter()
@@ -66,11 +78,14 @@ fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) ->
                 .map(|s| s.to_string()),
         )
         .chain(["x".to_string()]);
-    // OpenCode asks a file tool's permission for a worktree-relative path (`../…` outside
-    // it), never an absolute one: `/.git/` is no input a user will see (tests/witness.rs).
+    // Only inputs the tool could ask (no edit path ending in `/`, no bash command with
+    // white space at an end; a file tool asks for a worktree-relative path, `../…` outside
+    // it, never an absolute one: tests/witness.rs); an empty subject proves as much, but
+    // reads badly: last.
     let file_tool = crate::shell::file::FILE_PERMISSIONS.contains(&permission);
-    let subjects = subjects.filter(|s| !(file_tool && s.starts_with(['/', '~'])));
-    // An empty subject proves as much, but reads badly: try it last.
+    let subjects = subjects.filter(|s| {
+        super::examples::is_asked(permission, s) && !(file_tool && s.starts_with(['/', '~']))
+    });
     let (empty, mut subjects): (Vec<String>, Vec<String>) = subjects.partition(String::is_empty);
     subjects.extend(empty.into_iter().take(1));
     for s in subjects {
@@ -142,6 +157,22 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         // Later rules undo all of it: the user sees another decision.
                         Some(Reach::Dead(_)) => {
                             match contrary(ctx, agent, name, action.effective()) {
+                                // A top-level entry switched back by the agent's own rule
+                                // (`tools: {x_*: false}` globally, `x_*: true` in the one
+                                // agent that uses it): the opt-in idiom, deliberate and
+                                // working; the entry still decides for the other agents.
+                                Some(w)
+                                    if rec.agent.is_none()
+                                        && w.rule.is_some_and(|k| {
+                                            agent.rules.get(k).is_some_and(|r| is_own(r.layer))
+                                        }) =>
+                                {
+                                    (
+                                        Level::Info,
+                                        vec![w],
+                                        "; this agent's own rule switches it back (an opt-in for this agent), e.g. the witness below",
+                                    )
+                                }
                                 Some(w) => (
                                     looser_than(std::slice::from_ref(&w), action.effective()),
                                     vec![w],

@@ -18,6 +18,12 @@
 //!   rule of the agent decides it anyway (an agent's own `edit: allow` after shared
 //!   denies: the rule would not decide the top-level file even if it matched);
 //! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard;
+//! - a bash deny of a command that acts on nothing without an operand, written exact
+//!   with flags alone (`"rm -rf": "deny"`, `"chmod -R": "deny"`; not `git push --force`,
+//!   which acts by itself): the bash tool checks the whole
+//!   command, so it matches `rm -rf` alone and `rm -rf x` is not denied (verified on
+//!   1.18.34: under `{"*": "allow", "echo -n": "deny"}`, `debug agent build --tool bash`
+//!   refuses `echo -n` and runs `echo -n x`);
 //! - a `task` pattern that matches an agent's name only when case is ignored
 //!   (`"docfetcher": "allow"` for the agent `DocFetcher`): the task tool checks the name
 //!   as written, case-sensitively (outside Windows).
@@ -307,6 +313,36 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .filter(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant))
                 .map(|(_, message)| message.clone())
         });
+        // An exact bash deny still waiting for its operand (`rm -rf`): it matches that
+        // text alone, and the command it was written for is not denied.
+        let exact = || {
+            if r.permission != "bash" || r.action.effective() != crate::model::Effect::Deny {
+                return None;
+            }
+            let operand = super::always_overrides_deny::exact_without_operand(&r.pattern)?;
+            let w = ctx
+                .witness_of(agent, "bash", &operand)
+                .filter(|w| w.action != crate::model::Effect::Deny)?;
+            let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+            let message = format!(
+                "this bash deny matches the exact command {} only, never the command with an operand: bash {} is {} today; write {} to deny it with operands",
+                q(&r.pattern),
+                q(&operand),
+                if w.action == crate::model::Effect::Allow {
+                    "allowed"
+                } else {
+                    "asked"
+                },
+                q(&format!("{} *", r.pattern.trim_end())),
+            );
+            Some((message, w))
+        };
+        if found.is_none()
+            && let Some((message, w)) = exact()
+        {
+            out.push(Finding::at_rule(&CHECK, agent, i, message).with_witnesses(vec![w]));
+            continue;
+        }
         if let Some(message) = found {
             // A deny or ask that never matches protects nothing: a warning. An allow that
             // never matches costs a question at most: info.

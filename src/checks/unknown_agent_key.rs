@@ -27,7 +27,8 @@
 //! A permission written beside a `permission` block that already has that key
 //! (`skill: true` next to `permission: {skill: {...}}`) has no effect either, but moving it
 //! would replace the block's rules: the finding says to remove the line (info when it
-//! restricts nothing). A tool switch written there (`webfetch: false`) is told as the
+//! restricts nothing, or when the agent denies that permission for every input anyway:
+//! `doom_loop: deny` beside `permission: {doom_loop: deny}`). A tool switch written there (`webfetch: false`) is told as the
 //! permission to write (`"webfetch": "deny"`), since `permission` takes no booleans.
 //!
 //! ## How to fix
@@ -112,8 +113,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "`{key}` is not a key of {place}: {fate}, so this line has no effect; `permission` already has `{key}` (at {}), which decides it: remove this line",
                     ctx.project.loaded.sources.position(there)
                 );
-                // `skill: true` beside a `skill` block: nothing believed is lost.
-                if !k.lost_protection {
+                // `skill: true` beside a `skill` block: nothing believed is lost; nor is a
+                // `doom_loop: deny` beside `permission: {doom_loop: deny}`, when the agent
+                // denies that permission whatever the input.
+                if !k.lost_protection || denied_anyway(ctx, k.agent.as_deref(), key) {
                     level = Level::Info;
                 }
             } else if let Some(on) = k.switch {
@@ -129,6 +132,17 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .with_agents(k.agent.iter().cloned().collect()),
         );
     }
+}
+
+/// Does `agent` deny `permission` for every input (tried: `*` and an ordinary word)?
+fn denied_anyway(ctx: &Ctx<'_>, agent: Option<&str>, permission: &str) -> bool {
+    let Some(agent) = agent.and_then(|n| ctx.project.agents.iter().find(|a| a.name == n)) else {
+        return false;
+    };
+    ["*", "x"].iter().all(|input| {
+        ctx.witness_of(agent, permission, input)
+            .is_some_and(|w| w.action == crate::model::Effect::Deny)
+    })
 }
 
 #[cfg(test)]
