@@ -267,16 +267,26 @@ fn unproven_fixes_are_not_offered() {
         check_support::findings_of(&findings, "legacy-tools").len(),
         1
     );
-    // Alone, the same map is translated.
-    let t = Tree::new().file("project/opencode.json", r#"{"tools": {"bash": false}}"#);
+    // Alone, a map `check` reports is translated.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"tools": {"webfetch": true, "bash": false}}"#,
+    );
     let run = t.run(&["check", "--diff"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stdout
-            .contains("+{\"permission\": {\"bash\": \"deny\"}}"),
+            .contains("+{\"permission\": {\"webfetch\": \"allow\", \"bash\": \"deny\"}}"),
         "{}",
         run.stdout
     );
+    // Where another finding speaks for the place, `check` shows no legacy-tools finding,
+    // marks no fix and `--fix` changes nothing: it fixes only what `check` shows.
+    let t = Tree::new().file("project/opencode.json", r#"{"tools": {"bash": false}}"#);
+    let shown = t.run(&["check", "--format", "json"]).json();
+    assert!(check_support::findings_of(&shown, "legacy-tools").is_empty());
+    let run = t.run(&["check", "--diff"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
 }
 
 // ---------------------------------------------------------------------------------------

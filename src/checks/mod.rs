@@ -422,7 +422,18 @@ fn run_places(
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &mut out);
-    let mut out = consolidate(project, out);
+    places(project, consolidate(project, out), once_per_place)
+}
+
+/// [`run_every`]'s findings as [`run_as`] shows them: each place once, the rules a
+/// catch-all overrides as one finding at it. (`check --fix` repairs the first and counts
+/// what `check` showed of them.)
+pub fn shown(project: &Project, every: Vec<Finding>) -> Vec<Finding> {
+    places(project, every, true)
+}
+
+/// Consolidated findings ordered, and with `once_per_place` each place once.
+fn places(project: &Project, mut out: Vec<Finding>, once_per_place: bool) -> Vec<Finding> {
     if once_per_place {
         out = catch_all_last::one_per_catch_all(project, out);
     }

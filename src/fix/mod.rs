@@ -941,6 +941,23 @@ pub struct Outcome {
     pub refused: bool,
 }
 
+/// How many of the findings `check` shows (`shown`) the findings `repairs` (indices into
+/// `every`, each kind at each place) stand for: the same kind at the same place, or a rule
+/// a catch-all overrides, which `check` shows as one finding at the catch-all.
+fn shown_repaired(every: &[Finding], shown: &[Finding], repairs: &[usize]) -> usize {
+    shown
+        .iter()
+        .filter(|d| {
+            repairs.iter().filter_map(|&n| every.get(n)).any(|r| {
+                (d.id == r.id && d.loc == r.loc)
+                    || (d.loc.is_some()
+                        && r.related.first().map(|x| x.0) == d.loc
+                        && d.related.iter().any(|(l, _)| Some(*l) == r.loc))
+            })
+        })
+        .count()
+}
+
 /// Apply every fix proven on `base` (narrowing ones only with `unsafe_fixes`), repeatedly.
 /// `findings` gives a project's findings as `check` reports them (settings and ignores
 /// applied); `reload` re-loads the project with files replaced.
@@ -963,11 +980,15 @@ pub fn fix(
         loop {
             let now = current.as_ref().unwrap_or(base);
             last_findings = findings(now);
+            // What `check` shows of them: a fix is applied only for a finding it shows,
+            // and counted as it counts them.
+            let shown = crate::checks::shown(now, last_findings.clone());
             let all = candidates(now, &last_findings, root);
             let wanted: Vec<&Fix> = all
                 .iter()
                 .filter(|f| unsafe_fixes || f.safety == Safety::Safe)
                 .filter(|f| (f.id == "unused-ignore") == ignores)
+                .filter(|f| shown_repaired(&last_findings, &shown, &f.repairs) > 0)
                 .collect();
             if wanted.is_empty() {
                 break;
@@ -1005,7 +1026,7 @@ pub fn fix(
                     id: f.id,
                     safety: f.safety,
                     title: f.title.clone(),
-                    findings: f.repairs.len(),
+                    findings: shown_repaired(&last_findings, &shown, &f.repairs),
                     file: now.loaded.sources.get(f.source).name(),
                     line: pos.line,
                     column: pos.column,
