@@ -559,6 +559,20 @@ fn help_holds(
     after: &str,
     decisions: &[(&str, &str, &str, &str)],
 ) {
+    help_holds_revealing(kind, before, proposes, after, decisions, &[]);
+}
+
+/// [`help_holds`], where the repaired rule, now in effect, is rightly judged by another
+/// kind (`revealed`): a deny that never matched cannot be bypassed; once it matches, it
+/// can.
+fn help_holds_revealing(
+    kind: &str,
+    before: &str,
+    proposes: &str,
+    after: &str,
+    decisions: &[(&str, &str, &str, &str)],
+    revealed: &[&str],
+) {
     let t = Tree::new().file("project/opencode.json", before);
     let report = t
         .run(&["check", "--format", "json", "--fail-on", "never"])
@@ -586,7 +600,7 @@ fn help_holds(
     );
     for f in serious(&fixed) {
         assert!(
-            old.iter().any(|o| f["id"] == o.as_str()),
+            old.iter().any(|o| f["id"] == o.as_str()) || revealed.iter().any(|r| f["id"] == *r),
             "{kind}: the help's config brings a new finding: {f:#}"
         );
     }
@@ -783,6 +797,36 @@ fn the_unknown_agent_key_advice_switches_the_tool_off() {
         &[
             ("general", "webfetch", "https://example.com", "deny"),
             ("build", "webfetch", "https://example.com", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn the_never_matches_advice_matches_what_was_meant() {
+    // `**/` is not a globstar: the proposed pattern matches the top level too. Once the
+    // deny matches `.env`, `sed -i` through bash is the next way around it (deny-bypass).
+    help_holds_revealing(
+        "never-matches",
+        r#"{"permission": {"edit": {"**/.env": "deny"}}}"#,
+        r#"write "*.env""#,
+        r#"{"permission": {"edit": {"*.env": "deny"}}}"#,
+        &[
+            ("build", "edit", ".env", "deny"),
+            ("build", "edit", "config/.env", "deny"),
+            ("build", "edit", "src/main.ts", "allow"),
+        ],
+        &["deny-bypass"],
+    );
+    // An exact deny of a command that takes operands: the proposed pattern denies them.
+    help_holds(
+        "never-matches",
+        r#"{"permission": {"bash": {"*": "allow", "rm -rf": "deny"}}}"#,
+        r#"write "rm -rf *""#,
+        r#"{"permission": {"bash": {"*": "allow", "rm -rf *": "deny"}}}"#,
+        &[
+            ("build", "bash", "rm -rf build", "deny"),
+            ("build", "bash", "rm -rf", "deny"),
+            ("build", "bash", "ls", "allow"),
         ],
     );
 }
