@@ -224,6 +224,15 @@ pub fn find_check(id: &str) -> Option<&'static Check> {
     CHECKS.iter().find(|c| c.id == id)
 }
 
+/// The finding kind `check` reports a load warning as ([`warning_findings`]: a mode file
+/// skipped is a `broken-frontmatter`), or `None` when only stderr says it.
+pub fn warning_kind(code: &str) -> Option<&'static Check> {
+    find_check(match code {
+        "skipped-mode" => "broken-frontmatter",
+        c => c,
+    })
+}
+
 /// Which user rules a pass judges (see [`run`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
