@@ -264,6 +264,19 @@ pub fn is_shared(layer: Layer) -> bool {
     )
 }
 
+/// The user's rules (built-in ones have no place) of a layer `layer` accepts whose action
+/// takes effect as `effect`, with their indexes in `rules`.
+pub fn written_with(
+    rules: &[crate::model::Rule],
+    layer: fn(Layer) -> bool,
+    effect: crate::model::Effect,
+) -> impl Iterator<Item = (usize, &crate::model::Rule)> {
+    rules
+        .iter()
+        .enumerate()
+        .filter(move |(_, r)| r.loc.is_some() && layer(r.layer) && r.action.effective() == effect)
+}
+
 /// Is the layer one an agent wrote for itself?
 pub fn is_own(layer: Layer) -> bool {
     matches!(
