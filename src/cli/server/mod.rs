@@ -318,6 +318,17 @@ fn cancel_id(n: &Notification) -> Option<String> {
 }
 
 /// The path of a `file:` URI (percent-decoded); `None` for any other URI.
+/// A notification's parameters and the file of the document they name (`None`: not
+/// such parameters, or not a file).
+fn document<P: serde::de::DeserializeOwned>(
+    params: serde_json::Value,
+    uri: fn(&P) -> &lt::Uri,
+) -> Option<(P, PathBuf)> {
+    let p = serde_json::from_value::<P>(params).ok()?;
+    let path = uri_path(uri(&p))?;
+    Some((p, path))
+}
+
 fn uri_path(uri: &lt::Uri) -> Option<PathBuf> {
     let s = uri.as_str();
     let rest = s.strip_prefix("file://")?;
@@ -391,23 +402,38 @@ fn range(sources: &SourceMap, loc: Loc) -> lt::Range {
     lt::Range::new(position(f, loc.span.start), position(f, loc.span.end))
 }
 
-fn diagnostic(project: &Project, f: &Finding, loc: Loc) -> lt::Diagnostic {
-    let sources = &project.loaded.sources;
-    let mut message = crate::report::clean(&f.message).into_owned();
+/// A finding's examples and agents as the editor shows them: each witness as
+/// `{before}e.g. PERMISSION "INPUT" → ACTION{after}`, then (when it names agents)
+/// `agents` and the agents it is about.
+fn examples_and_agents(
+    f: &Finding,
+    everyone: &[&crate::agents::Agent],
+    (before, after): (&str, &str),
+    agents: &str,
+) -> String {
+    let mut s = String::new();
     for w in &f.witnesses {
-        message.push_str(&format!(
-            "\ne.g. {} {} → {}",
+        s.push_str(&format!(
+            "{before}e.g. {} {} → {}{after}",
             w.permission,
             serde_json::to_string(&w.input).unwrap_or_default(),
             w.action
         ));
     }
     if !f.agents.is_empty() {
-        message.push_str(&format!(
-            "\nagents: {}",
-            crate::report::agent_list(&project.agents.iter().collect::<Vec<_>>(), &f.agents)
+        s.push_str(&format!(
+            "{agents}{}",
+            crate::report::agent_list(everyone, &f.agents)
         ));
     }
+    s
+}
+
+fn diagnostic(project: &Project, f: &Finding, loc: Loc) -> lt::Diagnostic {
+    let sources = &project.loaded.sources;
+    let mut message = crate::report::clean(&f.message).into_owned();
+    let everyone: Vec<&crate::agents::Agent> = project.agents.iter().collect();
+    message.push_str(&examples_and_agents(f, &everyone, ("\n", ""), "\nagents: "));
     if let Some(h) = &f.help {
         message.push_str(&format!("\n{}", crate::report::clean(h)));
     }
@@ -447,11 +473,9 @@ impl State {
         };
         match n.method.as_str() {
             DidOpenTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<lt::DidOpenTextDocumentParams>(n.params)
+                let Some((p, path)) =
+                    document::<lt::DidOpenTextDocumentParams>(n.params, |p| &p.text_document.uri)
                 else {
-                    return false;
-                };
-                let Some(path) = uri_path(&p.text_document.uri) else {
                     return false;
                 };
                 self.versions.insert(path.clone(), p.text_document.version);
@@ -469,11 +493,9 @@ impl State {
                     && self.relevant(&path)
             }
             DidChangeTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<lt::DidChangeTextDocumentParams>(n.params)
+                let Some((p, path)) =
+                    document::<lt::DidChangeTextDocumentParams>(n.params, |p| &p.text_document.uri)
                 else {
-                    return false;
-                };
-                let Some(path) = uri_path(&p.text_document.uri) else {
                     return false;
                 };
                 // Full sync: the last change holds the whole text.
@@ -487,11 +509,9 @@ impl State {
                 }
             }
             DidCloseTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<lt::DidCloseTextDocumentParams>(n.params)
+                let Some((_, path)) =
+                    document::<lt::DidCloseTextDocumentParams>(n.params, |p| &p.text_document.uri)
                 else {
-                    return false;
-                };
-                let Some(path) = uri_path(&p.text_document.uri) else {
                     return false;
                 };
                 self.versions.remove(&path);
@@ -960,20 +980,12 @@ impl State {
                 f.id,
                 crate::report::clean(&f.message)
             ));
-            for w in &f.witnesses {
-                text.push_str(&format!(
-                    " (e.g. {} {} → {})",
-                    w.permission,
-                    serde_json::to_string(&w.input).unwrap_or_default(),
-                    w.action
-                ));
-            }
-            if !f.agents.is_empty() {
-                text.push_str(&format!(
-                    "; agents: {}",
-                    crate::report::agent_list(&everyone, &f.agents)
-                ));
-            }
+            text.push_str(&examples_and_agents(
+                f,
+                &everyone,
+                (" (", ")"),
+                "; agents: ",
+            ));
         }
         text
     }
@@ -1255,19 +1267,15 @@ fn decides_line(ctx: &crate::checks::Ctx<'_>, a: usize, i: usize) -> String {
         }
         Outcome::Empty => {
             let r = &agent.rules[i];
-            let input = crate::glob::analysis::Input {
-                permission: crate::glob::automaton::shortest_member(
-                    &crate::glob::Wildcard::compile(&r.permission),
-                ),
-                subject: crate::glob::automaton::shortest_member(&crate::glob::Wildcard::compile(
-                    &r.pattern,
-                )),
-            };
-            let platform = ctx.project.platform;
             let (perm, pat) = (
                 crate::glob::Wildcard::compile(&r.permission),
                 crate::glob::Wildcard::compile(&r.pattern),
             );
+            let input = crate::glob::analysis::Input {
+                permission: crate::glob::automaton::shortest_member(&perm),
+                subject: crate::glob::automaton::shortest_member(&pat),
+            };
+            let platform = ctx.project.platform;
             let matched = |w: &crate::checks::Witness| {
                 perm.is_match(&w.permission, platform) && pat.is_match(&w.input, platform)
             };
