@@ -38,7 +38,7 @@
 
 use super::always_overrides_deny::decide_command_with;
 use super::read_only_agent_writes::samples;
-use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own, written_with};
 use crate::agents::{Agent, Decision};
 use crate::delegation;
 use crate::glob::analysis::Input;
@@ -135,13 +135,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 (*e, delegation::child_session_rules(&session, sub))
             })
             .collect();
-        for (i, r) in agent.rules.iter().enumerate() {
-            if r.loc.is_none() {
-                continue;
-            }
-            if !is_own(r.layer) || r.action.effective() != Effect::Deny {
-                continue;
-            }
+        for (i, r) in written_with(&agent.rules, is_own, Effect::Deny) {
             if !matches!(reach[a].get(i), Some(Some(Reach::Decides(_)))) {
                 continue;
             }

@@ -224,6 +224,15 @@ pub fn find_check(id: &str) -> Option<&'static Check> {
     CHECKS.iter().find(|c| c.id == id)
 }
 
+/// The finding kind `check` reports a load warning as ([`warning_findings`]: a mode file
+/// skipped is a `broken-frontmatter`), or `None` when only stderr says it.
+pub fn warning_kind(code: &str) -> Option<&'static Check> {
+    find_check(match code {
+        "skipped-mode" => "broken-frontmatter",
+        c => c,
+    })
+}
+
 /// Which user rules a pass judges (see [`run`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -253,6 +262,19 @@ pub fn is_shared(layer: Layer) -> bool {
             | Layer::EnvPermission
             | Layer::LegacyTools
     )
+}
+
+/// The user's rules (built-in ones have no place) of a layer `layer` accepts whose action
+/// takes effect as `effect`, with their indexes in `rules`.
+pub fn written_with(
+    rules: &[crate::model::Rule],
+    layer: fn(Layer) -> bool,
+    effect: crate::model::Effect,
+) -> impl Iterator<Item = (usize, &crate::model::Rule)> {
+    rules
+        .iter()
+        .enumerate()
+        .filter(move |(_, r)| r.loc.is_some() && layer(r.layer) && r.action.effective() == effect)
 }
 
 /// Is the layer one an agent wrote for itself?

@@ -29,7 +29,7 @@
 //! {"edit": "deny"}}}}`, or write the allow for the agents that should edit
 //! (`agent.build.permission`).
 
-use super::{Check, Ctx, Finding, Level, Witness, describe};
+use super::{Check, Ctx, Finding, Level, Witness, describe, written_with};
 use crate::agents::evaluate;
 use crate::glob::analysis::Input;
 use crate::glob::wildcard::Wildcard;
@@ -93,13 +93,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .filter(|r| r.loc.is_none())
             .cloned()
             .collect();
-        for (i, r) in agent.rules.iter().enumerate() {
-            if r.loc.is_none() {
-                continue;
-            }
-            if !shared(r.layer) || r.action.effective() != Effect::Allow {
-                continue;
-            }
+        for (i, r) in written_with(&agent.rules, shared, Effect::Allow) {
             if !Wildcard::compile(&r.permission).is_match("edit", platform) {
                 continue;
             }

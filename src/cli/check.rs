@@ -128,7 +128,7 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         root: (!setup.absolute).then_some(setup.root.as_path()),
         tilde: matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !setup.absolute,
     };
-    let loader = ctx.loader(host_box.as_ref(), ctx.profile()?, names);
+    let loader = ctx.loader(host_box.as_ref(), names)?;
     let mut project = ctx.load(&loader, &mut |f| {
         refused_machine(args.format, &f.sources, &f.error, out)
     })?;
@@ -166,10 +166,14 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
         if !matches!(args.format, CheckFormat::Human | CheckFormat::Concise) {
             eprintln!("{}", fixed_line(&outcome, true));
         }
+        // The fixed files as written, read back (what loading says, said again).
         if !outcome.files.is_empty() {
-            project = ctx.load(&loader, &mut |f| {
-                refused_machine(args.format, &f.sources, &f.error, out)
+            project = loader.load().map_err(|f| {
+                eprint!("{}", report::error::render(&f, ctx.err_style));
+                refused_machine(args.format, &f.sources, &f.error, out);
+                EXIT_REFUSED
             })?;
+            eprint!("{}", report::error::load_notes(&project));
         }
         fixed = Some(outcome);
     }

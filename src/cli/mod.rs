@@ -299,18 +299,17 @@ impl Context {
     /// them (see [`Names`]).
     /// `project_only`: only the project's own files, as `check --project-only` reads them.
     fn project(&self, format: Format, project_only: bool) -> Result<Project, i32> {
-        let profile = self.profile()?;
         let paths = crate::discover::Paths::from_host(&RealHost, &self.cwd);
         let names = Names {
             root: Some(paths.project_root()),
             tilde: format == Format::Human,
         };
         let host = self.host(project_only);
-        let project = self.load(&self.loader(host.as_ref(), profile, names), &mut |_| {})?;
+        let project = self.load(&self.loader(host.as_ref(), names)?, &mut |_| {})?;
         // Commands that run no checks still say what a check would report about the
         // files they read, at the level `check` and `permaudit rule` give it.
         for w in &project.loaded.warnings {
-            if let Some(check) = warning_kind(w.code) {
+            if let Some(check) = crate::checks::warning_kind(w.code) {
                 let level = if w.lost_protection {
                     crate::checks::Level::Error
                 } else {
@@ -324,20 +323,21 @@ impl Context {
     }
 
     /// How this command loads the project through `host`: from the start directory, on
-    /// the platform and release audited, its files named as `names` says.
-    fn loader<'a>(&'a self, host: &'a dyn Host, profile: Profile, names: Names<'a>) -> Loader<'a> {
-        Loader {
+    /// the platform and release audited (its profile's note, if any, on stderr), its files
+    /// named as `names` says.
+    fn loader<'a>(&'a self, host: &'a dyn Host, names: Names<'a>) -> Result<Loader<'a>, i32> {
+        Ok(Loader {
             host,
             cwd: &self.cwd,
             platform: self.platform,
-            profile,
+            profile: self.profile()?,
             names,
-        }
+        })
     }
 
     /// Load the project as `loader` says. A refused config is rendered on stderr, then
     /// handed to `refused`; discovery notes and the warnings no finding kind reports go to
-    /// stderr too.
+    /// stderr too ([`report::error::load_notes`]).
     fn load(
         &self,
         loader: &Loader<'_>,
@@ -348,30 +348,9 @@ impl Context {
             refused(&f);
             EXIT_REFUSED
         })?;
-        for note in &project.loaded.discovery.notes {
-            eprintln!("note: {}", crate::report::clean(note));
-        }
-        // A warning `check` reports as a finding is said once, there (or by `project`).
-        for w in project
-            .loaded
-            .warnings
-            .iter()
-            .filter(|w| warning_kind(w.code).is_none())
-        {
-            let pos = project.loaded.sources.position(w.loc);
-            eprintln!("{pos}: warning[{}]: {}", w.code, w.message);
-        }
+        eprint!("{}", report::error::load_notes(&project));
         Ok(project)
     }
-}
-
-/// The finding kind `check` reports a load warning as (`checks::warning_findings`: a
-/// mode file skipped is a `broken-frontmatter`), or `None` when only stderr says it.
-fn warning_kind(code: &str) -> Option<&'static crate::checks::Check> {
-    crate::checks::find_check(match code {
-        "skipped-mode" => "broken-frontmatter",
-        c => c,
-    })
 }
 
 /// The agents `--agent` names (all without it), or the exit code of an unknown name.

@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         root: Some(setup.root.as_path()),
         tilde: true,
     };
-    let loader = ctx.loader(host_box.as_ref(), ctx.profile()?, names);
+    let loader = ctx.loader(host_box.as_ref(), names)?;
     let mut project = ctx.load(&loader, &mut |_| {})?;
     let findings = findings(&mut project, &setup)?;
     let reload = |files: &std::collections::BTreeMap<PathBuf, String>| loader.reload(files);

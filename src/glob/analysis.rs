@@ -467,11 +467,7 @@ impl Analysis {
                 Outcome::Inconclusive => inconclusive = true,
             }
         }
-        if inconclusive {
-            Outcome::Inconclusive
-        } else {
-            Outcome::Empty
-        }
+        Outcome::none_found(inconclusive)
     }
 
     /// An input that rule `i` matches but a later rule decides, with that rule; or
@@ -496,15 +492,24 @@ impl Analysis {
         let (Some(&ro), Some(&ri)) = (self.rules.get(outer), self.rules.get(inner)) else {
             return Outcome::Inconclusive;
         };
-        let key = self.pair_key(ro, ri);
-        if let Some(known) = self.pairs.contained.borrow().get(&key) {
+        self.memoized(&self.pairs.contained, (ro, ri), || {
+            self.contains_shapes(ro, ri)
+        })
+    }
+
+    /// The answer `memo` keeps for the pair of shapes `(a, b)`: `compute`'s, the first time.
+    fn memoized(
+        &self,
+        memo: &std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
+        (a, b): (Shape, Shape),
+        compute: impl FnOnce() -> Outcome<Input>,
+    ) -> Outcome<Input> {
+        let key = self.pair_key(a, b);
+        if let Some(known) = memo.borrow().get(&key) {
             return known.clone();
         }
-        let answer = self.contains_shapes(ro, ri);
-        self.pairs
-            .contained
-            .borrow_mut()
-            .insert(key, answer.clone());
+        let answer = compute();
+        memo.borrow_mut().insert(key, answer.clone());
         answer
     }
 
@@ -597,13 +602,9 @@ impl Analysis {
         let (Some(&ra), Some(&rb)) = (self.rules.get(a), self.rules.get(b)) else {
             return Outcome::Empty;
         };
-        let key = self.pair_key(ra, rb);
-        if let Some(known) = self.pairs.met.borrow().get(&key) {
-            return known.clone();
-        }
-        let answer = self.intersect(a, b, &mut Budget::new(self.budget));
-        self.pairs.met.borrow_mut().insert(key, answer.clone());
-        answer
+        self.memoized(&self.pairs.met, (ra, rb), || {
+            self.intersect(a, b, &mut Budget::new(self.budget))
+        })
     }
 
     /// A product of languages meets another iff both coordinates meet.
@@ -791,11 +792,7 @@ pub fn first_override(
             Outcome::Inconclusive => inconclusive = true,
         }
     }
-    if inconclusive {
-        Outcome::Inconclusive
-    } else {
-        Outcome::Empty
-    }
+    Outcome::none_found(inconclusive)
 }
 
 #[cfg(test)]
@@ -839,25 +836,39 @@ mod tests {
         Some((p.to_string(), s.to_string()))
     }
 
-    #[test]
-    fn later_catch_all_kills_earlier_rules() {
-        // edit * ask, edit tests/** deny, edit ** allow
-        let a = analysis(&[("edit", "*"), ("edit", "tests/**"), ("edit", "**")]);
-        assert_eq!(decided(&a, 0), None);
-        assert_eq!(decided(&a, 1), None);
-        assert_eq!(decided(&a, 2), some("edit", ""));
-        assert_eq!(overridden(&a, 1), Some((some("edit", "tests/"), 2)));
-        assert_eq!(a.overridden(2), Outcome::Empty);
-    }
+    /// (rules, what each rule decides, a rule's overriding witness and its decider); the
+    /// last rule is overridden by nothing.
+    type Overriding<'a> = (
+        &'a [(&'a str, &'a str)],
+        &'a [Option<(&'a str, &'a str)>],
+        (usize, (&'a str, &'a str), usize),
+    );
 
     #[test]
-    fn specific_rule_after_general_both_decide() {
-        // bash * deny, bash git * allow
-        let a = analysis(&[("bash", "*"), ("bash", "git *")]);
-        assert_eq!(decided(&a, 0), some("bash", ""));
-        assert_eq!(decided(&a, 1), some("bash", "git"));
-        assert_eq!(overridden(&a, 0), Some((some("bash", "git"), 1)));
-        assert_eq!(a.overridden(1), Outcome::Empty);
+    fn later_catch_all_kills_earlier_rules_specific_after_general_both_decide() {
+        let cases: [Overriding<'_>; 2] = [
+            // edit * ask, edit tests/** deny, edit ** allow: the catch-all kills the others.
+            (
+                &[("edit", "*"), ("edit", "tests/**"), ("edit", "**")],
+                &[None, None, Some(("edit", ""))],
+                (1, ("edit", "tests/"), 2),
+            ),
+            // bash * deny, bash git * allow: the specific rule after the general, both decide.
+            (
+                &[("bash", "*"), ("bash", "git *")],
+                &[Some(("bash", "")), Some(("bash", "git"))],
+                (0, ("bash", "git"), 1),
+            ),
+        ];
+        for (rules, decides, (i, (p, s), by)) in cases {
+            let a = analysis(rules);
+            for (k, want) in decides.iter().enumerate() {
+                let want = want.and_then(|(p, s)| some(p, s));
+                assert_eq!(decided(&a, k), want, "{rules:?}: rule {k}");
+            }
+            assert_eq!(overridden(&a, i), Some((some(p, s), by)), "{rules:?}");
+            assert_eq!(a.overridden(rules.len() - 1), Outcome::Empty, "{rules:?}");
+        }
     }
 
     #[test]

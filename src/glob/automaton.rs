@@ -128,6 +128,16 @@ pub enum Outcome<W> {
 }
 
 impl<W> Outcome<W> {
+    /// The end of a search that found no witness: empty, unless one of its steps was
+    /// inconclusive (then nothing is claimed).
+    pub fn none_found(inconclusive: bool) -> Outcome<W> {
+        if inconclusive {
+            Outcome::Inconclusive
+        } else {
+            Outcome::Empty
+        }
+    }
+
     pub fn witness(&self) -> Option<&W> {
         match self {
             Outcome::Witness(w) => Some(w),

@@ -91,6 +91,25 @@ pub fn render(f: &Failure, style: Style) -> String {
 }
 
 /// Where a refusal is and what it says, in one line (the editor's diagnostic).
+/// What loading said besides the project: discovery notes, and the warnings no finding
+/// kind reports (a warning `check` reports as a finding is said once, there), a line each.
+pub fn load_notes(project: &crate::project::Project) -> String {
+    let mut s = String::new();
+    for note in &project.loaded.discovery.notes {
+        s.push_str(&format!("note: {}\n", super::clean(note)));
+    }
+    for w in project
+        .loaded
+        .warnings
+        .iter()
+        .filter(|w| crate::checks::warning_kind(w.code).is_none())
+    {
+        let pos = project.loaded.sources.position(w.loc);
+        s.push_str(&format!("{pos}: warning[{}]: {}\n", w.code, w.message));
+    }
+    s
+}
+
 pub fn headline(sources: &SourceMap, e: &LoadError) -> (Option<crate::source::Loc>, String) {
     let (loc, headline, _) = parts(sources, e);
     (loc, headline)

@@ -405,41 +405,39 @@ mod tests {
             .collect()
     }
 
+    /// Each kind of project file: (path, text, the commands found with their lines).
     #[test]
-    fn package_json() {
-        let t = "{\n \"name\": \"x\",\n \"scripts\": {\n  \"build\": \"tsc && vite build\",\n  \"n\": 1\n }\n}";
-        assert_eq!(texts("package.json", t), [(4, "tsc && vite build".into())]);
-    }
-
-    #[test]
-    fn makefile() {
-        let t = "CC := gcc\nall: x\n\t@echo hi \\\n\t  there\n\n\t-rm -f $$HOME/y\nx = 1\n\tnot a recipe\n";
-        assert_eq!(
-            texts("Makefile", t),
-            [(3, "echo hi   there".into()), (6, "rm -f $HOME/y".into())]
-        );
-    }
-
-    #[test]
-    fn justfile() {
-        let t = "set shell := [\"bash\", \"-c\"]\nbuild target:\n    @cargo build {{target}}\n    # c\n    -rm x\nsh:\n    #!/bin/bash\n    echo no\n";
-        assert_eq!(
-            texts("justfile", t),
-            [(3, "cargo build {{target}}".into()), (5, "rm x".into())]
-        );
-    }
-
-    #[test]
-    fn workflow() {
-        let t = "jobs:\n  t:\n    steps:\n      - run: npm ci # deps\n      - name: x\n        run: |\n          echo a && echo b\n          # note\n          cargo test \\\n            --release\n      - run: \"echo \\\"q\\\"\"\n";
-        assert_eq!(
-            texts(".github/workflows/ci.yml", t),
-            [
-                (4, "npm ci".into()),
-                (7, "echo a && echo b".into()),
-                (9, "cargo test \\\n  --release".into()),
-                (11, "echo \"q\"".into()),
-            ]
-        );
+    fn commands_of_each_kind_of_file() {
+        let cases: [(&str, &str, &[(usize, &str)]); 4] = [
+            (
+                "package.json",
+                "{\n \"name\": \"x\",\n \"scripts\": {\n  \"build\": \"tsc && vite build\",\n  \"n\": 1\n }\n}",
+                &[(4, "tsc && vite build")],
+            ),
+            (
+                "Makefile",
+                "CC := gcc\nall: x\n\t@echo hi \\\n\t  there\n\n\t-rm -f $$HOME/y\nx = 1\n\tnot a recipe\n",
+                &[(3, "echo hi   there"), (6, "rm -f $HOME/y")],
+            ),
+            (
+                "justfile",
+                "set shell := [\"bash\", \"-c\"]\nbuild target:\n    @cargo build {{target}}\n    # c\n    -rm x\nsh:\n    #!/bin/bash\n    echo no\n",
+                &[(3, "cargo build {{target}}"), (5, "rm x")],
+            ),
+            (
+                ".github/workflows/ci.yml",
+                "jobs:\n  t:\n    steps:\n      - run: npm ci # deps\n      - name: x\n        run: |\n          echo a && echo b\n          # note\n          cargo test \\\n            --release\n      - run: \"echo \\\"q\\\"\"\n",
+                &[
+                    (4, "npm ci"),
+                    (7, "echo a && echo b"),
+                    (9, "cargo test \\\n  --release"),
+                    (11, "echo \"q\""),
+                ],
+            ),
+        ];
+        for (path, text, want) in cases {
+            let want: Vec<(usize, String)> = want.iter().map(|&(l, t)| (l, t.into())).collect();
+            assert_eq!(texts(path, text), want, "{path}");
+        }
     }
 }

@@ -124,6 +124,18 @@ impl Relax<'_> {
         // The line indentation of a flow collection that is a mapping value.
         let mut flow_value: Option<usize> = None;
         let mut key_at_line_start = true;
+        // A quoted scalar or a flow collection closed by `$c`, `i` already past it: the
+        // next token starts fresh.
+        macro_rules! closed {
+            ($c:expr) => {{
+                prev = Some($c);
+                spaced = false;
+                prop = false;
+                closer = true;
+                token_first = None;
+                continue;
+            }};
+        }
         while i < len {
             if at_line_start {
                 at_line_start = false;
@@ -215,12 +227,7 @@ impl Relax<'_> {
                     if depth == 0 && prev == Some(b':') && key_at_line_start {
                         self.trailing(i, indent);
                     }
-                    prev = Some(c);
-                    spaced = false;
-                    prop = false;
-                    closer = true;
-                    token_first = None;
-                    continue;
+                    closed!(c);
                 }
                 b'[' | b'{' if depth > 0 || node_start => {
                     if depth == 0 {
@@ -245,12 +252,7 @@ impl Relax<'_> {
                             self.trailing(i, ind);
                         }
                     }
-                    prev = Some(c);
-                    spaced = false;
-                    prop = false;
-                    closer = true;
-                    token_first = None;
-                    continue;
+                    closed!(c);
                 }
                 b',' if depth > 0 && matches!(prev, Some(b'[' | b'{' | b',')) => {
                     self.insert(i, "~");

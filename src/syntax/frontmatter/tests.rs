@@ -547,43 +547,37 @@ fn sanitize_is_opencodes() {
 #[test]
 fn gray_matter_cache_is_process_wide() {
     let t = "---\ndescription: foo: bar\npermission:\n  bash: deny\n---\nbody";
-    let mut cache = MatterCache::default();
-    assert!(matches!(
-        parse_cached(t, SRC, &mut cache),
-        Frontmatter::Data(_)
-    ));
-    // The second file with the same text hits the entry of the failed first attempt.
-    let e = match parse_cached(t, SRC, &mut cache) {
-        Frontmatter::BrokenKept(e) => e,
-        other => panic!("{other:?}"),
-    };
-    assert!(e.message.contains("cache"), "{}", e.message);
-    // The same with a BOM in front (the cache key has the BOM removed).
     let bom = format!("\u{feff}{t}");
-    assert!(matches!(
-        parse_cached(&bom, SRC, &mut cache),
-        Frontmatter::BrokenKept(_)
-    ));
-    // A dropped text comes back as kept.
     let b = "---\ndescription: foo: bar\npermission: [\n---\nbody";
-    assert!(matches!(
-        parse_cached(b, SRC, &mut cache),
-        Frontmatter::BrokenDropped(_)
-    ));
-    assert!(matches!(
-        parse_cached(b, SRC, &mut cache),
-        Frontmatter::BrokenKept(_)
-    ));
-    // Texts that parse are not affected.
     let ok = "---\na: 1\n---\n";
-    assert!(matches!(
-        parse_cached(ok, SRC, &mut cache),
-        Frontmatter::Data(_)
-    ));
-    assert!(matches!(
-        parse_cached(ok, SRC, &mut cache),
-        Frontmatter::Data(_)
-    ));
+    let kind = |f: &Frontmatter| match f {
+        Frontmatter::Absent => "absent",
+        Frontmatter::Data(_) => "data",
+        Frontmatter::BrokenKept(_) => "kept",
+        Frontmatter::BrokenDropped(_) => "dropped",
+        Frontmatter::Executable(_) => "executable",
+        Frontmatter::OverLimit(_) => "over limit",
+    };
+    let mut cache = MatterCache::default();
+    // In order, each text parsed with the cache as the texts before it left it.
+    let steps: [(&str, &str, &str); 7] = [
+        (t, "data", "a text that needs sanitizing"),
+        // The second file with the same text hits the entry of the failed first attempt.
+        (t, "kept", "the same text again"),
+        // The cache key has the BOM removed.
+        (&bom, "kept", "the same text with a BOM in front"),
+        (b, "dropped", "a text sanitizing cannot save"),
+        (b, "kept", "a dropped text comes back as kept"),
+        (ok, "data", "a text that parses"),
+        (ok, "data", "texts that parse are not affected"),
+    ];
+    for (text, want, what) in steps {
+        let got = parse_cached(text, SRC, &mut cache);
+        assert_eq!(kind(&got), want, "{what}: {got:?}");
+        if let (Frontmatter::BrokenKept(e), true) = (&got, text == t) {
+            assert!(e.message.contains("cache"), "{}", e.message);
+        }
+    }
 }
 
 // --- js-yaml's other rules and leniencies ---------------------------------------------
