@@ -148,13 +148,18 @@ fn fixtures_fix_as_snapshotted() {
     });
 }
 
+/// A redundant rule (a safe fix) and a deny an allow after it overrides (a narrowing one).
+fn two_fixable() -> Tree {
+    Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
+    )
+}
+
 /// `check` marks the findings it can fix and counts them.
 #[test]
 fn human_output_marks_fixable_findings() {
-    let t = Tree::new().file(
-        "project/opencode.json",
-        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
-    );
+    let t = two_fixable();
     let run = t.run(&["check"]);
     assert!(
         run.stdout
@@ -183,10 +188,7 @@ fn human_output_marks_fixable_findings() {
 /// repaired) and the files it wrote, and counts what `check` said was fixable.
 #[test]
 fn fix_json_lists_what_was_applied() {
-    let t = Tree::new().file(
-        "project/opencode.json",
-        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
-    );
+    let t = two_fixable();
     let before = t.run(&["check"]);
     assert!(
         before
@@ -232,10 +234,7 @@ fn fix_json_lists_what_was_applied() {
         assert!(check_support::findings_of(&v, id).is_empty(), "{id}: {v}");
     }
     // Safe fixes only: the narrowing one is counted as left for `--unsafe-fixes`.
-    let t = Tree::new().file(
-        "project/opencode.json",
-        r#"{"permission": {"bash": {"git status*": "allow", "git *": "allow", "rm -rf *": "deny", "rm *": "allow"}}}"#,
-    );
+    let t = two_fixable();
     let v = t.run(&["check", "--fix", "--format", "json"]).json();
     assert_eq!(v["fixed"]["applied"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(v["fixed"]["unsafe_available"], 1, "{v}");
