@@ -227,6 +227,17 @@ fn a_fix_is_not_offered_where_a_pattern_comes_from_the_environment() {
         .var("RISKY", "git push*");
     let run = t.run(&["check", "--diff", "--unsafe-fixes"]);
     assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    // The same with the pattern read from a file beside the config.
+    let t = Tree::new()
+        .file(
+            "project/opencode.json",
+            &config.replace("{env:RISKY}", "{file:risky.txt}"),
+        )
+        .file("project/risky.txt", "git push*");
+    let shown = t.run(&["rules", "--format", "json"]);
+    assert!(shown.stdout.contains("\"git push*\""), "{}", shown.stdout);
+    let run = t.run(&["check", "--diff", "--unsafe-fixes"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
     // Written literally, the same rule is redundant and removed.
     let t = Tree::new().file(
         "project/opencode.json",
