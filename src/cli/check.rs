@@ -164,7 +164,7 @@ pub fn run(ctx: &Context, args: &CheckArgs, out: &mut dyn Write) -> Result<i32, 
             return Err(EXIT_REFUSED);
         }
         if !matches!(args.format, CheckFormat::Human | CheckFormat::Concise) {
-            eprintln!("{}", fixed_line(&outcome, true));
+            eprintln!("{}", fixed_line(&outcome, true, true));
         }
         // The fixed files as written, read back (what loading says, said again).
         if !outcome.files.is_empty() {
@@ -257,7 +257,7 @@ fn print_diff(outcome: &crate::fix::Outcome, root: &std::path::Path, out: &mut d
     }
     // Exactly the bytes of the files (as `git diff` prints them): a patch that applies.
     let _ = out.write_all(text.as_bytes());
-    eprintln!("{}", fixed_line(outcome, false));
+    eprintln!("{}", fixed_line(outcome, false, true));
     if outcome.files.is_empty() {
         EXIT_OK
     } else {
@@ -274,8 +274,10 @@ fn unfinished_line(outcome: &crate::fix::Outcome, diff: bool) -> String {
     )
 }
 
-/// "fixed 3 findings in 1 file" / "--fix would fix …", and what `--unsafe-fixes` would add.
-fn fixed_line(outcome: &crate::fix::Outcome, written: bool) -> String {
+/// "fixed 3 findings in 1 file" / "--fix would fix …"; with `unsafe_count`, also the
+/// narrowing fixes `--unsafe-fixes` would add (human output gives that count on the
+/// fixable line above it instead).
+fn fixed_line(outcome: &crate::fix::Outcome, written: bool, unsafe_count: bool) -> String {
     let n: usize = outcome.applied.iter().map(|a| a.findings).sum();
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -290,7 +292,7 @@ fn fixed_line(outcome: &crate::fix::Outcome, written: bool) -> String {
         (_, true) => format!("fixed {what}"),
         (_, false) => format!("--fix would fix {what}"),
     };
-    if outcome.unsafe_available > 0 {
+    if unsafe_count && outcome.unsafe_available > 0 {
         line.push_str(&format!(
             "; {} with --unsafe-fixes",
             plural(outcome.unsafe_available, "narrowing fix", "narrowing fixes")
@@ -524,14 +526,8 @@ fn check_text(
         out.push('\n');
     }
     if let Some(fixed) = fixed {
-        let mut done = fixed_line(fixed, true);
         // The line above already counts what `--unsafe-fixes` would add: said once.
-        if narrowing > 0
-            && let Some(cut) = done.find("; ")
-        {
-            done.truncate(cut);
-        }
-        out.push_str(&done);
+        out.push_str(&fixed_line(fixed, true, narrowing == 0));
         out.push('\n');
     }
     let (e, w, i) = report::check::summary(findings);
