@@ -19,41 +19,28 @@ use permaudit::model::{Action, Rule};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn dirs(root: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    out.retain(|p| p.join("project").is_dir());
-    out.sort();
-    out
-}
-
 fn fixtures() -> Vec<PathBuf> {
-    dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fix"))
+    check_support::entries_of("fixtures/fix")
 }
 
 fn real() -> Vec<PathBuf> {
-    dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real"))
+    check_support::real_entries()
 }
 
 /// The shared judged corpus (`tests/corpus/`, vendored by `scripts/vendor-corpus.py`): the
 /// cases OpenCode accepts, each with the directory OpenCode starts in (`meta.json`'s `cwd`).
 fn corpus() -> Vec<(PathBuf, String)> {
-    dirs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus"))
+    check_support::entries_of("tests/corpus")
         .into_iter()
-        .filter_map(|d| {
-            let oracle: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(d.join("oracle.json")).ok()?).ok()?;
-            if oracle.get("ok") == Some(&serde_json::Value::Bool(false)) {
-                return None;
-            }
-            let meta: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(d.join("meta.json")).ok()?).ok()?;
-            let start = match meta["cwd"].as_str() {
-                Some(cwd) => format!("project/{cwd}"),
-                None => "project".to_string(),
-            };
-            Some((d, start))
+        .filter(|d| {
+            let oracle: Option<serde_json::Value> = std::fs::read_to_string(d.join("oracle.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+            oracle.is_some_and(|o| o.get("ok") != Some(&serde_json::Value::Bool(false)))
+        })
+        .map(|d| {
+            let start = check_support::start_of(&d);
+            (d, start)
         })
         .collect()
 }

@@ -18,24 +18,15 @@ use std::path::{Path, PathBuf};
 
 /// Entries with a stored answer, and the directory below the case where OpenCode starts.
 fn entries() -> Vec<(PathBuf, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for set in ["tests/real", "tests/corpus"] {
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join(set))
-            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        dirs.retain(|d| d.join("project").is_dir() && d.join("oracle.json").is_file());
-        dirs.sort();
-        for d in dirs {
-            let cwd = std::fs::read_to_string(d.join("meta.json"))
-                .ok()
-                .and_then(|m| serde_json::from_str::<Value>(&m).ok())
-                .and_then(|m| m["cwd"].as_str().map(|c| format!("project/{c}")))
-                .unwrap_or_else(|| "project".to_string());
-            out.push((d, cwd));
-        }
-    }
-    out
+    ["tests/real", "tests/corpus"]
+        .into_iter()
+        .flat_map(check_support::entries_of)
+        .filter(|d| d.join("oracle.json").is_file())
+        .map(|d| {
+            let start = check_support::start_of(&d);
+            (d, start)
+        })
+        .collect()
 }
 
 fn comparable(rules: &[Value]) -> Vec<Value> {

@@ -21,13 +21,29 @@ pub fn findings_of(v: &serde_json::Value, id: &str) -> Vec<serde_json::Value> {
 /// The entries of `tests/real/` (public repositories' configs), sorted: every directory
 /// holding a `project/`.
 pub fn real_entries() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real");
+    entries_of("tests/real")
+}
+
+/// The entries of a set of trees below the crate (`tests/real`, `tests/corpus`,
+/// `fixtures/fix`), sorted: every directory holding a `project/`.
+pub fn entries_of(set: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(set);
     let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     out.retain(|p| p.join("project").is_dir());
     out.sort();
     out
+}
+
+/// Where OpenCode starts in an entry, relative to the tree's root: `project/`, or the
+/// directory below it its `meta.json` names (`cwd`, the shared corpus's field).
+pub fn start_of(entry: &Path) -> String {
+    std::fs::read_to_string(entry.join("meta.json"))
+        .ok()
+        .and_then(|m| serde_json::from_str::<serde_json::Value>(&m).ok())
+        .and_then(|m| m["cwd"].as_str().map(|c| format!("project/{c}")))
+        .unwrap_or_else(|| "project".to_string())
 }
 
 /// A temporary tree: `project/` (a git worktree, where OpenCode would start), `home/`
