@@ -104,6 +104,19 @@ pub struct Audit {
     /// Plugins that may add tools of any name: a `plugin` list in some config, or
     /// `{plugin,plugins}/*.{js,ts}` in a config directory.
     pub plugins: bool,
+    /// Every frontmatter `permissions:` block (ignored by OpenCode), in load order.
+    pub ignored_blocks: Vec<IgnoredBlock>,
+}
+
+/// A markdown agent's `permissions:` block, which OpenCode ignores, and what it meant: the
+/// permission entries it would give written as `permission:`, or, when its values are
+/// switches, written as `tools:`. `None` when neither takes it.
+#[derive(Debug, Clone)]
+pub struct IgnoredBlock {
+    /// The key as written (the place of its `ignored-key` warning).
+    pub loc: Loc,
+    pub agent: String,
+    pub meant: Option<config::PermissionMap>,
 }
 
 /// A key OpenCode reads past without a word.
@@ -482,15 +495,24 @@ impl Loader<'_> {
                 }
                 if let Some(p) = data.value.as_object().and_then(|o| o.get("permissions")) {
                     // What to write instead: the rename only where OpenCode would take it.
-                    let fix = if config::decode_permission(p, "permission", Layer::MarkdownAgent)
-                        .is_ok()
-                    {
+                    let as_permission =
+                        config::decode_permission(p, "permission", Layer::MarkdownAgent).ok();
+                    let as_tools = config::decode_tools(p, "tools").ok();
+                    let fix = if as_permission.is_some() {
                         "write `permission:`"
-                    } else if config::decode_tools(p, "tools").is_ok() {
+                    } else if as_tools.is_some() {
                         "its values are switches (`true`/`false`), which `permission:` refuses: write them under `tools:`, or as `permission:` entries with allow, ask or deny"
                     } else {
                         "renamed to `permission:` it would be refused, since OpenCode takes `TOOL: allow|ask|deny` or `TOOL: {PATTERN: ACTION}` there: rewrite it in that shape"
                     };
+                    self.audit.ignored_blocks.push(IgnoredBlock {
+                        loc: p.key.unwrap_or(p.loc),
+                        agent: name.clone(),
+                        meant: as_permission.or_else(|| {
+                            as_tools
+                                .map(|t| config::tools_to_permission(&t, Layer::AgentLegacyTools))
+                        }),
+                    });
                     self.warnings.push(Warning {
                         loc: p.key.unwrap_or(p.loc),
                         code: "ignored-key",

@@ -231,3 +231,90 @@ fn always_overrides_deny_witnesses_hold_with_the_stored_allow_appended() {
     );
     assert!(of(&run(&clean), "always-overrides-deny", "build").is_empty());
 }
+
+/// A project of markdown agents (`.opencode/agent/NAME.md`, frontmatter only).
+fn agents_project(agents: &[(&str, &str)]) -> Project {
+    let mut host = MemHost::new()
+        .var("HOME", "/h")
+        .dir("/w/p/.git")
+        .file("/w/p/opencode.json", "{}");
+    for (name, front) in agents {
+        host = host.file(
+            &format!("/w/p/.opencode/agent/{name}.md"),
+            &format!("---\ndescription: d\n{front}---\nbody\n"),
+        );
+    }
+    Project::load(&host, Path::new("/w/p"), Platform::Unix)
+        .unwrap_or_else(|f| panic!("{:?}", f.error))
+}
+
+#[test]
+fn ignored_permissions_block_is_a_note_only_when_the_agent_already_enforces_it() {
+    let agents = [
+        // tools: already deny all of it (`write` is the write tool, checked as `edit`).
+        (
+            "same",
+            "tools:\n  bash: false\n  write: false\npermissions:\n  bash: deny\n  write: deny\n",
+        ),
+        // A pattern inside a stricter catch-all of the agent's own permission.
+        (
+            "inside",
+            "permission:\n  bash: deny\npermissions:\n  bash:\n    \"rm *\": ask\n",
+        ),
+        // edit is not denied by anything else: its deny is lost.
+        (
+            "part",
+            "tools:\n  bash: false\npermissions:\n  bash: deny\n  edit: deny\n",
+        ),
+        // tools switch bash on: the block's ask is lost.
+        (
+            "looser",
+            "tools:\n  bash: true\npermissions:\n  bash: ask\n",
+        ),
+        // A later allow meets the block's deny.
+        (
+            "carved",
+            "permission:\n  bash:\n    \"*\": deny\n    \"git *\": allow\npermissions:\n  bash:\n    \"git push *\": deny\n",
+        ),
+    ];
+    let p = agents_project(&agents);
+    let f = run(&p);
+    let level = |name: &str| {
+        let found: Vec<_> = f
+            .iter()
+            .filter(|x| x.id == "ignored-key" && x.message.contains(&format!("agent `{name}`")))
+            .collect();
+        assert_eq!(found.len(), 1, "{name}: {found:?}");
+        (found[0].level, found[0].message.clone())
+    };
+    for name in ["same", "inside"] {
+        let (l, m) = level(name);
+        assert_eq!(l, permaudit::checks::Level::Info, "{name}: {m}");
+        assert!(m.contains("no protection is lost"), "{m}");
+    }
+    for name in ["part", "looser", "carved"] {
+        let (l, m) = level(name);
+        assert_eq!(l, permaudit::checks::Level::Error, "{name}: {m}");
+        assert!(!m.contains("no protection is lost"), "{m}");
+    }
+    // The claim, tried: with the deny-only blocks renamed to `permission:` (OpenCode then
+    // applies them), no decision of those agents gets stricter or looser.
+    let renamed = agents_project(&[(
+        "same",
+        "tools:\n  bash: false\n  write: false\npermission:\n  bash: deny\n  edit: deny\n",
+    )]);
+    let before = p.agent("same").unwrap();
+    let after = renamed.agent("same").unwrap();
+    for (perm, input) in [
+        ("bash", "ls"),
+        ("bash", "rm -rf /"),
+        ("edit", "src/main.rs"),
+        ("edit", ".env"),
+        ("read", "README.md"),
+    ] {
+        let d = |a: &permaudit::agents::Agent| {
+            permaudit::agents::evaluate(&a.rules, perm, input, Platform::Unix).effect
+        };
+        assert_eq!(d(before), d(after), "{perm} {input}");
+    }
+}

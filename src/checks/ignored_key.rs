@@ -1,5 +1,6 @@
 //! `ignored-key` (warning; error when the ignored block denies, asks or switches a tool
-//! off; info for a frontmatter block of allows alone, which loses no protection)
+//! off; info for a frontmatter block of allows alone, or one whose every deny and ask the
+//! agent already enforces: either loses no protection)
 //!
 //! ## What it finds
 //! A permission block OpenCode loads without complaint and then ignores: `permissions:` (the
@@ -23,10 +24,31 @@
 //! ```
 //! `permaudit rules --agent NAME` shows no `bash deny` rule: the agent runs every command.
 //!
+//! When the agent's own `tools:` or `permission:` already deny (or ask) every input the
+//! block denies or asks, as in
+//! ```markdown
+//! ---
+//! tools:
+//!   bash: false
+//! permissions:
+//!   bash: deny
+//! ---
+//! ```
+//! nothing is lost: the finding is a note asking to remove the block. The proof is exact:
+//! a rule of the agent contains all of the block rule's inputs with an answer as strict,
+//! and no later rule that answers more loosely meets them. `write:` in the block means the
+//! write tool, which OpenCode checks as `edit`.
+//!
 //! ## How to fix
 //! Rename the key to `permission:` and check the result with `permaudit rules --agent NAME`.
 
+use super::overlap::openness;
 use super::{Check, Ctx, Finding, Level, warning_findings};
+use crate::agents::{Agent, from_config};
+use crate::glob::analysis::{Analysis, RuleShape};
+use crate::glob::automaton::Outcome;
+use crate::model::config::tool_permission_name;
+use crate::model::{Effect, Rule};
 
 pub const CHECK: Check = Check {
     id: "ignored-key",
@@ -38,12 +60,14 @@ pub const CHECK: Check = Check {
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut found = Vec::new();
     warning_findings(ctx, &CHECK, &["ignored-key"], &mut found);
-    let sources = &ctx.project.loaded.sources;
+    let loaded = &ctx.project.loaded;
+    let home = loaded.paths().home.display().to_string();
     for mut f in found {
         // A frontmatter `permissions:` block that holds only allows (an error when it
         // restricts anything) loses no protection: at most a question too many. A note.
         let frontmatter = f.loc.is_some_and(|l| {
-            sources
+            loaded
+                .sources
                 .get(l.source)
                 .path()
                 .is_some_and(|p| p.extension().is_some_and(|e| e == "md"))
@@ -51,6 +75,68 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if frontmatter && f.level == Level::Warning {
             f.level = Level::Info;
         }
+        // A block whose every deny and ask the agent already enforces (its `tools:` or
+        // `permission:` say the same) loses nothing either: a note to remove it.
+        let block = loaded
+            .audit
+            .ignored_blocks
+            .iter()
+            .find(|b| Some(b.loc) == f.loc);
+        if f.level == Level::Error
+            && let Some(b) = block
+            && let Some(meant) = &b.meant
+            && let Some(agent) = ctx.agents.iter().find(|a| a.name == b.agent)
+        {
+            // What it meant: `write: deny` there is the write tool, which OpenCode checks as
+            // `edit` (as its `tools:` translation says).
+            let mut rules = from_config(meant, &home);
+            for r in &mut rules {
+                r.permission = tool_permission_name(&r.permission).to_string();
+            }
+            if rules
+                .iter()
+                .all(|r| already_enforced(agent, r, ctx.project.platform))
+            {
+                let allows = rules.iter().any(|r| r.action.effective() == Effect::Allow);
+                f.level = Level::Info;
+                f.message.push_str(&format!(
+                    "; the agent already denies or asks every input it denies or asks (through its `tools:` or `permission:`), so no protection is lost: {}",
+                    if allows {
+                        "remove the block, or rename it if its rules, allows included, are what you want"
+                    } else {
+                        "remove the block"
+                    }
+                ));
+            }
+        }
         out.push(f);
     }
+}
+
+/// Does `agent` already decide every input `r` matches at least as strictly as `r` would
+/// (allows pass: they protect nothing)? Proven, or no: some earlier-or-equal rule of the
+/// agent contains all of `r`'s inputs with an answer as strict, and no later rule looser
+/// than `r` meets them. Where `r` would be written does not matter then: every input it
+/// matches is already answered as strictly wherever it stands.
+fn already_enforced(agent: &Agent, r: &Rule, platform: crate::glob::Platform) -> bool {
+    let e = r.action.effective();
+    if e == Effect::Allow {
+        return true;
+    }
+    let shapes: Vec<RuleShape> = agent
+        .rules
+        .iter()
+        .chain(std::iter::once(r))
+        .map(|x| RuleShape::new(x.permission.clone(), x.pattern.clone()))
+        .collect();
+    let n = agent.rules.len();
+    let analysis = Analysis::new(&shapes, platform);
+    let Some(k) = (0..n).rev().find(|&k| analysis.proved_within(k, n)) else {
+        return false;
+    };
+    openness(agent.rules[k].action.effective()) <= openness(e)
+        && (k + 1..n).all(|j| {
+            openness(agent.rules[j].action.effective()) <= openness(e)
+                || matches!(analysis.intersection(j, n), Outcome::Empty)
+        })
 }
