@@ -318,3 +318,33 @@ fn ignored_permissions_block_is_a_note_only_when_the_agent_already_enforces_it()
         assert_eq!(d(before), d(after), "{perm} {input}");
     }
 }
+
+#[test]
+fn a_bash_example_denied_first_by_external_directory_is_not_shown() {
+    // `rm -rf /*` deny is overridden by the later `*` allow; its inputs all name the root,
+    // whose `external_directory` ask is asked first. Denied in `build` alone (its own
+    // block), the example holds for the other agents only.
+    let cfg = r#"{"permission":{"bash":{"rm -rf /*":"deny","git push *":"deny","*":"allow"}},
+        "agent":{"build":{"permission":{"external_directory":"deny"}}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let found: Vec<_> = f
+        .iter()
+        .filter(|x| x.witnesses.iter().any(|w| w.input.starts_with("rm -rf /")))
+        .collect();
+    assert!(!found.is_empty(), "{f:#?}");
+    for x in &found {
+        assert!(!x.agents.iter().any(|a| a == "build"), "{x:#?}");
+        assert!(x.agents.iter().any(|a| a == "plan"), "{x:#?}");
+    }
+    // And where every agent denies it, nothing about that example is shown.
+    let all =
+        r#"{"permission":{"external_directory":"deny","bash":{"rm -rf /*":"deny","*":"allow"}}}"#;
+    let p = project(all, &[]);
+    let f = run(&p);
+    assert!(
+        !f.iter()
+            .any(|x| x.witnesses.iter().any(|w| w.input.starts_with("rm -rf /"))),
+        "{f:#?}"
+    );
+}

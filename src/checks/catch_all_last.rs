@@ -54,6 +54,8 @@ pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Fin
     if groups.is_empty() {
         return out;
     }
+    let mut calls = super::unasked::Calls::new(project);
+    let mut splitter = crate::shell::Splitter::new();
     // The same catch-all, when it is a `* deny` written last, also hides its tool, so the
     // allows before it are `unusable-allow` too: the same mistake, folded into the group
     // (named among the rules it overrides) rather than reported again at each allow.
@@ -106,12 +108,16 @@ pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Fin
             .unwrap_or(first.level);
         // Every agent of the group for which the example is decided as shown, by this
         // catch-all (the lead's agents are, by construction).
-        let shows = |name: &String| {
+        // (A bash example whose `external_directory` ask that agent denies first is never
+        // asked as `bash` there.)
+        let mut shows = |name: &String| {
             let (Some(a), Some(w)) = (project.agent(name), first.witnesses.first()) else {
                 return false;
             };
             let d = evaluate(&a.rules, &w.permission, &w.input, project.platform);
-            d.effect == w.action && d.rule.and_then(|k| a.rules.get(k)?.loc) == Some(*at)
+            d.effect == w.action
+                && d.rule.and_then(|k| a.rules.get(k)?.loc) == Some(*at)
+                && !calls.unasked(&mut splitter, a, w)
         };
         let mut agents: Vec<String> = first.agents.clone();
         for &n in members {

@@ -36,6 +36,7 @@ pub mod shadowed_ask;
 pub mod shadowed_deny;
 mod shared;
 pub mod stale_baseline;
+mod unasked;
 pub mod unchecked_permission;
 pub mod unknown_agent_key;
 pub mod unusable_allow;
@@ -444,6 +445,7 @@ fn run_places(
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &mut out);
+    unasked::drop_unasked(&ctx, &mut out);
     places(project, consolidate(project, out), once_per_place)
 }
 
