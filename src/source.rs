@@ -378,14 +378,23 @@ impl fmt::Display for Position {
 mod tests {
     use super::*;
 
+    fn file(text: &str) -> SourceFile {
+        SourceFile::new(Origin::EnvVar("X".into()), text.into())
+    }
+
+    /// The (line, column) of each byte offset of `text`.
+    fn line_cols(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+        let f = file(text);
+        offsets.iter().map(|&o| f.line_col(o)).collect()
+    }
+
     #[test]
     fn line_col_counts_characters() {
-        let f = SourceFile::new(Origin::EnvVar("X".into()), "ab\né{x\n".into());
-        assert_eq!(f.line_col(0), (1, 1));
-        assert_eq!(f.line_col(3), (2, 1));
-        // 'é' is two bytes; '{' is the second character of line 2.
-        assert_eq!(f.line_col(5), (2, 2));
-        assert_eq!(f.line_col(999), (3, 1));
+        // 'é' is two bytes; '{' (offset 5) is the second character of line 2.
+        assert_eq!(
+            line_cols("ab\né{x\n", &[0, 3, 5, 999]),
+            [(1, 1), (2, 1), (2, 2), (3, 1)]
+        );
     }
 
     #[test]
@@ -396,7 +405,7 @@ mod tests {
             "aé😀".repeat(5000),
             "b".repeat(9000)
         );
-        let f = SourceFile::new(Origin::EnvVar("X".into()), text.clone());
+        let f = file(&text);
         for offset in (0..=text.len()).step_by(97).chain([text.len(), 6000, 6001]) {
             let before = &text.as_bytes()[..offset];
             let line = before.iter().filter(|&&b| b == b'\n').count();
@@ -414,11 +423,11 @@ mod tests {
 
     #[test]
     fn a_leading_bom_is_not_a_column() {
-        let f = SourceFile::new(Origin::EnvVar("X".into()), "\u{feff}{x\n\u{feff}".into());
-        assert_eq!(f.line_col(0), (1, 1));
-        assert_eq!(f.line_col(3), (1, 1));
-        assert_eq!(f.line_col(4), (1, 2));
-        // Only at the start of the text.
-        assert_eq!(f.line_col(9), (2, 2));
+        // Only at the start of the text: line 2's is a character, so offset 9, after it, is
+        // column 2.
+        assert_eq!(
+            line_cols("\u{feff}{x\n\u{feff}", &[0, 3, 4, 9]),
+            [(1, 1), (1, 1), (1, 2), (2, 2)]
+        );
     }
 }

@@ -47,7 +47,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<i32, i32> {
     if args.delegation {
-        return delegation(project, args, style, out);
+        return delegation(project, args.agent.as_deref(), args.format, style, out);
     }
     let mut agents = select_agents(project, args.agent.as_deref())?;
     // The human report folds OpenCode's internal agents into one line, unless one is
@@ -114,21 +114,21 @@ fn shown(dir: &std::path::Path) -> String {
     }
 }
 
-/// `map --delegation`: the `task` graph.
+/// `map --delegation`: the `task` graph (only `agent` as the caller when one is named).
 fn delegation(
     project: &Project,
-    args: &MapArgs,
+    agent: Option<&str>,
+    format: Format,
     style: Style,
     out: &mut dyn Write,
 ) -> Result<i32, i32> {
-    let agent = args.agent.as_deref();
     if let Some(name) = agent
         && project.agent(name).is_none()
     {
         return Err(super::unknown_agent(project, name));
     }
     let edges = crate::delegation::edges(project);
-    let text = match args.format {
+    let text = match format {
         Format::Json => report::delegation::json(project, &edges, agent),
         Format::Human => report::delegation::human(project, &edges, agent, style),
     };

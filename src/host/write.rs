@@ -276,6 +276,18 @@ mod tests {
         }
     }
 
+    /// A scratch directory holding `names` (parents made), each file's text `a`.
+    fn scratch<const N: usize>(names: [&str; N]) -> (tempfile::TempDir, [PathBuf; N]) {
+        let d = tempfile::tempdir().unwrap();
+        let paths = names.map(|n| {
+            let p = d.path().join(n);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "a").unwrap();
+            p
+        });
+        (d, paths)
+    }
+
     fn leftovers(dir: &Path) -> Vec<String> {
         std::fs::read_dir(dir)
             .unwrap()
@@ -287,9 +299,7 @@ mod tests {
 
     #[test]
     fn keeps_the_mode_of_a_private_file() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("opencode.json");
-        std::fs::write(&p, "a").unwrap();
+        let (d, [p]) = scratch(["opencode.json"]);
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
         replace_all(&[plan(&p, "a", "b")]).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
@@ -299,10 +309,7 @@ mod tests {
 
     #[test]
     fn writes_through_a_symlink_and_keeps_the_link() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir(d.path().join("dotfiles")).unwrap();
-        let real = d.path().join("dotfiles/opencode.json");
-        std::fs::write(&real, "a").unwrap();
+        let (d, [real]) = scratch(["dotfiles/opencode.json"]);
         let link = d.path().join("opencode.json");
         std::os::unix::fs::symlink("dotfiles/opencode.json", &link).unwrap();
         let w = replace_all(&[plan(&link, "a", "b")]).unwrap();
@@ -318,10 +325,8 @@ mod tests {
 
     #[test]
     fn keeps_hard_links() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("opencode.json");
+        let (d, [p]) = scratch(["opencode.json"]);
         let other = d.path().join("other.json");
-        std::fs::write(&p, "a").unwrap();
         std::fs::hard_link(&p, &other).unwrap();
         replace_all(&[plan(&p, "a", "b")]).unwrap();
         assert_eq!(std::fs::read_to_string(&other).unwrap(), "b");
@@ -331,11 +336,7 @@ mod tests {
 
     #[test]
     fn refuses_a_read_only_file_and_writes_nothing_else() {
-        let d = tempfile::tempdir().unwrap();
-        let first = d.path().join("a.json");
-        let ro = d.path().join("b.json");
-        std::fs::write(&first, "a").unwrap();
-        std::fs::write(&ro, "a").unwrap();
+        let (d, [first, ro]) = scratch(["a.json", "b.json"]);
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
         let e = replace_all(&[plan(&first, "a", "b"), plan(&ro, "a", "b")]).unwrap_err();
         assert_eq!(e.path, ro);

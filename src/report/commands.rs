@@ -36,7 +36,14 @@ pub fn json(
 ) -> io::Result<()> {
     for row in rows {
         for (a, d) in agents.iter().zip(&row.decided) {
-            let mut v = super::explain::bash_json(p, a, &row.command.text, row.request, d);
+            let answer = super::explain::Answer {
+                p,
+                a,
+                permission: "bash",
+                input: &row.command.text,
+                decided: d,
+            };
+            let mut v = super::explain::bash_json(answer, row.request);
             if let Some(o) = v.as_object_mut() {
                 let c = row.command;
                 o.insert("kind".into(), c.kind.as_str().into());

@@ -192,12 +192,14 @@ impl<'a> Renderer<'a> {
     ) -> std::io::Result<()> {
         let effect = call.effect(self.a);
         if !self.json {
-            let (p, a, permission, style) = (self.p, self.a, self.permission, self.style);
+            let style = self.style;
             let mut text = match call {
                 Call::Rule { rule, overridden } => self.rule_human(input, *rule, overridden),
-                Call::Bash { request, decided } => bash_human(p, a, input, request, decided, style),
+                Call::Bash { request, decided } => {
+                    bash_human(self.answer(input, decided), request, style)
+                }
                 Call::Tool { request, decided } => {
-                    tool_human(p, a, permission, input, request.as_ref(), decided, style)
+                    tool_human(self.answer(input, decided), request.as_ref(), style)
                 }
             };
             if let Some(mode) = self.mode
@@ -216,14 +218,7 @@ impl<'a> Renderer<'a> {
             }
             Call::Bash { request, decided } => self.write_bash(out, input, request, decided)?,
             Call::Tool { request, decided } => {
-                let v = tool_json(
-                    self.p,
-                    self.a,
-                    self.permission,
-                    input,
-                    request.as_ref(),
-                    decided,
-                );
+                let v = tool_json(self.answer(input, decided), request.as_ref());
                 let text = serde_json::to_string(&v).unwrap_or_default();
                 out.write_all(text.strip_suffix('}').unwrap_or(&text).as_bytes())?;
             }
@@ -233,6 +228,21 @@ impl<'a> Renderer<'a> {
             write!(out, ",\"run\":{run}")?;
         }
         out.write_all(b"}\n")
+    }
+
+    /// This agent's answer to `input`, for the renderings of a call decided by several asks.
+    fn answer<'x>(
+        &'x self,
+        input: &'x str,
+        decided: &'x crate::shell::decide::Decided,
+    ) -> Answer<'x> {
+        Answer {
+            p: self.p,
+            a: self.a,
+            permission: self.permission,
+            input,
+            decided,
+        }
     }
 
     /// [`human`]'s text, each rule described once.
@@ -384,16 +394,29 @@ fn decision_fields(
     m
 }
 
+/// One agent's answer to a call decided by several asks (`explain bash`, a file tool's
+/// call): what every rendering of it, JSON or human, reads.
+#[derive(Clone, Copy)]
+pub struct Answer<'x> {
+    pub p: &'x Project,
+    pub a: &'x Agent,
+    /// `bash`, or the file tool's permission.
+    pub permission: &'x str,
+    pub input: &'x str,
+    pub decided: &'x crate::shell::decide::Decided,
+}
+
 /// The version 1 fields of a call decided by several asks: those of the deciding ask
 /// (`rule` null when nothing was asked), and `decided_by` (`"external_directory"`, the
 /// permission, `"hidden"`, or null when nothing is asked).
-fn decided_head(
-    p: &Project,
-    a: &Agent,
-    permission: &str,
-    input: &str,
-    d: &crate::shell::decide::Decided,
-) -> serde_json::Map<String, serde_json::Value> {
+fn decided_head(ans: Answer<'_>) -> serde_json::Map<String, serde_json::Value> {
+    let Answer {
+        p,
+        a,
+        permission,
+        input,
+        decided: d,
+    } = ans;
     let none = Decision {
         rule: None,
         effect: d.effect,
@@ -478,14 +501,11 @@ fn ask_line(p: &Project, a: &Agent, style: Style, out: &mut String, dec: &Decisi
 /// `text`, `start`/`end` byte offsets, `asked`, `always`, and its decision when asked) and
 /// `external_directory` (each `<dir>/*` pattern, the arguments that led to it, and its
 /// decision).
-pub fn bash_json(
-    p: &Project,
-    a: &Agent,
-    input: &str,
-    req: &crate::shell::Request,
-    d: &crate::shell::decide::Decided,
-) -> serde_json::Value {
-    let mut m = decided_head(p, a, "bash", input, d);
+pub fn bash_json(ans: Answer<'_>, req: &crate::shell::Request) -> serde_json::Value {
+    let Answer {
+        p, a, decided: d, ..
+    } = ans;
+    let mut m = decided_head(ans);
     let parts: Vec<serde_json::Value> = req
         .parts
         .iter()
@@ -521,15 +541,11 @@ pub fn bash_json(
 
 /// `explain bash` for one command, human: the outcome, then the `external_directory` ask
 /// and each part with its decision and "Always" pattern.
-pub fn bash_human(
-    p: &Project,
-    a: &Agent,
-    input: &str,
-    req: &crate::shell::Request,
-    d: &crate::shell::decide::Decided,
-    style: Style,
-) -> String {
-    let mut out = match call_headline(p, a, "bash", input, d, style) {
+pub fn bash_human(ans: Answer<'_>, req: &crate::shell::Request, style: Style) -> String {
+    let Answer {
+        p, a, decided: d, ..
+    } = ans;
+    let mut out = match call_headline(ans, style) {
         Ok(out) => out,
         Err(hidden) => return hidden,
     };
@@ -579,14 +595,14 @@ pub fn bash_human(
 
 /// The headline of a call decided by several asks; `Err` when the tool is hidden: the
 /// headline and `       the tool is hidden from this agent: rule N …`, all there is to say.
-fn call_headline(
-    p: &Project,
-    a: &Agent,
-    permission: &str,
-    input: &str,
-    d: &crate::shell::decide::Decided,
-    style: Style,
-) -> Result<String, String> {
+fn call_headline(ans: Answer<'_>, style: Style) -> Result<String, String> {
+    let Answer {
+        p,
+        a,
+        permission,
+        input,
+        decided: d,
+    } = ans;
     let mut out = headline(style, d.effect, &a.name, permission, input);
     match d.hidden.as_ref().and_then(|h| h.rule) {
         Some(rule) => {
@@ -606,15 +622,14 @@ fn call_headline(
 /// the tool's own permission is asked for; null when hidden) and `external_directory`
 /// (the outside directory's `{"pattern",` decision`}`, or none).
 pub fn tool_json(
-    p: &Project,
-    a: &Agent,
-    permission: &str,
-    input: &str,
+    ans: Answer<'_>,
     req: Option<&crate::shell::file::FileRequest>,
-    d: &crate::shell::decide::Decided,
 ) -> serde_json::Value {
     use crate::shell::decide::Decider;
-    let mut m = decided_head(p, a, permission, input, d);
+    let Answer {
+        p, a, decided: d, ..
+    } = ans;
+    let mut m = decided_head(ans);
     let hidden = d.decider == Some(Decider::Hidden);
     m.insert(
         "pattern".into(),
@@ -630,15 +645,18 @@ pub fn tool_json(
 /// The human form of [`tool_json`]: the outcome, then the hidden tool, or each ask with
 /// its decision.
 pub fn tool_human(
-    p: &Project,
-    a: &Agent,
-    permission: &str,
-    input: &str,
+    ans: Answer<'_>,
     req: Option<&crate::shell::file::FileRequest>,
-    d: &crate::shell::decide::Decided,
     style: Style,
 ) -> String {
-    let mut out = match call_headline(p, a, permission, input, d, style) {
+    let Answer {
+        p,
+        a,
+        permission,
+        decided: d,
+        ..
+    } = ans;
+    let mut out = match call_headline(ans, style) {
         Ok(out) => out,
         Err(hidden) => return hidden,
     };

@@ -129,26 +129,141 @@ pub(super) type YErr = (usize, usize, String);
 
 pub(super) const CORE: &str = "tag:yaml.org,2002:";
 
+/// A collection still open: what it holds so far, and what its entries and its closing
+/// read.
+pub(super) struct Frame {
+    body: Body,
+    /// A block collection (not a flow one).
+    block: bool,
+    /// The line of its first entry (see [`Loader::entry`]).
+    first_line: Option<usize>,
+    start: usize,
+    anchor: usize,
+    tag: Option<String>,
+}
+
 #[allow(clippy::large_enum_variant)] // a handful live at a time
-pub(super) enum Frame {
-    Seq {
-        items: Vec<Y>,
-        block: bool,
-        first_line: Option<usize>,
-        start: usize,
-        anchor: usize,
-        tag: Option<String>,
-    },
+enum Body {
+    Seq(Vec<Y>),
     Map {
         obj: YMap,
         overridable: HashSet<String>,
+        /// A key waiting for its value (and whether it is a merge key, `<<`).
         pending: Option<(Y, bool)>,
-        block: bool,
-        first_line: Option<usize>,
-        start: usize,
+    },
+}
+
+/// A node's tag as js-yaml names it (`!!str` resolved: `tag:yaml.org,2002:str`).
+fn tag_name(tag: Option<std::borrow::Cow<'_, granit_parser::Tag>>) -> Option<String> {
+    tag.map(|t| format!("{}{}", t.handle(), t.suffix()))
+}
+
+/// The document being built from the parser's events: the collections still open
+/// (innermost last) and, once the outermost is finished, the root.
+#[derive(Default)]
+struct Tree {
+    stack: Vec<Frame>,
+    root: Option<Y>,
+}
+
+impl Tree {
+    /// A collection opens at `(s, e)`; refused past [`MAX_DEPTH`] levels.
+    fn open(
+        &mut self,
+        body: Body,
+        style: StructureStyle,
         anchor: usize,
         tag: Option<String>,
-    },
+        (s, e): (usize, usize),
+    ) -> Result<(), YErr> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err((
+                s,
+                e,
+                format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
+            ));
+        }
+        self.stack.push(Frame {
+            body,
+            block: style == StructureStyle::Block,
+            first_line: None,
+            start: s,
+            anchor,
+            tag,
+        });
+        Ok(())
+    }
+
+    /// The innermost collection, a `kind` (`sequence` or `mapping`), ends at `(s, end)`:
+    /// constructed as its tag says, counted, height-checked, anchored, and put where it
+    /// belongs.
+    fn close(
+        &mut self,
+        l: &mut Loader<'_>,
+        kind: &str,
+        (s, end): (usize, usize),
+    ) -> Result<(), YErr> {
+        let unbalanced = || (s, end, format!("unbalanced {kind}"));
+        let Frame {
+            body,
+            start,
+            anchor,
+            tag,
+            ..
+        } = self.stack.pop().ok_or_else(unbalanced)?;
+        let v = match body {
+            Body::Seq(items) if kind == "sequence" => construct_seq(items, tag.as_deref()),
+            Body::Map { obj, pending, .. } if kind == "mapping" => {
+                if let Some((k, _)) = pending {
+                    return Err((k.span.0, k.span.1, "a mapping key without a value".into()));
+                }
+                construct_map(obj, tag.as_deref())
+            }
+            _ => return Err(unbalanced()),
+        }
+        .map_err(|m| (start, end, m))?;
+        let span = (start, end.max(start));
+        let y = Y::new(v, span);
+        l.charge(1, 0, span)?;
+        l.check_height(&y)?;
+        if anchor != 0 {
+            l.anchors.insert(anchor, y.clone());
+        }
+        self.complete(l, y, false)
+    }
+
+    /// A finished node `y`: the next item of the open sequence, the key or the value of
+    /// the open mapping's next pair, or the root.
+    fn complete(&mut self, l: &mut Loader<'_>, y: Y, merge: bool) -> Result<(), YErr> {
+        let Some((top, anc)) = self.stack.split_last_mut() else {
+            if y.pending {
+                return Err(cyclic(&y));
+            }
+            self.root = Some(y);
+            return Ok(());
+        };
+        match &mut top.body {
+            Body::Seq(items) => {
+                l.entry(top.block, &mut top.first_line, y.span.0)?;
+                items.push(y);
+                Ok(())
+            }
+            Body::Map {
+                obj,
+                overridable,
+                pending,
+            } => match pending.take() {
+                None => {
+                    l.entry(top.block, &mut top.first_line, y.span.0)?;
+                    *pending = Some((y, merge));
+                    Ok(())
+                }
+                Some((k, k_merge)) => {
+                    l.store_pair(anc, top.anchor, obj, overridable, k, k_merge, y)
+                }
+            },
+        }
+    }
 }
 
 pub(super) struct Loader<'a> {
@@ -277,8 +392,7 @@ impl Loader<'_> {
             self.src,
             granit_parser::options! { bom_inside_document_as_content: true },
         );
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut root: Option<Y> = None;
+        let mut tree = Tree::default();
         let mut docs = 0usize;
         while let Some(next) = parser.next_event() {
             let (ev, span) = next.map_err(|e| self.err_at(&e))?;
@@ -299,14 +413,12 @@ impl Loader<'_> {
                 }
                 Event::Alias(id) => {
                     let Some((w, b)) = self.anchors.get(&id).map(|y| (y.weight, y.bytes)) else {
-                        let open = stack.iter().any(|f| match f {
-                            Frame::Seq { anchor, .. } | Frame::Map { anchor, .. } => *anchor == id,
-                        });
+                        let open = tree.stack.iter().any(|f| f.anchor == id);
                         if !open {
                             return Err((s, e, "unknown alias".into()));
                         }
                         let y = Y::new(YV::Pending(id), (s, e));
-                        self.complete(&mut stack, &mut root, y, false)?;
+                        tree.complete(self, y, false)?;
                         continue;
                     };
                     self.charge(w, b, (s, e))?;
@@ -314,10 +426,10 @@ impl Loader<'_> {
                         return Err((s, e, "unknown alias".into()));
                     };
                     y.key = None;
-                    self.complete(&mut stack, &mut root, y, false)?;
+                    tree.complete(self, y, false)?;
                 }
                 Event::Scalar(value, style, anchor, tag) => {
-                    let tag = tag.map(|t| format!("{}{}", t.handle(), t.suffix()));
+                    let tag = tag_name(tag);
                     // A block scalar's span ends after its last line break.
                     let mut e = e;
                     if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
@@ -328,7 +440,7 @@ impl Loader<'_> {
                     }
                     self.check_printable(s, e, style)?;
                     let empty = style == ScalarStyle::Plain && s == e;
-                    if empty && self.is_missing_block_key(&stack, s) {
+                    if empty && self.is_missing_block_key(&tree.stack, s) {
                         return Err((
                             s,
                             e,
@@ -342,76 +454,34 @@ impl Loader<'_> {
                     if anchor != 0 {
                         self.anchors.insert(anchor, y.clone());
                     }
-                    self.complete(&mut stack, &mut root, y, merge)?;
+                    tree.complete(self, y, merge)?;
                 }
                 Event::SequenceStart(style, anchor, tag) => {
-                    too_deep(&stack, s, e)?;
-                    stack.push(Frame::Seq {
-                        items: Vec::new(),
-                        block: style == StructureStyle::Block,
-                        first_line: None,
-                        start: s,
-                        anchor,
-                        tag: tag.map(|t| format!("{}{}", t.handle(), t.suffix())),
-                    });
+                    let seq = Body::Seq(Vec::new());
+                    tree.open(seq, style, anchor, tag_name(tag), (s, e))?;
                 }
                 Event::MappingStart(style, anchor, tag) => {
-                    too_deep(&stack, s, e)?;
-                    stack.push(Frame::Map {
+                    let map = Body::Map {
                         obj: YMap::default(),
                         overridable: HashSet::new(),
                         pending: None,
-                        block: style == StructureStyle::Block,
-                        first_line: None,
-                        start: s,
-                        anchor,
-                        tag: tag.map(|t| format!("{}{}", t.handle(), t.suffix())),
-                    });
-                }
-                Event::SequenceEnd => {
-                    let Some(Frame::Seq {
-                        items,
-                        start,
-                        anchor,
-                        tag,
-                        ..
-                    }) = stack.pop()
-                    else {
-                        return Err((s, e, "unbalanced sequence".into()));
                     };
-                    let v = construct_seq(items, tag.as_deref()).map_err(|m| (start, e, m))?;
-                    self.close(&mut stack, &mut root, v, (start, e), anchor)?;
+                    tree.open(map, style, anchor, tag_name(tag), (s, e))?;
                 }
-                Event::MappingEnd => {
-                    let Some(Frame::Map {
-                        obj,
-                        pending,
-                        start,
-                        anchor,
-                        tag,
-                        ..
-                    }) = stack.pop()
-                    else {
-                        return Err((s, e, "unbalanced mapping".into()));
-                    };
-                    if let Some((k, _)) = pending {
-                        return Err((k.span.0, k.span.1, "a mapping key without a value".into()));
-                    }
-                    let v = construct_map(obj, tag.as_deref()).map_err(|m| (start, e, m))?;
-                    self.close(&mut stack, &mut root, v, (start, e), anchor)?;
-                }
+                Event::SequenceEnd => tree.close(self, "sequence", (s, e))?,
+                Event::MappingEnd => tree.close(self, "mapping", (s, e))?,
                 _ => {}
             }
         }
-        Ok(root)
+        Ok(tree.root)
     }
 
     /// js-yaml refuses an implicit empty key in a block mapping (`: x`), though an explicit
     /// one (`? ` then `: x`) and one in a flow mapping (`{: x}`) are fine.
     pub(super) fn is_missing_block_key(&self, stack: &[Frame], at: usize) -> bool {
-        let Some(Frame::Map {
+        let Some(Frame {
+            body: Body::Map { pending: None, .. },
             block: true,
-            pending: None,
             ..
         }) = stack.last()
         else {
@@ -456,26 +526,6 @@ impl Loader<'_> {
             Some(_) => {}
         }
         Ok(())
-    }
-
-    /// A finished collection `v` spanning `(start, end)`: counted, height-checked,
-    /// anchored, and put where it belongs.
-    pub(super) fn close(
-        &mut self,
-        stack: &mut [Frame],
-        root: &mut Option<Y>,
-        v: YV,
-        (start, end): (usize, usize),
-        anchor: usize,
-    ) -> Result<(), YErr> {
-        let span = (start, end.max(start));
-        let y = Y::new(v, span);
-        self.charge(1, 0, span)?;
-        self.check_height(&y)?;
-        if anchor != 0 {
-            self.anchors.insert(anchor, y.clone());
-        }
-        self.complete(stack, root, y, false)
     }
 
     pub(super) fn check_height(&self, y: &Y) -> Result<(), YErr> {
@@ -538,53 +588,6 @@ impl Loader<'_> {
             }
         }
         Ok(())
-    }
-
-    pub(super) fn complete(
-        &mut self,
-        stack: &mut [Frame],
-        root: &mut Option<Y>,
-        y: Y,
-        merge: bool,
-    ) -> Result<(), YErr> {
-        let Some((top, anc)) = stack.split_last_mut() else {
-            if y.pending {
-                return Err(cyclic(&y));
-            }
-            *root = Some(y);
-            return Ok(());
-        };
-        match top {
-            Frame::Seq {
-                items,
-                block,
-                first_line,
-                ..
-            } => {
-                self.entry(*block, first_line, y.span.0)?;
-                items.push(y);
-                Ok(())
-            }
-            Frame::Map {
-                obj,
-                overridable,
-                pending,
-                anchor,
-                block,
-                first_line,
-                ..
-            } => match pending.take() {
-                None => {
-                    self.entry(*block, first_line, y.span.0)?;
-                    *pending = Some((y, merge));
-                    Ok(())
-                }
-                Some((k, k_merge)) => {
-                    let own = *anchor;
-                    self.store_pair(anc, own, obj, overridable, k, k_merge, y)
-                }
-            },
-        }
     }
 
     /// js-yaml `storeMappingPair`. `anc` are the collections being built around this
@@ -680,16 +683,14 @@ impl Loader<'_> {
             // Merging the mapping into itself: every key is already there.
             YV::Pending(id) if *id == own => {}
             YV::Pending(id) => {
-                let frame = anc.iter().rev().find(|f| match f {
-                    Frame::Seq { anchor, .. } | Frame::Map { anchor, .. } => anchor == id,
-                });
-                match frame {
-                    Some(Frame::Map { obj: o, .. }) => {
+                let frame = anc.iter().rev().find(|f| f.anchor == *id);
+                match frame.map(|f| &f.body) {
+                    Some(Body::Map { obj: o, .. }) => {
                         for (k, v) in o.iter() {
                             add(self, k.to_string(), v, None)?;
                         }
                     }
-                    Some(Frame::Seq { items, .. }) => {
+                    Some(Body::Seq(items)) => {
                         for (i, v) in items.iter().enumerate() {
                             add(self, i.to_string(), v, Some(v.span))?;
                         }
@@ -756,16 +757,4 @@ pub(super) fn to_node(y: Y, source: SourceId, to_orig: &dyn Fn(usize) -> usize) 
         loc: loc(y.span),
         key: y.key.map(loc),
     }
-}
-
-/// A collection may not open past [`MAX_DEPTH`] levels.
-fn too_deep(stack: &[Frame], s: usize, e: usize) -> Result<(), YErr> {
-    if stack.len() >= MAX_DEPTH {
-        return Err((
-            s,
-            e,
-            format!("nesting deeper than {MAX_DEPTH} levels: {PAST_LIMIT}"),
-        ));
-    }
-    Ok(())
 }
