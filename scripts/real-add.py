@@ -135,7 +135,7 @@ def add(gitdir, repo, as_home, prefixes):
          ("project" if all(d.startswith("project/") for d in m.values()) else "project and global config"))
     with open(os.path.join(entry, "SOURCE.md"), "w") as s:
         s.write(f"# {repo}\n\n- Repository: https://github.com/{repo}\n- Commit: {commit}\n"
-                f"- Commit date: {date}\n- Kind: {kind}\n- Added: issue 35 (held-back half)\n\n## Files\n\n")
+                f"- Commit date: {date}\n- Kind: {kind}\n- Added: issue 35 (session 3, split by hash)\n\n## Files\n\n")
         for f, d in sorted(m.items(), key=lambda x: x[1]):
             s.write(f"- `{f}` -> `{d}`\n")
         if listed:
@@ -167,7 +167,8 @@ def parse_agent_list(stdout):
         i += 1
         if not line.strip():
             continue
-        m = re.match(r"^(\S.*) \((\w+)\)$", line)
+        # A name may begin with a space: an `agent` key " x" in opencode.json is listed as is.
+        m = re.match(r"^(.+) \((\w+)\)$", line)
         if not m:
             raise ValueError(f"unexpected line {line!r}")
         buf = []

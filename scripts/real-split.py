@@ -8,14 +8,18 @@ fixed seed, so that one repository is always in one half whichever corpus holds 
     python3 scripts/real-split.py --list          # which half each tests/real entry is in
     python3 scripts/real-split.py --write         # rewrite tests/real/SPLIT.tsv (both corpora)
     python3 scripts/real-split.py --check         # SPLIT.tsv is what the rule gives (exit 1 if not)
+    python3 scripts/real-split.py --check --rev main   # ... and no case SPLIT.tsv had at main moved
 
 Rules are tuned on the `tune` half only; the `held` half is judged, never tuned on. A
 repository's key is `<owner>__<repo>`, lowercase (a tests/real directory's name; a shared
 case's `meta.json` source). Its half is a hash of the seed and the key, so adding entries
-never moves old ones, except that every entry added by issue 35 (its SOURCE.md says "Added:
-issue 35") is held back: those configurations were gathered to be unseen. Such a repository
-is in no other corpus (they were chosen that way), so the rule stays one half per repository;
-`--check` verifies it.
+never moves old ones, except that the entries added by issue 35's first two rounds (their
+SOURCE.md says "Added: issue 35", e.g. "(held-back half)") are held back: those
+configurations were gathered to be unseen. The third round's entries ("Added: issue 35
+(session 3, split by hash)") take their hashed half, so both halves grow. Every issue-35
+repository is in no other corpus (they were chosen that way), so the rule stays one half per
+repository; `--check` verifies it (and, with `--check --rev REV`, that no entry SPLIT.tsv
+listed at REV changed half).
 
 tests/real/SPLIT.tsv records the result: `half`, `repository` (the key), `corpus`
 (`real` or `shared`), `case` (the tests/real directory or the shared case id, `rNNN`).
@@ -36,12 +40,18 @@ def hashed(key):
     return "held" if digest[0] % 2 else "tune"
 
 
+HASHED_MARK = "Added: issue 35 (session 3, split by hash)"
+
+
 def held_back(name):
-    """An entry added by issue 35 (held back whatever its hash)."""
+    """An entry added by issue 35 before its third round (held back whatever its hash). The
+    third round's entries (SOURCE.md: "Added: issue 35 (session 3, split by hash)") take their
+    hashed half like any other, so the tuning half grows too."""
     try:
-        return "Added: issue 35" in open(os.path.join(REAL, name, "SOURCE.md")).read()
+        source = open(os.path.join(REAL, name, "SOURCE.md")).read()
     except FileNotFoundError:
         return False
+    return "Added: issue 35" in source and HASHED_MARK not in source
 
 
 def half(name):
@@ -88,6 +98,20 @@ def check(rs):
     return problems
 
 
+def moved(rs, rev):
+    """Every case SPLIT.tsv listed at commit `rev` whose half the rule now changes."""
+    r = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:tests/real/SPLIT.tsv"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return [f"no tests/real/SPLIT.tsv at {rev}"]
+    now = {(corpus, case): h for h, _, corpus, case in rs}
+    out = []
+    for line in r.stdout.splitlines()[1:]:
+        h, _, corpus, case = line.split("\t")
+        if now.get((corpus, case), h) != h:
+            out.append(f"{corpus} {case}: moved from {h} (at {rev}) to {now[corpus, case]}")
+    return out
+
+
 def snapshot(name, rev):
     path = f"tests/real/snapshots/{name}.snap"
     if rev is None:
@@ -119,7 +143,10 @@ def main():
               f"shared tune {n['tune', 'shared']}, held {n['held', 'shared']}")
         return
     if "--check" in args:
-        problems = check(rows())
+        rs = rows()
+        problems = check(rs)
+        if rev is not None:
+            problems += moved(rs, rev)
         for p in problems:
             print(p)
         sys.exit(1 if problems else 0)

@@ -509,6 +509,11 @@ fn harness_parses_agent_list_output() {
     assert_eq!(agents["nested/md2"].mode, "all");
     assert_eq!(agents["nested/md2"].rules[0].pattern, Value::from("git *"));
     assert!(oracle::parse_agent_list("garbage\n").is_err());
+    // An `agent` key that begins with a space is listed as configured (d-oit/do-codeguardian).
+    let spaced = oracle::parse_agent_list(" beginner (all)\n[]\nbuild (primary)\n[]\n").unwrap();
+    assert_eq!(spaced[" beginner"].mode, "all");
+    assert!(spaced[" beginner"].rules.is_empty());
+    assert_eq!(spaced["build"].mode, "primary");
 }
 
 #[test]

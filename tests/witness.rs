@@ -1,7 +1,8 @@
 //! Every example input (witness) a finding reports on the real corpus is decided, as a
 //! tool call, the way the finding says (issue 35: "`explain` and every witness agree").
 //!
-//! For each entry of `tests/real/` that permaudit loads, `check --format json` gives the
+//! For each entry of `tests/real/` and of the vendored shared corpus (`tests/corpus/`) that
+//! permaudit loads, `check --format json` gives the
 //! findings and `rules --format json` every agent's ruleset. Each witness (permission,
 //! input, action, deciding rule of the finding's first agent) is then put, for every agent
 //! the finding names, to `explain PERMISSION --stdin -z --agent A --format json`, the same
@@ -123,14 +124,17 @@ fn disagreement(
 
 #[test]
 fn every_witness_is_decided_as_its_finding_says() {
-    let entries = check_support::real_entries();
-    assert!(entries.len() >= 50, "{} entries", entries.len());
+    // tests/real and the vendored shared corpus (each case started where its meta.json says).
+    let mut entries = check_support::real_entries();
+    entries.extend(check_support::entries_of("tests/corpus"));
+    assert!(entries.len() >= 250, "{} entries", entries.len());
     let mut tally = Tally::default();
     let mut problems: Vec<String> = Vec::new();
     for dir in &entries {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let start = check_support::start_of(dir);
         let t = Tree::from_fixture(dir);
-        let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+        let run = t.run_in(&start, &["check", "--format", "json", "--fail-on", "never"]);
         if run.code == 2 {
             tally.refused += 1;
             continue;
@@ -142,7 +146,7 @@ fn every_witness_is_decided_as_its_finding_says() {
         );
         tally.entries += 1;
         let report = run.json();
-        let listed = t.run(&["rules", "--format", "json"]).json();
+        let listed = t.run_in(&start, &["rules", "--format", "json"]).json();
         let rules: BTreeMap<String, Vec<Value>> = listed["agents"]
             .as_array()
             .unwrap()
@@ -184,7 +188,8 @@ fn every_witness_is_decided_as_its_finding_says() {
                 stdin.extend_from_slice(input.as_bytes());
                 stdin.push(0);
             }
-            let out = t.run_stdin(
+            let out = t.run_stdin_in(
+                &start,
                 &[
                     "explain", permission, "--stdin", "-z", "--agent", agent, "--format", "json",
                 ],

@@ -209,14 +209,24 @@ pub fn is_plausible(permission: &str, input: &str) -> bool {
 }
 
 /// Could OpenCode ask `permission` about `input` at all? The bash tool asks a command's
-/// text, never empty and never with white space at either end (tree-sitter's node text);
+/// text, never empty and never with white space at either end (tree-sitter's node text),
+/// and never a `cd` (`cd`, `pushd`, …: the tool checks only their directory);
 /// `external_directory` is asked as `/dir/*` only (`Tool.assertExternalDirectory`); the
-/// edit tools ask a file's path, never one ending in `/`.
+/// edit tools ask a file's path, never one ending in `/`; read and edit ask the path
+/// relative to the worktree (`../…` outside it), never an absolute one.
 pub fn is_asked(permission: &str, input: &str) -> bool {
     match permission {
-        "bash" => !input.is_empty() && crate::syntax::js::js_trim(input) == input,
+        "bash" => {
+            !input.is_empty()
+                && crate::syntax::js::js_trim(input) == input
+                && !input
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|name| crate::shell::split::NO_PATTERN.contains(&name))
+        }
         "external_directory" => input.starts_with('/') && input.ends_with("/*"),
-        "edit" => !input.ends_with('/'),
+        "edit" => !input.ends_with('/') && !input.starts_with('/'),
+        "read" => !input.starts_with('/'),
         _ => true,
     }
 }
@@ -411,6 +421,13 @@ mod tests {
     fn witnesses_are_inputs_opencode_asks() {
         use super::{asked_forms, is_asked};
         assert!(!is_asked("bash", "git push origin --delete "));
+        // The bash tool asks no pattern for `cd`; read and edit ask worktree-relative paths.
+        assert!(!is_asked("bash", "cd"));
+        assert!(!is_asked("bash", "pushd src"));
+        assert!(is_asked("bash", "cdk deploy"));
+        assert!(!is_asked("edit", "/home/u/.ssh/config"));
+        assert!(!is_asked("read", "/etc/passwd"));
+        assert!(is_asked("read", "../../etc/passwd"));
         assert!(!is_asked("bash", ""));
         assert!(is_asked("bash", "git push origin --delete x"));
         assert_eq!(

@@ -128,6 +128,11 @@ impl Tree {
         self.run_full("project", args, Some(stdin))
     }
 
+    /// [`Tree::run_stdin`] started in another directory of the tree.
+    pub fn run_stdin_in(&self, start: &str, args: &[&str], stdin: &[u8]) -> Output {
+        self.run_full(start, args, Some(stdin))
+    }
+
     fn run_full(&self, start: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
         use std::io::Write;
         use std::process::Stdio;

@@ -223,7 +223,9 @@ pub struct Agent {
 pub type Agents = BTreeMap<String, Agent>;
 
 /// Parse `opencode agent list` output: for each agent a header line `name (mode)` at column 0,
-/// then the JSON array of its rules, pretty-printed, whose closing `]` is at column 0.
+/// then the JSON array of its rules, pretty-printed, whose closing `]` is at column 0. The
+/// name is printed as configured, so it may begin with a space (an `agent` key `" x"` in
+/// opencode.json: tests/real/d-oit__do-codeguardian has one).
 pub fn parse_agent_list(stdout: &str) -> Result<Agents, String> {
     let mut agents = Agents::new();
     let mut lines = stdout.lines();
@@ -234,7 +236,7 @@ pub fn parse_agent_list(stdout: &str) -> Result<Agents, String> {
         let header = line
             .strip_suffix(')')
             .and_then(|l| l.rsplit_once(" ("))
-            .filter(|_| !line.starts_with([' ', '[', ']', '{', '}']));
+            .filter(|_| !line.starts_with(['[', ']', '{', '}']));
         let Some((name, mode)) = header else {
             return Err(format!("unexpected line in `agent list` output: {line:?}"));
         };
