@@ -317,7 +317,10 @@ fn dead(ctx: &Ctx<'_>, ai: usize, i: usize, overridden: Option<&Input>) -> Optio
         }
     }
     let Some(w) = worst else {
-        return (e == Effect::Deny).then(|| dead_deny_without_witness(agent, i));
+        // No input OpenCode asks shows it: a rule that never matches what OpenCode asks
+        // (an absolute `read` path) is `never-matches`'s matter, not a shadowed deny.
+        let never = super::never_matches::diagnose(&r.permission, &r.pattern, ctx).is_some();
+        return (e == Effect::Deny && !never).then(|| dead_deny_without_witness(agent, i));
     };
     let decider = w.rule.and_then(|k| agent.rules.get(k));
     let same = decider.is_some_and(|d| same_origin(r, d));

@@ -117,8 +117,7 @@ pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
         .collect();
     // What each witness shows, with its deciding rule as a place: copies merge only when
     // they show the same thing, so every witness holds for every agent listed.
-    // (A built-in decider is told apart by its origin: `defaults` and `explore` are two.)
-    type Shown = Vec<(String, String, Effect, Option<Result<Loc, Option<String>>>)>;
+    type Shown = Vec<(String, String, Effect, Option<Loc>)>;
     let shown = |f: &Finding| -> Shown {
         let agent = f.agents.first().and_then(|n| project.agent(n));
         f.witnesses
@@ -128,7 +127,12 @@ pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
                     .zip(w.rule)
                     .and_then(|(a, k)| a.rules.get(k))
                     .map(|r| r.loc.ok_or(r.builtin.clone()));
-                (w.permission.clone(), w.input.clone(), w.action, decider)
+                (
+                    w.permission.clone(),
+                    w.input.clone(),
+                    w.action,
+                    decider.and_then(Result::ok),
+                )
             })
             .collect()
     };
