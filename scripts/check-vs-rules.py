@@ -2,7 +2,7 @@
 """`check` time over `rules` time (loading) on every configuration of both corpora
 (issue 35: check must stay within 5x of rules).
 
-    python3 scripts/check-vs-rules.py [BIN] [--runs N] [--top K] [--base BASE] [--only SUBSTR]
+    python3 scripts/check-vs-rules.py [BIN] [--runs N] [--top K] [--base BASE] [--only SUBSTR] [--cpu]
 
 Every tests/real entry (its project/ and home/) and every case of ../shared/corpus/ (or
 $PERMAUDIT_CORPUS) is staged once under $TMPDIR as OpenCode sees it (project made a git
@@ -15,9 +15,10 @@ With --base BASE (another build, e.g. main's), BASE's `rules` and `check` run in
 rounds, alternating with BIN's, so both see the same load: the K worst ratios of BIN are
 shown beside BASE's on the same configurations, then BASE's K worst beside BIN's, and the
 total `check` time of each over all configurations. --only keeps the configurations whose
-name contains SUBSTR.
+name contains SUBSTR. --cpu measures CPU time (user + system, of the process and its
+threads) instead of wall time: steadier when other builds share the machine.
 """
-import json, os, shutil, subprocess, sys, tempfile, time
+import json, os, resource, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 REAL = os.path.join(ROOT, "tests", "real")
@@ -45,9 +46,16 @@ def stage(dst, proj, home):
     subprocess.run(["git", "init", "-q", os.path.join(dst, "proj")], check=True)
 
 
+CPU = "--cpu" in sys.argv
+
+
 def timed(cmd, cwd, env):
     t = time.perf_counter()
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    if CPU:
+        v = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (v.ru_utime - u.ru_utime) + (v.ru_stime - u.ru_stime), p.returncode
     return time.perf_counter() - t, p.returncode
 
 
