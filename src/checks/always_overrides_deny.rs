@@ -271,10 +271,16 @@ fn finding(
         }
         let w = denied[next].clone();
         next += 1;
-        let Some(part) = single_part(&mut shell.splitter, &mut shell.parts, &w) else {
+        // A command tried already (`fill("")` and `fill("x")` of a glob without `*`, or the
+        // search's): it went on to the next, and would again.
+        if denied[..next - 1].contains(&w) {
+            continue;
+        }
+        // The decision first: it is a compiled lookup, the split a parse.
+        let Some(dw) = bash_witness(ctx, agent, &w).filter(|d| d.rule == Some(i)) else {
             continue;
         };
-        let Some(dw) = bash_witness(ctx, agent, &w).filter(|d| d.rule == Some(i)) else {
+        let Some(part) = single_part(&mut shell.splitter, &mut shell.parts, &w) else {
             continue;
         };
         let always = part.always.clone()?;
@@ -455,12 +461,12 @@ fn asking_command(
     let candidates = simple.into_iter().chain(from_asking);
     let (splitter, parts) = (&mut shell.splitter, &mut shell.parts);
     candidates.into_iter().find_map(|c| {
+        // The decision first: it is a compiled lookup, the split a parse.
+        let w = bash_witness(ctx, agent, &c).filter(|w| w.action == Effect::Ask)?;
         let part = single_part(splitter, parts, &c)?;
         if part.always.as_deref() != Some(always) {
             return None;
         }
-        let w = bash_witness(ctx, agent, &c)?;
-        (w.action == Effect::Ask && outcome(ctx, agent, splitter, &c, None) == Effect::Ask)
-            .then_some((c, w))
+        (outcome(ctx, agent, splitter, &c, None) == Effect::Ask).then_some((c, w))
     })
 }
