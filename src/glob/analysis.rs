@@ -49,7 +49,7 @@ use std::collections::{HashMap, HashSet};
 use std::iter;
 
 use super::automaton::{
-    Budget, Cell, DEFAULT_BUDGET, Outcome, Product, Word, difference, intersection,
+    Budget, Cell, DEFAULT_BUDGET, Exhausted, Outcome, Product, Word, difference, intersection,
 };
 use super::wildcard::{Platform, Wildcard, subject_units};
 
@@ -152,7 +152,20 @@ pub struct PairMemo {
     ids: std::cell::RefCell<HashMap<Vec<u16>, Glob>>,
     contained: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
     met: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
+    /// The permission cells of [`Analysis::decides`], by the permission globs' ids (the
+    /// rule's, then the later ones' in order), with the units the search spent.
+    cells: Spent<Vec<u32>, Result<Vec<Cell>, Exhausted>>,
+    /// The differences of [`Analysis::decides`], by the target pattern's id and the
+    /// covering patterns' ids in order, with the units the search spent. Agents whose
+    /// rules differ before rule `i` or far after it (each agent's own rules come after the
+    /// shared ones) still ask the same searches of the shared rules.
+    differences: Spent<(u32, Vec<u32>), Outcome<Word>>,
 }
+
+/// Finished searches by their globs' ids, each with the budget units it spent: a search is
+/// deterministic, so with at least that many units left it would spend exactly them and
+/// find the same answer ([`PairMemo::spent`]). Searches that ran out are not kept.
+type Spent<K, V> = std::cell::RefCell<HashMap<K, (V, u64)>>;
 
 impl PairMemo {
     pub fn new(platform: Platform) -> PairMemo {
@@ -166,7 +179,35 @@ impl PairMemo {
             ids: Default::default(),
             contained: Default::default(),
             met: Default::default(),
+            cells: Default::default(),
+            differences: Default::default(),
         }
+    }
+
+    /// `search`'s answer for `key`, charged to `budget` as the search itself would be: the
+    /// answer kept when `budget` still has the units it spent (the same search would spend
+    /// them again and find the same), else the search run on `budget` (kept when `finished`
+    /// says it did not run out).
+    fn spent<K: std::hash::Hash + Eq, V: Clone>(
+        memo: &Spent<K, V>,
+        key: K,
+        budget: &mut Budget,
+        finished: impl Fn(&V) -> bool,
+        search: impl FnOnce(&mut Budget) -> V,
+    ) -> V {
+        if let Some((known, units)) = memo.borrow().get(&key)
+            && *units <= budget.remaining()
+        {
+            budget.take(*units);
+            return known.clone();
+        }
+        let before = budget.remaining();
+        let found = search(budget);
+        if finished(&found) {
+            let units = before - budget.remaining();
+            memo.borrow_mut().insert(key, (found.clone(), units));
+        }
+        found
     }
 
     /// The id and compiled form of a glob (made once per text).
@@ -183,7 +224,11 @@ impl PairMemo {
 
     /// How many globs and answers are kept.
     pub fn len(&self) -> usize {
-        self.ids.borrow().len() + self.contained.borrow().len() + self.met.borrow().len()
+        self.ids.borrow().len()
+            + self.contained.borrow().len()
+            + self.met.borrow().len()
+            + self.cells.borrow().len()
+            + self.differences.borrow().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -367,9 +412,22 @@ impl Analysis {
 
     /// The key of a pair of rules in `pairs`.
     fn pair_key(&self, a: Shape, b: Shape) -> [u32; 4] {
-        let p = |k: usize| self.permission_ids.get(k).copied().unwrap_or(u32::MAX);
-        let q = |k: usize| self.pattern_ids.get(k).copied().unwrap_or(u32::MAX);
-        [p(a.permission), q(a.pattern), p(b.permission), q(b.pattern)]
+        [
+            self.permission_id(a.permission),
+            self.pattern_id(a.pattern),
+            self.permission_id(b.permission),
+            self.pattern_id(b.pattern),
+        ]
+    }
+
+    /// A permission glob's id in `pairs`.
+    fn permission_id(&self, k: usize) -> u32 {
+        self.permission_ids.get(k).copied().unwrap_or(u32::MAX)
+    }
+
+    /// A pattern glob's id in `pairs`.
+    fn pattern_id(&self, k: usize) -> u32 {
+        self.pattern_ids.get(k).copied().unwrap_or(u32::MAX)
     }
 
     pub fn len(&self) -> usize {
@@ -421,11 +479,24 @@ impl Analysis {
 
         // Component 0 is rule i's permission glob, component k ≥ 1 is `later_perms[k - 1]`.
         let later_perms = self.later_permissions(i);
-        let globs: Vec<&Wildcard> = iter::once(rule.permission)
+        let components: Vec<usize> = iter::once(rule.permission)
             .chain(later_perms.iter().copied())
-            .map(|k| &self.permission_glob(k).wildcard)
             .collect();
-        let Ok(cells) = Product::new(&globs, self.platform).cells(&[0], &mut budget) else {
+        let key: Vec<u32> = components.iter().map(|&k| self.permission_id(k)).collect();
+        let searched = PairMemo::spent(
+            &self.pairs.cells,
+            key,
+            &mut budget,
+            Result::is_ok,
+            |budget| {
+                let globs: Vec<&Wildcard> = components
+                    .iter()
+                    .map(|&k| &self.permission_glob(k).wildcard)
+                    .collect();
+                Product::new(&globs, self.platform).cells(&[0], budget)
+            },
+        );
+        let Ok(cells) = searched else {
             return Outcome::Inconclusive;
         };
 
@@ -452,11 +523,24 @@ impl Analysis {
             {
                 continue;
             }
-            let others: Vec<&Wildcard> = covering
-                .iter()
-                .map(|&k| &self.pattern_glob(k).wildcard)
-                .collect();
-            match difference(&target.wildcard, &others, self.platform, &mut budget) {
+            let key = (
+                self.pattern_id(rule.pattern),
+                covering.iter().map(|&k| self.pattern_id(k)).collect(),
+            );
+            let found = PairMemo::spent(
+                &self.pairs.differences,
+                key,
+                &mut budget,
+                |o| !o.is_inconclusive(),
+                |budget| {
+                    let others: Vec<&Wildcard> = covering
+                        .iter()
+                        .map(|&k| &self.pattern_glob(k).wildcard)
+                        .collect();
+                    difference(&target.wildcard, &others, self.platform, budget)
+                },
+            );
+            match found {
                 Outcome::Witness(subject) => {
                     return Outcome::Witness(Input {
                         permission: cell.witness.clone(),
