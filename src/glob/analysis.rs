@@ -616,7 +616,38 @@ impl Analysis {
         {
             return false;
         }
-        self.contains(outer, inner).is_proved_empty()
+        // Decided by the shapes, else "no" when a word of the inner glob (its stars empty,
+        // or one unit no glob writes) escapes the outer one; else the automaton.
+        let within = |i: &Fixed, o: &Fixed, same: bool| {
+            if same {
+                return Some(true);
+            }
+            i.within(o, self.platform).or_else(|| {
+                [&[][..], &[1u16][..]]
+                    .iter()
+                    .any(|star| {
+                        !o.wildcard
+                            .is_match_units(&i.wildcard.fill_units(star), self.platform)
+                    })
+                    .then_some(false)
+            })
+        };
+        match (
+            within(
+                self.permission_glob(ri.permission),
+                self.permission_glob(ro.permission),
+                ri.permission == ro.permission,
+            ),
+            within(
+                self.pattern_glob(ri.pattern),
+                self.pattern_glob(ro.pattern),
+                ri.pattern == ro.pattern,
+            ),
+        ) {
+            (Some(false), _) | (_, Some(false)) => false,
+            (Some(true), Some(true)) => true,
+            _ => self.contains(outer, inner).is_proved_empty(),
+        }
     }
 
     /// The rules among the `lookback` before rule `inner`, nearest first, that rule `inner`
@@ -790,6 +821,69 @@ impl Fixed {
     /// The whole word, when the glob is one literal word.
     pub fn literal(&self) -> Option<&[u16]> {
         self.literal.as_deref()
+    }
+
+    /// Is every word of this glob matched by `outer`? Decided without an automaton for the
+    /// shapes most rules have (`outer` matching everything, one word, every word with a
+    /// literal prefix `P*`, every word with a literal suffix `*S`, or a command and its
+    /// arguments `Q *`), exactly: `Some(answer)`; `None` for any other `outer`. Every glob
+    /// matches something, and a wildcard after a literal run can always take a unit that
+    /// leaves it, which is what makes "no" exact:
+    /// - `P*`: yes iff this glob's literal prefix starts with `P`;
+    /// - `*S`: yes iff this glob has a fixed suffix ending with `S`;
+    /// - `Q *` (`Q` literal): yes iff this glob's literal prefix starts with `Q ` or it is
+    ///   `Q *` itself (in another case on Windows).
+    pub fn within(&self, outer: &Fixed, platform: Platform) -> Option<bool> {
+        use super::wildcard::{Token, fold};
+        if outer.universal() {
+            return Some(true);
+        }
+        if let Some(w) = &self.literal {
+            return Some(outer.wildcard.is_match_units(w, platform));
+        }
+        if outer.literal.is_some() {
+            // This glob has a wildcard or the optional tail: at least two words.
+            return Some(false);
+        }
+        let eq =
+            |x: &u16, y: &u16| x == y || (platform == Platform::Windows && fold(*x) == fold(*y));
+        let starts = |units: &[u16], with: &[u16]| {
+            units.len() >= with.len() && units.iter().zip(with).all(|(u, v)| eq(u, v))
+        };
+        let tokens = &outer.wildcard.tokens;
+        let stars = |t: &[Token]| !t.is_empty() && t.iter().all(|t| *t == Token::Star);
+        let fixed = outer.prefix.len();
+        if outer.wildcard.optional_tail {
+            if fixed != tokens.len() {
+                return None;
+            }
+            let mut spaced = outer.prefix.clone();
+            spaced.push(u16::from(b' '));
+            let same = self.wildcard.optional_tail
+                && self.prefix.len() == self.wildcard.tokens.len()
+                && self.prefix.len() == fixed
+                && starts(&self.prefix, &outer.prefix);
+            return Some(same || starts(&self.prefix, &spaced));
+        }
+        if stars(tokens.get(fixed..).unwrap_or_default()) {
+            return Some(starts(&self.prefix, &outer.prefix));
+        }
+        let suffix = outer.suffix.as_deref().unwrap_or_default();
+        if stars(
+            tokens
+                .get(..tokens.len().saturating_sub(suffix.len()))
+                .unwrap_or_default(),
+        ) {
+            return Some(self.suffix.as_ref().is_some_and(|mine| {
+                mine.len() >= suffix.len()
+                    && mine
+                        .iter()
+                        .rev()
+                        .zip(suffix.iter().rev())
+                        .all(|(u, v)| eq(u, v))
+            }));
+        }
+        None
     }
 
     /// Proved disjoint without an automaton: a literal glob meets another glob iff the
@@ -1168,6 +1262,29 @@ mod tests {
         })
     }
 
+    /// Glob units with a second case, so the Windows answers differ from Unix ones.
+    const CASED_UNITS: [char; 7] = ['a', 'A', 'b', '/', ' ', '*', '?'];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// Every answer `Fixed::within` gives is the automaton's, on both platforms.
+        #[test]
+        fn within_agrees_with_the_automaton(
+            inner in glob(&CASED_UNITS, 5),
+            outer in glob(&CASED_UNITS, 5),
+            windows in any::<bool>(),
+        ) {
+            let platform = if windows { Platform::Windows } else { Platform::Unix };
+            let (i, o) = (Fixed::new(&inner), Fixed::new(&outer));
+            if let Some(answer) = i.within(&o, platform) {
+                let found = difference(&i.wildcard, &[&o.wildcard], platform, &mut Budget::default());
+                prop_assert!(!found.is_inconclusive());
+                prop_assert_eq!(answer, found.is_proved_empty(), "{:?} within {:?}", inner, outer);
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -1220,6 +1337,14 @@ mod tests {
                     if brute.any(|m| m & bit != 0 && m & (1 << j) != 0) {
                         prop_assert!(candidates.contains(&j), "rule {} pruned for rule {}", j, i);
                     }
+                }
+                for k in 0..rules.len() {
+                    // The shortcuts of `proved_within` answer as the automaton does.
+                    prop_assert_eq!(
+                        a.proved_within(k, i),
+                        a.contains(k, i).is_proved_empty(),
+                        "rule {} within rule {}", i, k
+                    );
                 }
                 for j in 0..rules.len() {
                     match a.intersection(i, j) {
