@@ -118,7 +118,8 @@ def main():
         slower = ""
         if b == 0 and base:
             worse = [x for x in rows if x[0][2] > x[1][2] * 1.10]
-            slower = f"; check >10% slower than BASE on {len(worse)}"
+            slower = f"; check >10% slower than BASE on {len(worse)}" + "".join(
+                f"\n  slower: {x[-1]} {x[0][2] * 1000:.1f} ms vs {x[1][2] * 1000:.1f} ms" for x in worse)
         print(f"{exe}: {len(rows)} configurations, {over} over 5x; median ratio {ratios[len(ratios) // 2]:.2f}; total check {total:.2f} s{slower}")
     return 1 if any(x[0][0] > 5 for x in rows) else 0
 
