@@ -38,7 +38,7 @@
 //! store the broad pattern never comes. Or never answer "Always" to such a command. Note
 //! that `--auto` answers "once", which stores nothing.
 
-use super::{Check, Ctx, Finding, Level, Witness, named_list};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, named_list};
 use crate::agents::{Agent, Decision};
 use crate::glob::Wildcard;
 use crate::glob::analysis::{Analysis, Fixed, RuleShape};
@@ -53,7 +53,9 @@ pub const CHECK: Check = Check {
     docs: include_str!("always_overrides_deny.rs"),
 };
 
-pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+/// `reach`: the pass's reachability over `ctx.agents`. A deny that decides nothing is
+/// skipped: no command it denies is decided by it, so no candidate could show one.
+pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     // Whether a rule's permission glob matches `bash`, by its text (a handful of texts,
     // thousands of rules).
@@ -73,7 +75,13 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         decided: Default::default(),
         tails: Default::default(),
     };
-    for agent in ctx.agents.iter() {
+    for (a, agent) in ctx.agents.iter().enumerate() {
+        let dead = |i: usize| {
+            matches!(
+                reach.get(a).and_then(|row| row.get(i)),
+                Some(Some(Reach::Dead(_)))
+            )
+        };
         let asking: Vec<(usize, Fixed)> = (0..agent.rules.len())
             .rev()
             .filter(|&j| agent.rules[j].action.effective() == Effect::Ask && bash(&agent.rules[j]))
@@ -83,7 +91,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         // mistake, reported at the first of them, naming the others.
         let mut by_stored: Vec<(String, Finding, Vec<usize>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
-            if r.action != Action::Deny || r.loc.is_none() || !bash(r) {
+            if r.action != Action::Deny || r.loc.is_none() || !bash(r) || dead(i) {
                 continue;
             }
             if let Some((always, f)) = finding(ctx, agent, &asking, i, &mut shell) {
@@ -271,10 +279,16 @@ fn finding(
         }
         let w = denied[next].clone();
         next += 1;
-        let Some(part) = single_part(&mut shell.splitter, &mut shell.parts, &w) else {
+        // A command tried already (`fill("")` and `fill("x")` of a glob without `*`, or the
+        // search's): it went on to the next, and would again.
+        if denied[..next - 1].contains(&w) {
+            continue;
+        }
+        // The decision first: it is a compiled lookup, the split a parse.
+        let Some(dw) = bash_witness(ctx, agent, &w).filter(|d| d.rule == Some(i)) else {
             continue;
         };
-        let Some(dw) = bash_witness(ctx, agent, &w).filter(|d| d.rule == Some(i)) else {
+        let Some(part) = single_part(&mut shell.splitter, &mut shell.parts, &w) else {
             continue;
         };
         let always = part.always.clone()?;
@@ -455,12 +469,12 @@ fn asking_command(
     let candidates = simple.into_iter().chain(from_asking);
     let (splitter, parts) = (&mut shell.splitter, &mut shell.parts);
     candidates.into_iter().find_map(|c| {
+        // The decision first: it is a compiled lookup, the split a parse.
+        let w = bash_witness(ctx, agent, &c).filter(|w| w.action == Effect::Ask)?;
         let part = single_part(splitter, parts, &c)?;
         if part.always.as_deref() != Some(always) {
             return None;
         }
-        let w = bash_witness(ctx, agent, &c)?;
-        (w.action == Effect::Ask && outcome(ctx, agent, splitter, &c, None) == Effect::Ask)
-            .then_some((c, w))
+        (outcome(ctx, agent, splitter, &c, None) == Effect::Ask).then_some((c, w))
     })
 }

@@ -231,13 +231,18 @@ fn analyse(
     // Candidate inputs: where two reordered rules meet (exact, from the automata), then
     // shortest members of every rule involved.
     let mut candidates: Vec<Input> = Vec::new();
-    let position = |l: Option<Loc>| written.iter().position(|r| r.loc == l);
+    // Each block rule's place in the written order, found once (not once per pair: a
+    // block of a few hundred rules made this search cubic).
+    let position: Vec<Option<usize>> = block
+        .iter()
+        .map(|r| written.iter().position(|w| w.loc == r.loc))
+        .collect();
     'pairs: for a in lo..=hi {
         for b in a + 1..=hi {
             if candidates.len() >= MAX_CANDIDATES / 2 {
                 break 'pairs;
             }
-            let (pa, pb) = (position(rules[a].loc), position(rules[b].loc));
+            let (pa, pb) = (position[a - lo], position[b - lo]);
             let swapped =
                 matches!((pa, pb), (Some(x), Some(y)) if x > y) || pa.is_none() || pb.is_none();
             if swapped

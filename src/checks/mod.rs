@@ -444,7 +444,7 @@ fn run_places(
     js_key_order::run(&ctx, &mut out);
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
-    always_overrides_deny::run(&ctx, &mut out);
+    always_overrides_deny::run(&ctx, &reach, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
     places(project, consolidate(project, out), once_per_place)
 }

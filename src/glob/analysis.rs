@@ -49,7 +49,7 @@ use std::collections::{HashMap, HashSet};
 use std::iter;
 
 use super::automaton::{
-    Budget, Cell, DEFAULT_BUDGET, Outcome, Product, Word, difference, intersection,
+    Budget, Cell, DEFAULT_BUDGET, Exhausted, Outcome, Product, Word, difference, intersection,
 };
 use super::wildcard::{Platform, Wildcard, subject_units};
 
@@ -152,7 +152,20 @@ pub struct PairMemo {
     ids: std::cell::RefCell<HashMap<Vec<u16>, Glob>>,
     contained: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
     met: std::cell::RefCell<HashMap<[u32; 4], Outcome<Input>>>,
+    /// The permission cells of [`Analysis::decides`], by the permission globs' ids (the
+    /// rule's, then the later ones' in order), with the units the search spent.
+    cells: Spent<Vec<u32>, Result<Vec<Cell>, Exhausted>>,
+    /// The differences of [`Analysis::decides`], by the target pattern's id and the
+    /// covering patterns' ids in order, with the units the search spent. Agents whose
+    /// rules differ before rule `i` or far after it (each agent's own rules come after the
+    /// shared ones) still ask the same searches of the shared rules.
+    differences: Spent<(u32, Vec<u32>), Outcome<Word>>,
 }
+
+/// Finished searches by their globs' ids, each with the budget units it spent: a search is
+/// deterministic, so with at least that many units left it would spend exactly them and
+/// find the same answer ([`PairMemo::spent`]). Searches that ran out are not kept.
+type Spent<K, V> = std::cell::RefCell<HashMap<K, (V, u64)>>;
 
 impl PairMemo {
     pub fn new(platform: Platform) -> PairMemo {
@@ -166,7 +179,35 @@ impl PairMemo {
             ids: Default::default(),
             contained: Default::default(),
             met: Default::default(),
+            cells: Default::default(),
+            differences: Default::default(),
         }
+    }
+
+    /// `search`'s answer for `key`, charged to `budget` as the search itself would be: the
+    /// answer kept when `budget` still has the units it spent (the same search would spend
+    /// them again and find the same), else the search run on `budget` (kept when `finished`
+    /// says it did not run out).
+    fn spent<K: std::hash::Hash + Eq, V: Clone>(
+        memo: &Spent<K, V>,
+        key: K,
+        budget: &mut Budget,
+        finished: impl Fn(&V) -> bool,
+        search: impl FnOnce(&mut Budget) -> V,
+    ) -> V {
+        if let Some((known, units)) = memo.borrow().get(&key)
+            && *units <= budget.remaining()
+        {
+            budget.take(*units);
+            return known.clone();
+        }
+        let before = budget.remaining();
+        let found = search(budget);
+        if finished(&found) {
+            let units = before - budget.remaining();
+            memo.borrow_mut().insert(key, (found.clone(), units));
+        }
+        found
     }
 
     /// The id and compiled form of a glob (made once per text).
@@ -183,7 +224,11 @@ impl PairMemo {
 
     /// How many globs and answers are kept.
     pub fn len(&self) -> usize {
-        self.ids.borrow().len() + self.contained.borrow().len() + self.met.borrow().len()
+        self.ids.borrow().len()
+            + self.contained.borrow().len()
+            + self.met.borrow().len()
+            + self.cells.borrow().len()
+            + self.differences.borrow().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -367,9 +412,22 @@ impl Analysis {
 
     /// The key of a pair of rules in `pairs`.
     fn pair_key(&self, a: Shape, b: Shape) -> [u32; 4] {
-        let p = |k: usize| self.permission_ids.get(k).copied().unwrap_or(u32::MAX);
-        let q = |k: usize| self.pattern_ids.get(k).copied().unwrap_or(u32::MAX);
-        [p(a.permission), q(a.pattern), p(b.permission), q(b.pattern)]
+        [
+            self.permission_id(a.permission),
+            self.pattern_id(a.pattern),
+            self.permission_id(b.permission),
+            self.pattern_id(b.pattern),
+        ]
+    }
+
+    /// A permission glob's id in `pairs`.
+    fn permission_id(&self, k: usize) -> u32 {
+        self.permission_ids.get(k).copied().unwrap_or(u32::MAX)
+    }
+
+    /// A pattern glob's id in `pairs`.
+    fn pattern_id(&self, k: usize) -> u32 {
+        self.pattern_ids.get(k).copied().unwrap_or(u32::MAX)
     }
 
     pub fn len(&self) -> usize {
@@ -421,11 +479,24 @@ impl Analysis {
 
         // Component 0 is rule i's permission glob, component k ≥ 1 is `later_perms[k - 1]`.
         let later_perms = self.later_permissions(i);
-        let globs: Vec<&Wildcard> = iter::once(rule.permission)
+        let components: Vec<usize> = iter::once(rule.permission)
             .chain(later_perms.iter().copied())
-            .map(|k| &self.permission_glob(k).wildcard)
             .collect();
-        let Ok(cells) = Product::new(&globs, self.platform).cells(&[0], &mut budget) else {
+        let key: Vec<u32> = components.iter().map(|&k| self.permission_id(k)).collect();
+        let searched = PairMemo::spent(
+            &self.pairs.cells,
+            key,
+            &mut budget,
+            Result::is_ok,
+            |budget| {
+                let globs: Vec<&Wildcard> = components
+                    .iter()
+                    .map(|&k| &self.permission_glob(k).wildcard)
+                    .collect();
+                Product::new(&globs, self.platform).cells(&[0], budget)
+            },
+        );
+        let Ok(cells) = searched else {
             return Outcome::Inconclusive;
         };
 
@@ -452,11 +523,24 @@ impl Analysis {
             {
                 continue;
             }
-            let others: Vec<&Wildcard> = covering
-                .iter()
-                .map(|&k| &self.pattern_glob(k).wildcard)
-                .collect();
-            match difference(&target.wildcard, &others, self.platform, &mut budget) {
+            let key = (
+                self.pattern_id(rule.pattern),
+                covering.iter().map(|&k| self.pattern_id(k)).collect(),
+            );
+            let found = PairMemo::spent(
+                &self.pairs.differences,
+                key,
+                &mut budget,
+                |o| !o.is_inconclusive(),
+                |budget| {
+                    let others: Vec<&Wildcard> = covering
+                        .iter()
+                        .map(|&k| &self.pattern_glob(k).wildcard)
+                        .collect();
+                    difference(&target.wildcard, &others, self.platform, budget)
+                },
+            );
+            match found {
                 Outcome::Witness(subject) => {
                     return Outcome::Witness(Input {
                         permission: cell.witness.clone(),
@@ -532,7 +616,38 @@ impl Analysis {
         {
             return false;
         }
-        self.contains(outer, inner).is_proved_empty()
+        // Decided by the shapes, else "no" when a word of the inner glob (its stars empty,
+        // or one unit no glob writes) escapes the outer one; else the automaton.
+        let within = |i: &Fixed, o: &Fixed, same: bool| {
+            if same {
+                return Some(true);
+            }
+            i.within(o, self.platform).or_else(|| {
+                [&[][..], &[1u16][..]]
+                    .iter()
+                    .any(|star| {
+                        !o.wildcard
+                            .is_match_units(&i.wildcard.fill_units(star), self.platform)
+                    })
+                    .then_some(false)
+            })
+        };
+        match (
+            within(
+                self.permission_glob(ri.permission),
+                self.permission_glob(ro.permission),
+                ri.permission == ro.permission,
+            ),
+            within(
+                self.pattern_glob(ri.pattern),
+                self.pattern_glob(ro.pattern),
+                ri.pattern == ro.pattern,
+            ),
+        ) {
+            (Some(false), _) | (_, Some(false)) => false,
+            (Some(true), Some(true)) => true,
+            _ => self.contains(outer, inner).is_proved_empty(),
+        }
     }
 
     /// The rules among the `lookback` before rule `inner`, nearest first, that rule `inner`
@@ -706,6 +821,69 @@ impl Fixed {
     /// The whole word, when the glob is one literal word.
     pub fn literal(&self) -> Option<&[u16]> {
         self.literal.as_deref()
+    }
+
+    /// Is every word of this glob matched by `outer`? Decided without an automaton for the
+    /// shapes most rules have (`outer` matching everything, one word, every word with a
+    /// literal prefix `P*`, every word with a literal suffix `*S`, or a command and its
+    /// arguments `Q *`), exactly: `Some(answer)`; `None` for any other `outer`. Every glob
+    /// matches something, and a wildcard after a literal run can always take a unit that
+    /// leaves it, which is what makes "no" exact:
+    /// - `P*`: yes iff this glob's literal prefix starts with `P`;
+    /// - `*S`: yes iff this glob has a fixed suffix ending with `S`;
+    /// - `Q *` (`Q` literal): yes iff this glob's literal prefix starts with `Q ` or it is
+    ///   `Q *` itself (in another case on Windows).
+    pub fn within(&self, outer: &Fixed, platform: Platform) -> Option<bool> {
+        use super::wildcard::{Token, fold};
+        if outer.universal() {
+            return Some(true);
+        }
+        if let Some(w) = &self.literal {
+            return Some(outer.wildcard.is_match_units(w, platform));
+        }
+        if outer.literal.is_some() {
+            // This glob has a wildcard or the optional tail: at least two words.
+            return Some(false);
+        }
+        let eq =
+            |x: &u16, y: &u16| x == y || (platform == Platform::Windows && fold(*x) == fold(*y));
+        let starts = |units: &[u16], with: &[u16]| {
+            units.len() >= with.len() && units.iter().zip(with).all(|(u, v)| eq(u, v))
+        };
+        let tokens = &outer.wildcard.tokens;
+        let stars = |t: &[Token]| !t.is_empty() && t.iter().all(|t| *t == Token::Star);
+        let fixed = outer.prefix.len();
+        if outer.wildcard.optional_tail {
+            if fixed != tokens.len() {
+                return None;
+            }
+            let mut spaced = outer.prefix.clone();
+            spaced.push(u16::from(b' '));
+            let same = self.wildcard.optional_tail
+                && self.prefix.len() == self.wildcard.tokens.len()
+                && self.prefix.len() == fixed
+                && starts(&self.prefix, &outer.prefix);
+            return Some(same || starts(&self.prefix, &spaced));
+        }
+        if stars(tokens.get(fixed..).unwrap_or_default()) {
+            return Some(starts(&self.prefix, &outer.prefix));
+        }
+        let suffix = outer.suffix.as_deref().unwrap_or_default();
+        if stars(
+            tokens
+                .get(..tokens.len().saturating_sub(suffix.len()))
+                .unwrap_or_default(),
+        ) {
+            return Some(self.suffix.as_ref().is_some_and(|mine| {
+                mine.len() >= suffix.len()
+                    && mine
+                        .iter()
+                        .rev()
+                        .zip(suffix.iter().rev())
+                        .all(|(u, v)| eq(u, v))
+            }));
+        }
+        None
     }
 
     /// Proved disjoint without an automaton: a literal glob meets another glob iff the
@@ -1084,6 +1262,29 @@ mod tests {
         })
     }
 
+    /// Glob units with a second case, so the Windows answers differ from Unix ones.
+    const CASED_UNITS: [char; 7] = ['a', 'A', 'b', '/', ' ', '*', '?'];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// Every answer `Fixed::within` gives is the automaton's, on both platforms.
+        #[test]
+        fn within_agrees_with_the_automaton(
+            inner in glob(&CASED_UNITS, 5),
+            outer in glob(&CASED_UNITS, 5),
+            windows in any::<bool>(),
+        ) {
+            let platform = if windows { Platform::Windows } else { Platform::Unix };
+            let (i, o) = (Fixed::new(&inner), Fixed::new(&outer));
+            if let Some(answer) = i.within(&o, platform) {
+                let found = difference(&i.wildcard, &[&o.wildcard], platform, &mut Budget::default());
+                prop_assert!(!found.is_inconclusive());
+                prop_assert_eq!(answer, found.is_proved_empty(), "{:?} within {:?}", inner, outer);
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -1136,6 +1337,14 @@ mod tests {
                     if brute.any(|m| m & bit != 0 && m & (1 << j) != 0) {
                         prop_assert!(candidates.contains(&j), "rule {} pruned for rule {}", j, i);
                     }
+                }
+                for k in 0..rules.len() {
+                    // The shortcuts of `proved_within` answer as the automaton does.
+                    prop_assert_eq!(
+                        a.proved_within(k, i),
+                        a.contains(k, i).is_proved_empty(),
+                        "rule {} within rule {}", i, k
+                    );
                 }
                 for j in 0..rules.len() {
                     match a.intersection(i, j) {

@@ -228,6 +228,20 @@ pub fn difference(
     if others.is_empty() {
         return Outcome::Witness(shortest_member(target));
     }
+    // A literal target is one word: in the difference or not, by the matcher alone. A
+    // target with one shortest word outside the others has it as the shortest answer.
+    if let Some(word) = one_word(target, platform) {
+        return if others.iter().any(|g| g.is_match_units(&word, platform)) {
+            Outcome::Empty
+        } else {
+            Outcome::Witness(Word(word))
+        };
+    }
+    if let Some(word) = only_shortest(target, platform)
+        && !others.iter().any(|g| g.is_match_units(&word, platform))
+    {
+        return Outcome::Witness(Word(word));
+    }
     let mut globs = vec![target];
     globs.extend_from_slice(others);
     let excluded: Vec<usize> = (1..globs.len()).collect();
@@ -248,10 +262,57 @@ pub fn intersection(globs: &[&Wildcard], platform: Platform, budget: &mut Budget
         [] => Outcome::Witness(Word::default()),
         [only] => Outcome::Witness(shortest_member(only)),
         _ => {
+            // A literal among them is the only word that can be in all of them.
+            if let Some(word) = distinct.iter().find_map(|g| one_word(g, platform)) {
+                return if distinct.iter().all(|g| g.is_match_units(&word, platform)) {
+                    Outcome::Witness(Word(word))
+                } else {
+                    Outcome::Empty
+                };
+            }
+            // A glob's only shortest word, matched by all: no common word is shorter, and
+            // none as short is another.
+            if let Some(word) = distinct
+                .iter()
+                .filter_map(|g| only_shortest(g, platform))
+                .find(|w| distinct.iter().all(|g| g.is_match_units(w, platform)))
+            {
+                return Outcome::Witness(Word(word));
+            }
             let required: Vec<usize> = (0..distinct.len()).collect();
             Product::new(&distinct, platform).find(&required, &[], budget)
         }
     }
+}
+
+/// The one word a glob without wildcards matches, on a platform where that is its whole
+/// language (not Windows, where every case variant matches too and the search may show
+/// another). Deciding it with the matcher is what the product search would find: the
+/// word, or nothing; the search's first state already has one path to follow.
+fn one_word(glob: &Wildcard, platform: Platform) -> Option<Vec<u16>> {
+    if platform != Platform::Unix || glob.optional_tail {
+        return None;
+    }
+    glob.tokens
+        .iter()
+        .map(|t| match t {
+            Token::Lit(u) => Some(*u),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The shortest word of a glob without `?` (its literals, every `*` empty), when that is
+/// its only shortest word and the search would show it: on Unix (not every case variant),
+/// and well-formed UTF-16 (else the search first looks for a well-formed answer).
+fn only_shortest(glob: &Wildcard, platform: Platform) -> Option<Vec<u16>> {
+    if platform != Platform::Unix || glob.tokens.contains(&Token::One) {
+        return None;
+    }
+    let word = shortest_member(glob).0;
+    char::decode_utf16(word.iter().copied())
+        .all(|c| c.is_ok())
+        .then_some(word)
 }
 
 /// A shortest word of one glob, built directly: its literals, `x` for each `?`, nothing for

@@ -258,6 +258,37 @@ proptest! {
         agrees_with_brute_force(got, inside, "difference")?;
     }
 
+    /// A literal target or a literal among the globs, or a glob's only shortest word
+    /// (Unix), is decided by the matcher: the same answer, and the same witness, as the
+    /// product search.
+    #[test]
+    fn literal_shortcuts_are_the_search(
+        literal in prop_oneof!["[ab/ ]{0,4}", glob_strategy(4)],
+        others in prop::collection::vec(glob_strategy(4), 1..4),
+    ) {
+        let u = Platform::Unix;
+        let t = w(&literal);
+        let os: Vec<Wildcard> = others.iter().map(|o| w(o)).collect();
+        let mut globs = vec![&t];
+        globs.extend(os.iter());
+        let excluded: Vec<usize> = (1..globs.len()).collect();
+        let searched = Product::new(&globs, u).find(&[0], &excluded, &mut Budget::default());
+        prop_assert_eq!(difference(&t, &globs[1..], u, &mut Budget::default()), searched);
+        let mut distinct: Vec<&Wildcard> = Vec::new();
+        for g in globs {
+            if !distinct.contains(&g) {
+                distinct.push(g);
+            }
+        }
+        let required: Vec<usize> = (0..distinct.len()).collect();
+        let met = if distinct.len() == 1 {
+            Outcome::Witness(shortest_member(distinct[0]))
+        } else {
+            Product::new(&distinct, u).find(&required, &[], &mut Budget::default())
+        };
+        prop_assert_eq!(intersection(&distinct, u, &mut Budget::default()), met);
+    }
+
     /// `cells` lists exactly the acceptance signatures that occur, each with a witness
     /// that has it.
     #[test]
