@@ -106,6 +106,9 @@ pub struct Audit {
     pub plugins: bool,
     /// Every frontmatter `permissions:` block (ignored by OpenCode), in load order.
     pub ignored_blocks: Vec<IgnoredBlock>,
+    /// The MCP servers the JSON configs name (`mcp.NAME`), sorted: their tools are
+    /// `NAME_TOOL`.
+    pub mcp_servers: Vec<String>,
 }
 
 /// A markdown agent's `permissions:` block, which OpenCode ignores, and what it meant: the
@@ -392,6 +395,22 @@ impl Loader<'_> {
     /// Decode a JSON config; its ignored V2 `permissions` blocks become warnings.
     fn decode_file(&mut self, node: &Node, layer: Layer) -> Result<FileConfig, LoadError> {
         let cfg = config::decode_file(node, layer, &self.sw).map_err(LoadError::Invalid)?;
+        if let Some(servers) = node
+            .value
+            .as_object()
+            .and_then(|o| o.get("mcp"))
+            .and_then(|m| m.value.as_object())
+        {
+            for (name, _) in servers.iter() {
+                if let Err(at) = self
+                    .audit
+                    .mcp_servers
+                    .binary_search_by(|x| x.as_str().cmp(name))
+                {
+                    self.audit.mcp_servers.insert(at, name.to_string());
+                }
+            }
+        }
         for (path, loc) in &cfg.ignored {
             self.warnings.push(Warning {
                 loc: *loc,

@@ -348,3 +348,40 @@ fn a_bash_example_denied_first_by_external_directory_is_not_shown() {
         "{f:#?}"
     );
 }
+
+#[test]
+fn an_unknown_tool_switch_warns_only_where_an_mcp_server_has_that_name() {
+    let level = |cfg: &str, key: &str| {
+        let p = project(cfg, &[]);
+        let f = run(&p);
+        let found: Vec<_> = f
+            .iter()
+            .filter(|x| x.id == "unchecked-permission" && x.message.contains(&format!("`{key}`")))
+            .collect();
+        assert_eq!(found.len(), 1, "{key}: {f:#?}");
+        found[0].level
+    };
+    use permaudit::checks::Level;
+    // A project's own tool or a plugin's, or nothing: no protection OpenCode gives is lost.
+    assert_eq!(
+        level(r#"{"tools":{"observation":false}}"#, "observation"),
+        Level::Info
+    );
+    // An MCP server of that name: its tools are `observation_*`, which the key misses.
+    assert_eq!(
+        level(
+            r#"{"mcp":{"observation":{"type":"local","command":["x"]}},"tools":{"observation":false}}"#,
+            "observation"
+        ),
+        Level::Warning
+    );
+    // A Claude Code rule and a typo of a checked permission still lose their deny.
+    assert_eq!(
+        level(r#"{"permission":{"Bash(rm *)":"deny"}}"#, "Bash(rm *)"),
+        Level::Warning
+    );
+    assert_eq!(
+        level(r#"{"permission":{"bsah":"deny"}}"#, "bsah"),
+        Level::Warning
+    );
+}

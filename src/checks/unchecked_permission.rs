@@ -15,7 +15,12 @@
 //! allowed; `"list": "deny"` while `glob` lists directories; `"todoread": "deny"` while
 //! `todowrite` hands the list back). An allow, or a deny beside an equally strict rule of
 //! the permission OpenCode checks (a `write` block mirrored under `edit` in the same
-//! file), or a deny of a tool 1.18.34 does not have, only misleads: info. So is an
+//! file), or a deny of a tool 1.18.34 does not have, only misleads: info. So does a
+//! whole-tool switch of a plain unknown name that is no near miss of a checked permission
+//! (`observation: false`): it names a tool this config does not show (the project's own
+//! code, a plugin's) or none, and loses nothing OpenCode would check, unless the config
+//! names an MCP server of that name (its tools are `NAME_TOOL`, which the key misses: a
+//! warning). So is an
 //! unknown whole-tool key when the config loads plugins (a `plugin` list, or
 //! `{plugin,plugins}/*.{js,ts}`): a plugin may add a tool of that name.
 //!
@@ -211,8 +216,27 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
         "todoread" => Some("todowrite".to_string()),
         key => meant(key),
     };
+    // An unknown name that is no near miss of a permission OpenCode checks, no command
+    // and no Claude Code rule is a tool this config does not show (the project's own, a
+    // plugin's) or none at all: either way no protection OpenCode gives is lost, unless it
+    // names an MCP server, whose tools (`NAME_TOOL`) the key then fails to switch.
     let Some(target) = target else {
-        return Level::Warning;
+        let mcp = ctx
+            .project
+            .loaded
+            .audit
+            .mcp_servers
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(&r.permission));
+        let plain = r
+            .permission
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+        return if plain && !mcp && r.pattern == "*" {
+            Level::Info
+        } else {
+            Level::Warning
+        };
     };
     // A block mirrored under the permission OpenCode checks (`write` beside an `edit` of
     // the same pattern, as strict, in the same file): this key loses nothing; whatever
