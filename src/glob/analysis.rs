@@ -796,10 +796,8 @@ impl Fixed {
         let prefix: Vec<u16> = wildcard.tokens.iter().map_while(lit).collect();
         let mut suffix: Vec<u16> = wildcard.tokens.iter().rev().map_while(lit).collect();
         suffix.reverse();
-        let literal = (prefix.len() == wildcard.tokens.len() && !wildcard.optional_tail)
-            .then(|| prefix.clone());
         Fixed {
-            literal,
+            literal: wildcard.literal(),
             prefix,
             suffix: (!wildcard.optional_tail).then_some(suffix),
             wildcard,

@@ -290,16 +290,10 @@ pub fn intersection(globs: &[&Wildcard], platform: Platform, budget: &mut Budget
 /// another). Deciding it with the matcher is what the product search would find: the
 /// word, or nothing; the search's first state already has one path to follow.
 fn one_word(glob: &Wildcard, platform: Platform) -> Option<Vec<u16>> {
-    if platform != Platform::Unix || glob.optional_tail {
+    if platform != Platform::Unix {
         return None;
     }
-    glob.tokens
-        .iter()
-        .map(|t| match t {
-            Token::Lit(u) => Some(*u),
-            _ => None,
-        })
-        .collect()
+    glob.literal()
 }
 
 /// The shortest word of a glob without `?` (its literals, every `*` empty), when that is

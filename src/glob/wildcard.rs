@@ -49,6 +49,21 @@ pub fn subject_units(subject: &str) -> Vec<u16> {
 }
 
 impl Wildcard {
+    /// The glob's units when it has no wildcard and no optional tail: the one text it
+    /// matches exactly (in any case on Windows).
+    pub fn literal(&self) -> Option<Vec<u16>> {
+        if self.optional_tail {
+            return None;
+        }
+        self.tokens
+            .iter()
+            .map(|t| match t {
+                Token::Lit(u) => Some(*u),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The glob read with each `?` as `x` and each `*` as `star`: an input it matches.
     pub fn fill_units(&self, star: &[u16]) -> Vec<u16> {
         let mut units = Vec::with_capacity(self.tokens.len());
