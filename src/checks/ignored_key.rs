@@ -93,10 +93,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             for r in &mut rules {
                 r.permission = tool_permission_name(&r.permission).to_string();
             }
-            if rules
-                .iter()
-                .all(|r| already_enforced(agent, r, ctx.project.platform))
-            {
+            if already_enforced(agent, &rules, ctx.project.platform) {
                 let allows = rules.iter().any(|r| r.action.effective() == Effect::Allow);
                 f.level = Level::Info;
                 f.message.push_str(&format!(
@@ -113,30 +110,33 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Does `agent` already decide every input `r` matches at least as strictly as `r` would
-/// (allows pass: they protect nothing)? Proven, or no: some earlier-or-equal rule of the
-/// agent contains all of `r`'s inputs with an answer as strict, and no later rule looser
-/// than `r` meets them. Where `r` would be written does not matter then: every input it
-/// matches is already answered as strictly wherever it stands.
-fn already_enforced(agent: &Agent, r: &Rule, platform: crate::glob::Platform) -> bool {
-    let e = r.action.effective();
-    if e == Effect::Allow {
-        return true;
-    }
+/// Does `agent` already decide every input each of `rules` matches at least as strictly
+/// as that rule would (allows pass: they protect nothing)? Proven, or no: for each rule,
+/// some rule of the agent contains all of its inputs with an answer as strict, and no
+/// later rule looser than it meets them. Where the rules would be written does not matter
+/// then: every input they match is already answered as strictly wherever they stand.
+fn already_enforced(agent: &Agent, rules: &[Rule], platform: crate::glob::Platform) -> bool {
+    // One analysis of the agent's rules followed by the block's (each asked about alone).
     let shapes: Vec<RuleShape> = agent
         .rules
         .iter()
-        .chain(std::iter::once(r))
+        .chain(rules)
         .map(|x| RuleShape::new(x.permission.clone(), x.pattern.clone()))
         .collect();
     let n = agent.rules.len();
     let analysis = Analysis::new(&shapes, platform);
-    let Some(k) = (0..n).rev().find(|&k| analysis.proved_within(k, n)) else {
-        return false;
-    };
-    openness(agent.rules[k].action.effective()) <= openness(e)
-        && (k + 1..n).all(|j| {
-            openness(agent.rules[j].action.effective()) <= openness(e)
-                || matches!(analysis.intersection(j, n), Outcome::Empty)
-        })
+    rules.iter().enumerate().all(|(b, r)| {
+        let e = r.action.effective();
+        if e == Effect::Allow {
+            return true;
+        }
+        let Some(k) = (0..n).rev().find(|&k| analysis.proved_within(k, n + b)) else {
+            return false;
+        };
+        openness(agent.rules[k].action.effective()) <= openness(e)
+            && (k + 1..n).all(|j| {
+                openness(agent.rules[j].action.effective()) <= openness(e)
+                    || matches!(analysis.intersection(j, n + b), Outcome::Empty)
+            })
+    })
 }
