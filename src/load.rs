@@ -106,8 +106,8 @@ pub struct Audit {
     pub plugins: bool,
     /// Every frontmatter `permissions:` block (ignored by OpenCode), in load order.
     pub ignored_blocks: Vec<IgnoredBlock>,
-    /// The MCP servers the JSON configs name (`mcp.NAME`), sorted: their tools are
-    /// `NAME_TOOL`.
+    /// The MCP servers the JSON configs name (`mcp.NAME`), in load order: their tools
+    /// are `NAME_TOOL`.
     pub mcp_servers: Vec<String>,
 }
 
@@ -401,15 +401,9 @@ impl Loader<'_> {
             .and_then(|o| o.get("mcp"))
             .and_then(|m| m.value.as_object())
         {
-            for (name, _) in servers.iter() {
-                if let Err(at) = self
-                    .audit
-                    .mcp_servers
-                    .binary_search_by(|x| x.as_str().cmp(name))
-                {
-                    self.audit.mcp_servers.insert(at, name.to_string());
-                }
-            }
+            self.audit
+                .mcp_servers
+                .extend(servers.iter().map(|(name, _)| name.to_string()));
         }
         for (path, loc) in &cfg.ignored {
             self.warnings.push(Warning {
