@@ -136,6 +136,12 @@ pub struct IgnoredKey {
     pub switch: Option<bool>,
     /// Where the same entry's `permission` already has this key.
     pub in_permission: Option<Loc>,
+    /// The known keys (of the agent entry, or of the top level) under which OpenCode would
+    /// accept this value ([`config::accepts`]): what the key may be a misspelling of.
+    pub accepted_under: Vec<&'static str>,
+    /// OpenCode would accept this value as the value of a permission of the key's name
+    /// ([`config::accepts_as_permission`]): `edit: deny` written outside `permission`.
+    pub permission_value: bool,
 }
 
 /// `IgnoredKey::switch` and `IgnoredKey::in_permission` of key `k` with value `v` in the
@@ -158,15 +164,22 @@ fn beside(
 }
 
 /// Record the keys of an agent entry that OpenCode's agent schema does not read.
-fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node) {
+fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node, sw: &Switches) {
     if let Some(o) = entry.value.as_object() {
-        record_ignored_keys(a, o, config::AGENT_KEYS, Some(agent));
+        record_ignored_keys(a, o, config::AGENT_KEYS, Some(agent), sw);
     }
 }
 
 /// Record the keys of `o` (an agent entry, or the top level with `agent` `None`) that
 /// are not among the `read` ones.
-fn record_ignored_keys(a: &mut Audit, o: &JsObject, read: &[&str], agent: Option<&str>) {
+fn record_ignored_keys(
+    a: &mut Audit,
+    o: &JsObject,
+    read: &'static [&'static str],
+    agent: Option<&str>,
+    sw: &Switches,
+) {
+    let in_agent = agent.is_some();
     a.ignored_keys
         .extend(o.iter().filter(|(k, _)| !read.contains(k)).map(|(k, v)| {
             let (switch, in_permission) = beside(o, k, v);
@@ -177,6 +190,12 @@ fn record_ignored_keys(a: &mut Audit, o: &JsObject, read: &[&str], agent: Option
                 lost_protection: holds_restriction(v),
                 switch,
                 in_permission,
+                accepted_under: read
+                    .iter()
+                    .copied()
+                    .filter(|known| config::accepts(known, v, in_agent, sw))
+                    .collect(),
+                permission_value: config::accepts_as_permission(k, v, in_agent, sw),
             }
         }));
 }
@@ -329,6 +348,7 @@ impl Loader<'_> {
         root: &Node,
         written: Vec<jsonc::WrittenObject>,
     ) {
+        let sw = self.sw;
         let a = &mut self.audit;
         a.substitutions.extend(sub.replaced.iter().map(|(s, e, r)| {
             (
@@ -356,7 +376,7 @@ impl Loader<'_> {
         if let Some(p) = top.get("permission") {
             permission(p, a);
         }
-        record_ignored_keys(a, top, config::TOP_LEVEL_KEYS, None);
+        record_ignored_keys(a, top, config::TOP_LEVEL_KEYS, None, &sw);
         if let Some(t) = top.get("tools") {
             a.tools_objects.push(t.loc);
             record_tools(a, None, t);
@@ -371,7 +391,7 @@ impl Loader<'_> {
                 let Some(e) = entry.value.as_object() else {
                     continue;
                 };
-                record_ignored_agent_keys(a, name, entry);
+                record_ignored_agent_keys(a, name, entry, &sw);
                 if let Some(p) = e.get("permission") {
                     permission(p, a);
                 }
@@ -502,7 +522,7 @@ impl Loader<'_> {
         match config::decode_agent(&data, "", entry_kind, &self.sw) {
             Ok(mut entry) => {
                 entry.prompt = Some(markdown_body(&text).to_string());
-                record_ignored_agent_keys(&mut self.audit, &name, &data);
+                record_ignored_agent_keys(&mut self.audit, &name, &data, &self.sw);
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);
                 }

@@ -385,3 +385,33 @@ fn an_unknown_tool_switch_warns_only_where_an_mcp_server_has_that_name() {
         Level::Warning
     );
 }
+
+#[test]
+fn an_ignored_key_is_taken_for_a_near_key_only_when_opencode_accepts_its_value_there() {
+    let p = agents_project(&[
+        // Descriptive metadata: `mode` is near `role`, but OpenCode refuses a mode of that
+        // text, and a `skill` permission of a path (both verified on 1.18.34).
+        (
+            "meta",
+            "role: \"Lead architect\"\nskill: .opencode/skills/review/SKILL.md\n",
+        ),
+        // Real misspellings and misplaced permissions, whose values fit.
+        (
+            "typos",
+            "permision:\n  edit: deny\nmodle: openai/gpt-5\nwebfetch: false\nbash: deny\n",
+        ),
+    ]);
+    let f = run(&p);
+    let keys = |agent: &str| -> Vec<String> {
+        of(&f, "unknown-agent-key", agent)
+            .iter()
+            .map(|x| x.message.split('`').nth(1).unwrap_or("").to_string())
+            .collect()
+    };
+    assert!(keys("meta").is_empty(), "{f:#?}");
+    assert_eq!(
+        keys("typos"),
+        ["permision", "webfetch: false", "bash", "modle"],
+        "{f:#?}"
+    );
+}

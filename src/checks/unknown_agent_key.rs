@@ -8,6 +8,12 @@
 //! `permission: {edit: deny}`); at the top level of a config, a near miss of a top-level
 //! key (`permisions`, `agnet`) or a permission written outside `permission`.
 //!
+//! A key is taken for a near key or a misplaced permission only when OpenCode would accept
+//! its value there: `role: "Lead architect"` is not reported as a misspelt `mode`, nor
+//! `skill: .opencode/skills/x/SKILL.md` as a misplaced `skill` permission, since OpenCode
+//! refuses a config with `mode: "Lead architect"` or `permission: {skill: "….md"}`
+//! (verified on 1.18.34); such keys are descriptive metadata.
+//!
 //! Other unknown agent keys are not reported: OpenCode passes them to the model provider
 //! as options (`reasoningEffort: high` is meant that way). Other unknown top-level keys
 //! (`theme`, `keybinds`, moved to `tui.json`) are not reported either.
@@ -59,9 +65,21 @@ fn place_and_fate(in_agent: bool) -> (&'static str, &'static str) {
     }
 }
 
+/// What OpenCode would take an ignored key's value for, had it been written elsewhere.
+#[derive(Debug, Clone, Copy)]
+pub struct Fits<'a> {
+    /// The known keys under which OpenCode accepts the value (`"subagent"` fits `mode`).
+    pub under: &'a [&'a str],
+    /// It is a permission's value (`"deny"`, `{"*": "ask"}`) or a tool switch (`false`).
+    pub as_permission: bool,
+}
+
 /// What is wrong with an ignored key, or `None` when it is most likely meant (provider
-/// options, keys of other tools).
-pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
+/// options, keys of other tools). A key is taken for a misspelling of a known key, or for a
+/// permission written in the wrong place, only when OpenCode would accept its value there:
+/// `role: "Lead architect"` is no misspelt `mode` and `skill: path/SKILL.md` no misplaced
+/// permission, since the fix would make OpenCode refuse the config (verified on 1.18.34).
+pub fn diagnose(key: &str, in_agent: bool, fits: Fits<'_>) -> Option<String> {
     let known = if in_agent { AGENT_KEYS } else { TOP_LEVEL_KEYS };
     let (place, fate) = place_and_fate(in_agent);
     // `permissions` is V2 (refused in V1 files; handled where it is decoded).
@@ -69,6 +87,9 @@ pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
         return None;
     }
     if CHECKED.contains(&key) {
+        if !fits.as_permission {
+            return None;
+        }
         return Some(format!(
             "`{key}` is not a key of {place}: {fate}, so this permission has no effect; put it under `permission`: {{\"permission\": {{\"{key}\": ...}}}}"
         ));
@@ -78,7 +99,7 @@ pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
     let known: Vec<&str> = known
         .iter()
         .copied()
-        .filter(|k| *k != "permissions")
+        .filter(|k| *k != "permissions" && fits.under.contains(k))
         .collect();
     let meant = known
         .iter()
@@ -94,7 +115,11 @@ pub fn diagnose(key: &str, in_agent: bool) -> Option<String> {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for k in &ctx.project.loaded.audit.ignored_keys {
-        let Some(mut message) = diagnose(&k.key, k.agent.is_some()) else {
+        let fits = Fits {
+            under: &k.accepted_under,
+            as_permission: k.permission_value || k.switch.is_some(),
+        };
+        let Some(mut message) = diagnose(&k.key, k.agent.is_some(), fits) else {
             continue;
         };
         // A dropped deny, ask or switched-off tool is lost protection: an error, so `check`
@@ -147,7 +172,16 @@ fn denied_anyway(ctx: &Ctx<'_>, agent: Option<&str>, permission: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::diagnose;
+    use super::{Fits, diagnose};
+    use crate::model::config::{AGENT_KEYS, TOP_LEVEL_KEYS};
+
+    /// A value OpenCode would accept anywhere it is suggested.
+    fn any(agent: bool) -> Fits<'static> {
+        Fits {
+            under: if agent { AGENT_KEYS } else { TOP_LEVEL_KEYS },
+            as_permission: true,
+        }
+    }
 
     #[test]
     fn near_misses_and_permissions_are_reported_provider_options_are_not() {
@@ -163,7 +197,7 @@ mod tests {
             ("agnet", false, "did you mean `agent`"),
             ("bash", false, "put it under `permission`"),
         ] {
-            let d = diagnose(key, agent).unwrap_or_default();
+            let d = diagnose(key, agent, any(agent)).unwrap_or_default();
             assert!(d.contains(needle), "{key}: {d}");
         }
         for (key, agent) in [
@@ -173,7 +207,22 @@ mod tests {
             ("theme", false),
             ("keybinds", false),
         ] {
-            assert_eq!(diagnose(key, agent), None, "{key}");
+            assert_eq!(diagnose(key, agent, any(agent)), None, "{key}");
         }
+    }
+
+    #[test]
+    fn a_value_the_meant_key_refuses_is_no_near_miss() {
+        // `role: "Lead architect"`: `mode` is near, but OpenCode refuses that mode.
+        let text = Fits {
+            under: &["model", "prompt", "description", "name", "variant"],
+            as_permission: false,
+        };
+        assert_eq!(diagnose("role", true, text), None);
+        assert!(diagnose("role", true, any(true)).is_some_and(|d| d.contains("`mode`")));
+        // `skill: path/SKILL.md` is no permission value: not a misplaced `skill` rule.
+        assert_eq!(diagnose("skill", true, text), None);
+        // A near key the value fits is still suggested: `modle: "openai/gpt-5"`.
+        assert!(diagnose("modle", true, text).is_some_and(|d| d.contains("`model`")));
     }
 }

@@ -820,6 +820,40 @@ pub fn decode_agent(
     Ok(entry)
 }
 
+/// Would OpenCode accept `value` written under the known key `key`: of an agent entry when
+/// `in_agent`, else at a config's top level? Decides which keys an ignored key may be a
+/// misspelling of: `role: "Lead architect"` is no `mode` (OpenCode refuses that value).
+pub fn accepts(key: &str, value: &Node, in_agent: bool, sw: &Switches) -> bool {
+    let node = one_key(key, value);
+    if in_agent {
+        decode_agent(&node, "", EntryKind::Json, sw).is_ok()
+    } else {
+        decode_file(&node, Layer::Project, sw).is_ok()
+    }
+}
+
+/// Would OpenCode accept `value` as the value of the permission `permission` (`"deny"`,
+/// `{"*": "ask"}`), in an agent's `permission` when `in_agent`, else in the top-level one?
+pub fn accepts_as_permission(
+    permission: &str,
+    value: &Node,
+    in_agent: bool,
+    sw: &Switches,
+) -> bool {
+    accepts("permission", &one_key(permission, value), in_agent, sw)
+}
+
+/// The object `{key: value}`, written where `value` is.
+fn one_key(key: &str, value: &Node) -> Node {
+    let mut o = JsObject::new();
+    o.set(key.to_string(), value.clone());
+    Node {
+        value: Value::Object(o),
+        loc: value.loc,
+        key: None,
+    }
+}
+
 /// Decode a whole config file's top-level object, as the release of `sw` decodes it.
 pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfig, ConfigError> {
     let Value::Object(o) = &root.value else {
