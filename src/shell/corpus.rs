@@ -405,10 +405,13 @@ mod tests {
             .collect()
     }
 
+    /// One project file and the commands found in it, with their lines.
+    type Case<'a> = (&'a str, &'a str, &'a [(usize, &'a str)]);
+
     /// Each kind of project file: (path, text, the commands found with their lines).
     #[test]
     fn commands_of_each_kind_of_file() {
-        let cases: [(&str, &str, &[(usize, &str)]); 4] = [
+        let cases: [Case; 4] = [
             (
                 "package.json",
                 "{\n \"name\": \"x\",\n \"scripts\": {\n  \"build\": \"tsc && vite build\",\n  \"n\": 1\n }\n}",
