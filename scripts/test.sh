@@ -22,8 +22,9 @@ done
 bash scripts/install-neovim.sh
 # Everything runs here: a missing oracle or Node.js fails instead of skipping (tests/support/tier.rs).
 export PERMAUDIT_REQUIRE_ORACLE=1
-# The library's no-panic lints (lib.rs: unwrap, expect, panic!… are errors outside tests).
-cargo clippy --release --locked --lib --bins -q
+# The library's no-panic lints (lib.rs: unwrap, expect, panic!… are errors outside tests),
+# and no clippy warning anywhere, tests and benchmarks included.
+cargo clippy --release --locked --all-targets -q -- -D warnings
 cargo test --release --locked "$@"
 bash scripts/test-npm.sh
 bash scripts/test-action.sh
