@@ -262,7 +262,7 @@ fn finding(
     // A command this deny denies, checked by OpenCode as one part.
     let glob = Wildcard::compile(&r.pattern);
     // The rule's own text first; the automaton's input (a search) only when neither works.
-    let mut denied = vec![glob.fill(""), glob.fill("x")];
+    let mut denied = typed(&glob);
     let mut searched = false;
     let mut next = 0;
     loop {
@@ -299,7 +299,8 @@ fn finding(
         {
             continue;
         }
-        let Some((asker, aw)) = asking_command(ctx, agent, asking, shell, &always, &part.tokens)
+        let Some((asker, aw, everyday)) =
+            asking_command(ctx, agent, asking, shell, &always, &part.tokens)
         else {
             continue;
         };
@@ -353,7 +354,6 @@ fn finding(
         // The question a person is asked every day (`git push`, `rm file.txt`): one
         // "Always" there is realistic, and the deny it undoes was written to hold. A
         // question only a contrived command raises stays a note.
-        let everyday = everyday_commands(&always).contains(&asker);
         let level = if everyday && !exact_slip {
             Level::Warning
         } else {
@@ -418,8 +418,23 @@ fn everyday_commands(always: &str) -> [String; 3] {
     ]
 }
 
-/// A command that asks and whose "Always" pattern is `always`: the prefix itself, with a
-/// plain argument, or an input the stored pattern shares with an asking rule.
+/// A glob's text as commands a person would type: `*` as nothing (`rm -rf *` is `rm -rf`),
+/// or as a word first where nothing would leave two spaces in a row (`git -C * reset *` is
+/// `git -C x reset x`, not `git -C  reset`).
+fn typed(glob: &Wildcard) -> Vec<String> {
+    let (empty, word) = (glob.fill(""), glob.fill("x"));
+    if empty.trim().contains("  ") {
+        vec![word, empty]
+    } else {
+        vec![empty, word]
+    }
+}
+
+/// A command that asks and whose "Always" pattern is `always`, and whether a person meets
+/// that question every day (the prefix itself or with a plain argument). Else, in this
+/// order: the command a written ask rule's own text describes (`git -C x branch -D x` for
+/// `git -C * branch -D *`), the deny's command, an input the stored pattern shares with an
+/// asking rule (found by search).
 fn asking_command(
     ctx: &Ctx<'_>,
     agent: &Agent,
@@ -427,15 +442,24 @@ fn asking_command(
     shell: &mut Shell,
     always: &str,
     tokens: &[String],
-) -> Option<(String, Witness)> {
+) -> Option<(String, Witness, bool)> {
     let platform = ctx.project.platform;
     let [bare, one, two] = everyday_commands(always);
-    let simple = [bare, one, two, tokens.join(" ")];
     let asking = asking
         .iter()
         .filter_map(|(j, fixed)| Some((agent.rules.get(*j)?, fixed)));
-    // Lazily: the simple candidates first; an automaton per asking rule only if they fail.
     let stored = Fixed::new(always);
+    let written = asking
+        .clone()
+        .take(64)
+        .filter(|(rj, fixed)| rj.loc.is_some() && !stored.disjoint(fixed, platform))
+        .flat_map(|(rj, _)| typed(&Wildcard::compile(&rj.pattern)));
+    let simple = [bare, one, two]
+        .into_iter()
+        .map(|c| (c, true))
+        .chain(written.map(|c| (c, false)))
+        .chain([(tokens.join(" "), false)]);
+    // Lazily: the simple candidates first; an automaton per asking rule only if they fail.
     let meets = &mut shell.meets;
     let from_asking = asking.take(64).filter_map(|(rj, fixed)| {
         // Most asking rules have another literal prefix: no automaton for those.
@@ -466,15 +490,15 @@ fn asking_command(
             })
             .clone()
     });
-    let candidates = simple.into_iter().chain(from_asking);
+    let candidates = simple.chain(from_asking.map(|c| (c, false)));
     let (splitter, parts) = (&mut shell.splitter, &mut shell.parts);
-    candidates.into_iter().find_map(|c| {
+    candidates.into_iter().find_map(|(c, everyday)| {
         // The decision first: it is a compiled lookup, the split a parse.
         let w = bash_witness(ctx, agent, &c).filter(|w| w.action == Effect::Ask)?;
         let part = single_part(splitter, parts, &c)?;
         if part.always.as_deref() != Some(always) {
             return None;
         }
-        (outcome(ctx, agent, splitter, &c, None) == Effect::Ask).then_some((c, w))
+        (outcome(ctx, agent, splitter, &c, None) == Effect::Ask).then_some((c, w, everyday))
     })
 }
