@@ -115,9 +115,18 @@ pub fn hiding_rule(
 }
 
 /// Does the call end at a denied `external_directory` ask, before its own permission is
-/// asked?
-pub fn denied_outside(decided: &Decided) -> bool {
-    decided.effect == Effect::Deny && matches!(decided.decider, Some(Decider::External(_)))
+/// asked? What [`decide`] says when its decider is [`Decider::External`] and denies, with
+/// only that first ask decided (the checks ask this of every witness and agent).
+pub fn denied_outside(
+    asks: &Asks,
+    hiding: Option<usize>,
+    mut eval: impl FnMut(&str, &str) -> Decision,
+) -> bool {
+    hiding.is_none()
+        && asks
+            .external()
+            .iter()
+            .any(|p| eval("external_directory", p).effect == Effect::Deny)
 }
 
 /// "Is this path a directory?" answered without a file system, for the checks: a path
@@ -159,16 +168,26 @@ mod tests {
         }
     }
 
+    /// The call's asks and decision, after checking that [`denied_outside`] says what
+    /// [`decide`] does.
     fn call(rules: &[Rule], permission: &str, input: &str) -> (Asks, Decided) {
         let places = places();
         let is_dir = |p: &str| assumed_dir(&places, p);
         let env = places.env(&is_dir);
         let asks = Asks::of(permission, input, &env, &mut Splitter::new());
         let hiding = hiding_rule(rules, permission, Platform::Unix);
-        let decided = decide(&asks, permission, input, hiding, |perm, pat| {
-            evaluate(rules, perm, pat, Platform::Unix)
-        });
+        let eval = |perm: &str, pat: &str| evaluate(rules, perm, pat, Platform::Unix);
+        let decided = decide(&asks, permission, input, hiding, eval);
+        assert_eq!(
+            denied_outside(&asks, hiding, eval),
+            decided.effect == Effect::Deny && matches!(decided.decider, Some(Decider::External(_)))
+        );
         (asks, decided)
+    }
+
+    fn outside(rules: &[Rule], permission: &str, input: &str) -> bool {
+        let (_, d) = call(rules, permission, input);
+        matches!(d.decider, Some(Decider::External(_))) && d.effect == Effect::Deny
     }
 
     #[test]
@@ -177,9 +196,9 @@ mod tests {
             rule("bash", "*", Action::Allow),
             rule("external_directory", "/etc/*", Action::Deny),
         ];
-        let (asks, d) = call(&rules, "bash", "cat /etc/passwd");
+        let (asks, _) = call(&rules, "bash", "cat /etc/passwd");
         assert_eq!(asks.external(), ["/etc/*"]);
-        assert!(denied_outside(&d));
+        assert!(outside(&rules, "bash", "cat /etc/passwd"));
         // The home directory is one: `ls ~` names no outside file, `cat ~/x` asks `~/*`.
         let (asks, d) = call(&rules, "bash", "cat x.env");
         assert!(asks.external().is_empty());
@@ -197,7 +216,7 @@ mod tests {
         ];
         let (_, d) = call(&rules, "bash", "cat /etc/passwd");
         assert_eq!(d.decider, Some(Decider::Hidden));
-        assert!(!denied_outside(&d));
+        assert!(!outside(&rules, "bash", "cat /etc/passwd"));
     }
 
     #[test]
@@ -206,9 +225,9 @@ mod tests {
             rule("read", "*", Action::Allow),
             rule("external_directory", "/etc/*", Action::Deny),
         ];
-        let (asks, d) = call(&rules, "read", "../../etc/hosts");
+        let (asks, _) = call(&rules, "read", "../../etc/hosts");
         assert_eq!(asks.external(), ["/etc/*"]);
-        assert!(denied_outside(&d));
+        assert!(outside(&rules, "read", "../../etc/hosts"));
         // Inside the project: the one plain ask.
         let (asks, d) = call(&rules, "read", "src/a.ts");
         assert_eq!(asks, Asks::Plain);

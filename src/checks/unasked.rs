@@ -54,10 +54,9 @@ impl<'p> Calls<'p> {
         }
         let platform = self.project.platform;
         let hiding = call::hiding_rule(&agent.rules, &w.permission, platform);
-        let decided = call::decide(asks, &w.permission, &w.input, hiding, |perm, pattern| {
+        call::denied_outside(asks, hiding, |perm, pattern| {
             evaluate(&agent.rules, perm, pattern, platform)
-        });
-        call::denied_outside(&decided)
+        })
     }
 }
 

@@ -191,10 +191,18 @@ pub fn findings_human_marked(
             let rule = |r: Option<usize>| {
                 r.map_or("none: OpenCode's default".to_string(), |r| r.to_string())
             };
-            // An agent decided by another (built-in) rule: `; rule 12 of explore`.
-            let others: String = crate::checks::other_deciders(p, f, w)
+            // Agents decided by another (built-in) rule, by its index:
+            // `; rule 16 of explore`, `; rule 2 of general, architect`.
+            let mut by_rule: Vec<(Option<usize>, Vec<&str>)> = Vec::new();
+            for (a, r) in crate::checks::other_deciders(p, f, w) {
+                match by_rule.iter_mut().find(|(k, _)| *k == r) {
+                    Some((_, names)) => names.push(a),
+                    None => by_rule.push((r, vec![a])),
+                }
+            }
+            let others: String = by_rule
                 .iter()
-                .map(|(a, r)| format!("; rule {} of {a}", rule(*r)))
+                .map(|(r, names)| format!("; rule {} of {}", rule(*r), names.join(", ")))
                 .collect();
             help.push(format!(
                 "witness: {} {} → {} (rule {} of {}{others})",
