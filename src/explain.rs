@@ -1,5 +1,6 @@
 //! `explain`'s decisions: one input decided as OpenCode's tool would ask about it, for one
-//! agent and permission, with the compiled evaluator (many inputs in a row: `--stdin`).
+//! agent and permission, with the compiled evaluator (many inputs in a row: `--stdin`). The
+//! call is [`crate::call`]'s simulation, the one the checks test their witnesses with:
 //!
 //! - a tool hidden from the agent (its `* deny` rule, `agents::hiding_rule`) is
 //!   denied whatever the input: the model is never offered it;
@@ -12,6 +13,7 @@
 //! Rendering is `report::explain`'s; reading input and writing output the CLI's.
 
 use crate::agents::{Agent, Decision};
+use crate::call::{self, Asks};
 use crate::glob::compiled::{CompiledRuleset, Want};
 use crate::model::Effect;
 use crate::project::Project;
@@ -57,8 +59,7 @@ pub struct Explainer<'p> {
     eval: CompiledRuleset,
     /// `external_directory`, for `bash` and the file tools.
     ext: Option<CompiledRuleset>,
-    splitter: Option<Splitter>,
-    file_tool: bool,
+    splitter: Splitter,
     /// The `* deny` rule hiding the tool from the agent.
     hiding: Option<usize>,
     matching: Vec<usize>,
@@ -73,69 +74,58 @@ impl<'p> Explainer<'p> {
             permission: permission.to_string(),
             eval: compile(permission),
             ext: (permission == "bash" || file_tool).then(|| compile("external_directory")),
-            splitter: (permission == "bash").then(Splitter::new),
-            file_tool,
-            hiding: (!crate::agents::NOT_TOOLS.contains(&permission))
-                .then(|| crate::agents::hiding_rule(&agent.rules, permission, project.platform))
-                .flatten(),
+            splitter: Splitter::new(),
+            hiding: call::hiding_rule(&agent.rules, permission, project.platform),
             matching: Vec::new(),
         }
     }
 
-    /// Decide one input; `env` answers the shell's questions about the machine.
+    /// Decide one input as its tool call ([`call`]); `env` answers the shell's questions
+    /// about the machine.
     pub fn decide(&mut self, input: &str, env: &Env<'_>) -> Call<'_> {
         let (permission, agent) = (self.permission.as_str(), self.agent);
-        if let Some(rule) = self.hiding {
-            let decided = crate::shell::decide::hidden(rule);
-            return if permission == "bash" {
-                Call::Bash {
-                    request: Request::default(),
-                    decided,
-                }
-            } else {
-                Call::Tool {
-                    request: None,
-                    decided,
-                }
+        // A hidden tool asks nothing: its input is not even looked at.
+        let asks = match self.hiding {
+            Some(_) => Asks::Plain,
+            None => Asks::of(permission, input, env, &mut self.splitter),
+        };
+        if asks == Asks::Plain && self.hiding.is_none() {
+            // One ask of one pattern: every matching rule, for `overridden`.
+            self.eval.matching(input, &mut self.matching);
+            return match self.matching.split_last() {
+                Some((&rule, overridden)) => Call::Rule {
+                    rule: Some(rule),
+                    overridden,
+                },
+                None => Call::Rule {
+                    rule: None,
+                    overridden: &[],
+                },
             };
         }
         let (eval, ext, matching) = (&mut self.eval, &mut self.ext, &mut self.matching);
-        let mut eval_with = |perm: &str, pattern: &str| {
+        let decided = call::decide(&asks, permission, input, self.hiding, |perm, pattern| {
             let e = match ext.as_mut() {
                 Some(x) if perm == "external_directory" && permission != perm => x,
                 _ => &mut *eval,
             };
             e.matching(pattern, matching);
             Decision::of_matching(&agent.rules, matching)
-        };
-        if let Some(splitter) = self.splitter.as_mut() {
-            let request = splitter.request(input, env);
-            let decided = crate::shell::decide::decide(&request, &mut eval_with);
-            return Call::Bash { request, decided };
-        }
-        if self.file_tool
-            && let Some(req) = crate::shell::file::request(permission, input, env)
-        {
-            let decided = crate::shell::decide::decide_asks(
-                req.external.as_slice(),
-                permission,
-                std::slice::from_ref(&req.pattern),
-                &mut eval_with,
-            );
-            return Call::Tool {
+        });
+        match asks {
+            Asks::Bash(request) => Call::Bash { request, decided },
+            // The hidden bash tool: an empty request.
+            Asks::Plain if permission == "bash" => Call::Bash {
+                request: Request::default(),
+                decided,
+            },
+            Asks::File(req) => Call::Tool {
                 request: Some(req),
                 decided,
-            };
-        }
-        self.eval.matching(input, &mut self.matching);
-        match self.matching.split_last() {
-            Some((&rule, overridden)) => Call::Rule {
-                rule: Some(rule),
-                overridden,
             },
-            None => Call::Rule {
-                rule: None,
-                overridden: &[],
+            Asks::Plain => Call::Tool {
+                request: None,
+                decided,
             },
         }
     }

@@ -19,6 +19,7 @@
 
 pub mod agents;
 pub mod audit;
+pub mod call;
 pub mod checks;
 pub mod cli;
 pub mod compare;

@@ -4,7 +4,8 @@
 //! For each entry of `tests/real/` and of the vendored shared corpus (`tests/corpus/`) that
 //! permaudit loads, `check --format json` gives the
 //! findings and `rules --format json` every agent's ruleset. Each witness (permission,
-//! input, action, deciding rule of the finding's first agent) is then put, for every agent
+//! input, action, deciding rule: the finding's first agent's, or the agent's own where the
+//! witness's `deciders` names it) is then put, for every agent
 //! the finding names, to `explain PERMISSION --stdin -z --agent A --format json`, the same
 //! simulation of OpenCode's tools `explain` answers users with:
 //!
@@ -70,8 +71,20 @@ fn disagreement(
 ) -> Option<String> {
     let w = ask.witness;
     let input = w["input"].as_str().unwrap_or("");
-    let first = ask.finding["agents"][0].as_str().unwrap_or("");
-    let want = identity(&rules[first], &w["rule"]);
+    // The rule the finding names for this agent: the witness's own (an index into the first
+    // agent's rules), unless `deciders` names the agent with its own deciding rule.
+    let own = w["deciders"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["agent"] == ask.agent);
+    let want = match own {
+        Some(d) => identity(&rules[ask.agent], &d["rule"]),
+        None => {
+            let first = ask.finding["agents"][0].as_str().unwrap_or("");
+            identity(&rules[first], &w["rule"])
+        }
+    };
     let same = |action: &Value, rule: &Value| -> Option<String> {
         let got = identity(&rules[ask.agent], rule);
         if action != &w["action"] || got != want {

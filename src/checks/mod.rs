@@ -53,7 +53,7 @@ use quick::{Deciders, Quick};
 use reach::common_tail;
 pub use reach::{Reach, reachability};
 use serde::Serialize;
-pub use shared::{SharedView, consolidate};
+pub use shared::{SharedView, consolidate, other_deciders};
 use std::fmt;
 
 /// How serious a finding is.

@@ -180,3 +180,40 @@ pub fn consolidate(project: &Project, findings: Vec<Finding>) -> Vec<Finding> {
     }
     out
 }
+
+/// The agents after the first that `f` names whose witness `w` is decided by another rule
+/// than the first agent's, each with its deciding rule's index in its own rules (`None`:
+/// OpenCode's default ask). [`consolidate`] merges copies at one place by what their
+/// witnesses show, the deciding rule by its place; built-in rules have none, so one finding
+/// may name `build`, whose bash `defaults` (`*` allow) decides, and `explore`, whose own
+/// built-in `bash` `*` allow does: the finding then names each agent's rule, which is what
+/// `explain` answers for that agent. The witness's own permission is decided for its
+/// input: the call's other asks (an outside directory) never end it in an agent the
+/// finding names (`unasked.rs` removes those).
+pub fn other_deciders<'f>(
+    project: &Project,
+    f: &'f Finding,
+    w: &super::Witness,
+) -> Vec<(&'f str, Option<usize>)> {
+    let Some((first, rest)) = f.agents.split_first() else {
+        return Vec::new();
+    };
+    let Some(agent) = project.agent(first) else {
+        return Vec::new();
+    };
+    let claimed = w.rule.and_then(|k| agent.rules.get(k));
+    // A rule written in a file is the same rule in every agent that holds it, and merged
+    // copies share the place of theirs.
+    if claimed.is_some_and(|r| r.loc.is_some()) {
+        return Vec::new();
+    }
+    rest.iter()
+        .filter_map(|name| {
+            let other = project.agent(name)?;
+            let d =
+                crate::agents::evaluate(&other.rules, &w.permission, &w.input, project.platform);
+            let theirs = d.rule.and_then(|k| other.rules.get(k));
+            (theirs != claimed).then_some((name.as_str(), d.rule))
+        })
+        .collect()
+}

@@ -1,28 +1,27 @@
-//! Witnesses the bash tool never asks: a command naming a directory outside the project
-//! makes OpenCode ask `external_directory` for it first, and when that ask is denied the
-//! call ends there, so the `bash` rule a finding names never decides it (`explain` shows
-//! the same call that way). The checks judge bash rules by their patterns; this pass, run
-//! on every finding before they are consolidated, removes the agents for which a finding's
-//! bash example is such a call. A finding left with no agent is dropped: what it showed
-//! does not happen in any of them.
+//! Witnesses a tool never asks: a call whose `external_directory` ask is denied ends
+//! there, so the rule a finding names for its own permission never decides it (`explain`
+//! shows the same call that way: both are [`crate::call`]'s simulation). A bash command
+//! naming a directory outside the project asks `external_directory` for it first, and so
+//! does a `read`/`edit` path outside the project. The checks judge rules by their
+//! patterns; this pass, run on every finding before they are consolidated, removes the
+//! agents for which a finding's example is such a call. A finding left with no agent is
+//! dropped: what it showed does not happen in any of them.
 //!
-//! The shell's question "is this path a directory?" is answered without the file system:
-//! a path ending in `/`, the root, and the project's and home's directories and their
-//! ancestors are directories; anything else is taken for a file, whose directory is asked.
+//! The question "is this path a directory?" is answered without the file system
+//! ([`crate::call::assumed_dir`]).
 
 use super::{Ctx, Finding, Witness};
 use crate::agents::{Agent, evaluate};
-use crate::model::Effect;
+use crate::call::{self, Asks};
 use crate::project::Project;
-use crate::shell::{Places, Request, Splitter};
+use crate::shell::{Places, Splitter};
 use std::collections::HashMap;
 
-/// The bash tool's view of witnesses: each command split once, its `external_directory`
-/// asks decided for any agent.
+/// The tools' view of witnesses: each call's asks found once, decided for any agent.
 pub(super) struct Calls<'p> {
     project: &'p Project,
     places: Places,
-    requests: HashMap<String, Request>,
+    asks: HashMap<(String, String), Asks>,
 }
 
 impl<'p> Calls<'p> {
@@ -30,48 +29,54 @@ impl<'p> Calls<'p> {
         Calls {
             project,
             places: Places::of(project.loaded.paths()),
-            requests: HashMap::new(),
+            asks: HashMap::new(),
         }
     }
 
-    /// Is `w` a bash command whose call `agent` ends at a denied `external_directory`
-    /// ask, before `bash` is asked?
+    /// Is `w` a call that `agent` ends at a denied `external_directory` ask, before its
+    /// own permission is asked?
     pub(super) fn unasked(&mut self, splitter: &mut Splitter, agent: &Agent, w: &Witness) -> bool {
-        if w.permission != "bash" {
+        if !asks_outside(&w.permission) {
             return false;
         }
-        let places = &self.places;
-        let request = self.requests.entry(w.input.clone()).or_insert_with(|| {
-            let known = [&places.cwd, &places.worktree, &places.home];
-            let is_dir = |p: &str| {
-                p.ends_with('/')
-                    || known.iter().any(|k| {
-                        k.strip_prefix(p).is_some_and(|rest| {
-                            rest.is_empty() || p == "/" || rest.starts_with('/')
-                        })
-                    })
-            };
-            splitter.request(&w.input, &places.env(&is_dir))
-        });
-        request.external_patterns.iter().any(|p| {
-            evaluate(&agent.rules, "external_directory", p, self.project.platform).effect
-                == Effect::Deny
+        let key = (w.permission.clone(), w.input.clone());
+        let asks = match self.asks.get(&key) {
+            Some(asks) => asks,
+            None => {
+                let places = &self.places;
+                let is_dir = |p: &str| call::assumed_dir(places, p);
+                let asks = Asks::of(&w.permission, &w.input, &places.env(&is_dir), splitter);
+                self.asks.entry(key).or_insert(asks)
+            }
+        };
+        if asks.external().is_empty() {
+            return false;
+        }
+        let platform = self.project.platform;
+        let hiding = call::hiding_rule(&agent.rules, &w.permission, platform);
+        call::denied_outside(asks, hiding, |perm, pattern| {
+            evaluate(&agent.rules, perm, pattern, platform)
         })
     }
 }
 
-/// Drop from each finding the agents whose bash witnesses the bash tool would never ask.
+/// Does the tool of `permission` ask `external_directory` before it (bash, read, edit)?
+fn asks_outside(permission: &str) -> bool {
+    permission == "bash" || crate::shell::file::FILE_PERMISSIONS.contains(&permission)
+}
+
+/// Drop from each finding the agents whose witnesses their tool would never ask.
 pub fn drop_unasked(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     if !out
         .iter()
-        .any(|f| f.witnesses.iter().any(|w| w.permission == "bash"))
+        .any(|f| f.witnesses.iter().any(|w| asks_outside(&w.permission)))
     {
         return;
     }
     let mut calls = Calls::new(ctx.project);
     let mut splitter = ctx.splitter();
     out.retain_mut(|f| {
-        if f.agents.is_empty() || f.witnesses.iter().all(|w| w.permission != "bash") {
+        if f.agents.is_empty() || !f.witnesses.iter().any(|w| asks_outside(&w.permission)) {
             return true;
         }
         let first = f.agents[0].clone();

@@ -2,8 +2,12 @@
 //!
 //! JSON contract, version 2: `{"version":2,"findings":[{"id","level","agents","rule",
 //! "message","source","related":[{"source","message"}],"witnesses":[{"permission","input",
-//! "action","rule"}],"help"}],"samples":[{"agent","permission","input","expected","action",
-//! "rule","layer","source","sample","ok"}],"summary":{"error":N,"warning":N,"info":N}}`.
+//! "action","rule"(,"deciders":[{"agent","rule"}])}],"help"}],"samples":[{"agent",
+//! "permission","input","expected","action","rule","layer","source","sample","ok"}],
+//! "summary":{"error":N,"warning":N,"info":N}}`. A witness's `rule` indexes the rules of
+//! the finding's first agent; `deciders`, present only when needed, names the later agents
+//! whose call another rule decides (a built-in one: `explore`'s own `bash` `*` allow where
+//! `build`'s is `defaults`), each with that rule's index in its own rules.
 
 use super::{Style, source_json};
 use crate::checks::sample_mismatch::{Outcome, Sample};
@@ -184,13 +188,28 @@ pub fn findings_human_marked(
             ));
         }
         for w in &f.witnesses {
+            let rule = |r: Option<usize>| {
+                r.map_or("none: OpenCode's default".to_string(), |r| r.to_string())
+            };
+            // Agents decided by another (built-in) rule, by its index:
+            // `; rule 16 of explore`, `; rule 2 of general, architect`.
+            let mut by_rule: Vec<(Option<usize>, Vec<&str>)> = Vec::new();
+            for (a, r) in crate::checks::other_deciders(p, f, w) {
+                match by_rule.iter_mut().find(|(k, _)| *k == r) {
+                    Some((_, names)) => names.push(a),
+                    None => by_rule.push((r, vec![a])),
+                }
+            }
+            let others: String = by_rule
+                .iter()
+                .map(|(r, names)| format!("; rule {} of {}", rule(*r), names.join(", ")))
+                .collect();
             help.push(format!(
-                "witness: {} {} → {} (rule {} of {})",
+                "witness: {} {} → {} (rule {} of {}{others})",
                 w.permission,
                 serde_json::to_string(&w.input).unwrap_or_default(),
                 w.action,
-                w.rule
-                    .map_or("none: OpenCode's default".to_string(), |r| r.to_string()),
+                rule(w.rule),
                 f.agents.first().map_or("-", String::as_str)
             ));
         }
@@ -350,9 +369,19 @@ pub fn finding_json(p: &Project, f: &Finding) -> serde_json::Value {
         "message": f.message,
         "source": source_json(sources, f.loc),
         "related": f.related.iter().map(|(l, m)| json!({"source": source_json(sources, Some(*l)), "message": m})).collect::<Vec<_>>(),
-        "witnesses": f.witnesses.iter().map(|w| json!({
-            "permission": w.permission, "input": w.input, "action": w.action, "rule": w.rule,
-        })).collect::<Vec<_>>(),
+        "witnesses": f.witnesses.iter().map(|w| {
+            let mut o = json!({
+                "permission": w.permission, "input": w.input, "action": w.action, "rule": w.rule,
+            });
+            let others = crate::checks::other_deciders(p, f, w);
+            if !others.is_empty() {
+                o["deciders"] = others
+                    .iter()
+                    .map(|(a, r)| json!({"agent": a, "rule": r}))
+                    .collect();
+            }
+            o
+        }).collect::<Vec<_>>(),
         "help": f.help,
     })
 }
