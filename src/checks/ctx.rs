@@ -238,6 +238,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Where the rule deciding a finding's example stands, in words true for every agent a
+    /// merged finding names: a written rule's place, or `OpenCode's built-in rules`
+    /// (`consolidate` merges copies whose deciders are built-in, whichever agent's, e.g.
+    /// build's `defaults` `*` allow and explore's own `bash` `*` allow; the witness names
+    /// each agent's rule: `other_deciders`).
+    pub fn decider_place(&self, r: &Rule) -> String {
+        match r.loc {
+            Some(_) => self.place(r),
+            None => "OpenCode's built-in rules".into(),
+        }
+    }
+
     /// The rule in words and where it stands: `` `edit` "*" allow at opencode.json:3:5 ``.
     pub fn rule_at(&self, r: &Rule) -> String {
         format!("{} at {}", super::describe(r), self.place(r))

@@ -115,7 +115,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 "this deny ({}) does not stop bash: `{command}` runs without asking (decided by {})",
                 describe(r),
                 decider
-                    .map(|k| ctx.place(&agent.rules[k]))
+                    .map(|k| ctx.decider_place(&agent.rules[k]))
                     .unwrap_or_else(|| "no rule".into())
             );
             let help: String = "OpenCode checks `read`/`edit` in its file tools only: ask or deny the commands as well (`\"bash\": {\"*\": \"ask\", …}`)".into();

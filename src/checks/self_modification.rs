@@ -105,7 +105,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some(w) = witnesses.first() else { continue };
         let decider = w
             .rule
-            .map(|k| ctx.place(&agent.rules[k]))
+            .map(|k| ctx.decider_place(&agent.rules[k]))
             .unwrap_or_else(|| "no rule".into());
         let message = format!(
             "may edit {} without asking (decided by {decider}), so it can rewrite this rule and its other restrictions",
