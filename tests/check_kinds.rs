@@ -415,3 +415,51 @@ fn an_ignored_key_is_taken_for_a_near_key_only_when_opencode_accepts_its_value_t
         "{f:#?}"
     );
 }
+
+#[test]
+fn search_tools_weigh_patterns_not_files() {
+    use permaudit::checks::Level;
+    let levels = |cfg: &str, id: &str| -> Vec<(String, Level)> {
+        let p = project(cfg, &[]);
+        let f = run(&p);
+        f.iter()
+            .filter(|x| x.id == id)
+            .map(|x| (at(&p, x), x.level))
+            .collect()
+    };
+    // An agent's own glob/grep allow undoes shared denies on secret names: those tools are
+    // asked with the search pattern, so no file's protection is lost (a note); its own
+    // read allow does lose the files (a warning).
+    let shared = r#""glob":{"*":"ask","*.env":"deny"},"grep":{"*":"ask","*.env":"deny"},"read":{"*":"allow","*.env":"deny"}"#;
+    let own = r#""glob":"allow","grep":"allow","read":"allow""#;
+    let cfg =
+        format!(r#"{{"permission":{{{shared}}},"agent":{{"build":{{"permission":{{{own}}}}}}}}}"#);
+    let mut found = levels(&cfg, "agent-overrides-shared");
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        found,
+        [
+            ("\"glob\"".to_string(), Level::Info),
+            ("\"grep\"".to_string(), Level::Info),
+            ("\"read\"".to_string(), Level::Warning),
+        ],
+        "{cfg}"
+    );
+    // A `**/` that misses the root-level file: a warning under `read`, a note under
+    // `glob` (asked with a glob pattern, not a path).
+    let cfg = r#"{"permission":{"read":{"**/.env":"deny"},"glob":{"**/.env":"deny"}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let glob_at = cfg.find("\"glob\"").unwrap_or_default();
+    let mut found: Vec<(bool, Level)> = f
+        .iter()
+        .filter(|x| x.id == "never-matches")
+        .map(|x| (x.loc.unwrap().span.start > glob_at, x.level))
+        .collect();
+    found.sort_by_key(|x| x.0);
+    assert_eq!(
+        found,
+        [(false, Level::Warning), (true, Level::Info)],
+        "{f:#?}"
+    );
+}

@@ -1,4 +1,4 @@
-//! `agent-overrides-shared` (info; warning for an agent's catch-all)
+//! `agent-overrides-shared` (info; warning for an agent's catch-all that undoes more than search rules)
 //!
 //! ## What it finds
 //! A rule an agent wrote for itself (agent config, markdown agent, mode) that undoes shared
@@ -14,7 +14,9 @@
 //! {"*": "allow"}` or `edit: allow` in an agent's block, or the legacy `tools: {edit:
 //! true}`, which OpenCode translates to `edit * allow` after every shared rule — that wipes
 //! a curated shared list (`.env` read denies, `git push --force *` asks) loses protection
-//! the author wrote for every agent: a warning, whichever syntax wrote it.
+//! the author wrote for every agent: a warning, whichever syntax wrote it. Unless all it
+//! undoes are `glob`/`grep` rules: those tools are asked with the search pattern (a glob, a
+//! regex), not a file's path, so no file's protection is lost (that is `read`'s): a note.
 //!
 //! Not reported: shared rules that never match what their permission is checked
 //! against (an absolute or `~/…` pattern under `edit`: see `never-matches`), which an
@@ -144,7 +146,14 @@ pub fn run(
             // curated shared list (`.env`, `git push --force *`) loses protection the
             // author wrote for every agent: a warning, whichever syntax wrote it. An own
             // rule as specific as what it undoes is a deliberate override: a note.
-            let level = if rule.pattern == "*" {
+            // Shared `glob`/`grep` rules weigh search patterns (a glob, a regex), not
+            // files: undoing only those loses no file's protection (that is `read`'s, and
+            // undoing it is reported there): a note.
+            let searches_only = undone.iter().all(|&k| {
+                super::never_matches::SEARCH_PATTERN_TOOLS
+                    .contains(&agent.rules[k].permission.as_str())
+            });
+            let level = if rule.pattern == "*" && !searches_only {
                 Level::Warning
             } else {
                 CHECK.level

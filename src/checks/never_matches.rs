@@ -1,4 +1,4 @@
-//! `never-matches` (warning; info for an allow)
+//! `never-matches` (warning; info for an allow, and for a `**/` gap under `glob`/`grep`)
 //!
 //! ## What it finds
 //! A pattern that cannot match what its permission is checked against:
@@ -16,7 +16,10 @@
 //!   matches), where the agent's rules already answer the top-level input as this rule
 //!   would (a sibling `".netrc": "deny"`, a `*.env` deny, a catch-all), or where a later
 //!   rule of the agent decides it anyway (an agent's own `edit: allow` after shared
-//!   denies: the rule would not decide the top-level file even if it matched);
+//!   denies: the rule would not decide the top-level file even if it matched). Under
+//!   `glob` or `grep` such a slip is a note: those tools are asked with the search
+//!   pattern (a glob, a regex), not a file's path, so the root-level file is not what the
+//!   rule weighs; the file itself is `read`'s to protect;
 //! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard;
 //! - a bash deny of a command that acts on nothing without an operand, written exact
 //!   with flags alone (`"rm -rf": "deny"`, `"chmod -R": "deny"`; not `git push --force`,
@@ -110,6 +113,10 @@ fn collapse_stars(p: &str) -> String {
     }
     out
 }
+
+/// Tools asked with what the model searches for (a glob pattern, a regex), not with a
+/// file's path (spec: `glob` the glob pattern string, `grep` the regex string).
+pub(super) const SEARCH_PATTERN_TOOLS: &[&str] = &["glob", "grep"];
 
 pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option<String> {
     let home = ctx.project.loaded.paths().home.display().to_string();
@@ -345,8 +352,14 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         if let Some(message) = found {
             // A deny or ask that never matches protects nothing: a warning. An allow that
-            // never matches costs a question at most: info.
-            let level = if r.action.effective() == crate::model::Effect::Allow {
+            // never matches costs a question at most: info. So is a `**/` gap under `glob`
+            // or `grep`: they are asked with the search pattern (a glob, a regex), not a
+            // file's path, so the root-level file the message names is not what they
+            // weigh; the file itself is `read`'s to protect, and reported there.
+            let search = SEARCH_PATTERN_TOOLS.contains(&r.permission.as_str());
+            let level = if r.action.effective() == crate::model::Effect::Allow
+                || (search && diagnosed.is_none())
+            {
                 Level::Info
             } else {
                 Level::Warning
