@@ -463,3 +463,17 @@ fn search_tools_weigh_patterns_not_files() {
         "{f:#?}"
     );
 }
+
+#[test]
+fn delegating_what_the_agent_does_itself_through_bash_adds_nothing() {
+    let des = |own: &str| -> usize {
+        let cfg = format!(r#"{{"agent":{{"review":{{"mode":"primary","permission":{own}}}}}}}"#);
+        let p = project(&cfg, &[]);
+        of(&run(&p), "delegation-escalation", "review").len()
+    };
+    // Its own bash runs `sed -i` on the file without asking: the edit deny is walked
+    // round directly (deny-bypass's matter), starting `general` adds nothing.
+    assert_eq!(des(r#"{"edit":"deny"}"#), 0);
+    // With bash closed too, `general` is the way round the deny.
+    assert_eq!(des(r#"{"edit":"deny","bash":"deny"}"#), 1);
+}

@@ -220,10 +220,11 @@ fn delegation_escalation_needs_a_task_nobody_decided() {
             .all(|f| f["agents"][0] != "boss"),
         "{plain:#}"
     );
-    // An agent whose task is left to the defaults: general does what it denies.
+    // An agent whose task is left to the defaults: general does what it denies (its own
+    // bash is closed too, or `sed -i` would walk round the deny without delegating).
     let open = Tree::new().file(
         "project/opencode.json",
-        r#"{"agent": {"boss": {"mode": "primary", "permission": {"edit": "deny"}}}}"#,
+        r#"{"agent": {"boss": {"mode": "primary", "permission": {"edit": "deny", "bash": "deny"}}}}"#,
     );
     let v = open
         .run(&["check", "--format", "json", "--fail-on", "never"])

@@ -15,6 +15,11 @@
 //! a warning: used as a subagent it cannot delegate at all (`subagent_depth` 1). So does an
 //! agent whose name, description or prompt says its job is to orchestrate, coordinate,
 //! delegate or dispatch to subagents: it starts them on purpose.
+//! Not reported when the agent's own bash already does it without asking (`sed -i` on
+//! the file its `edit` deny guards, `cat` on the file its `read` deny guards, `curl` on
+//! the URL its `webfetch` deny guards, or on a search page for `websearch`): delegating
+//! adds nothing; for files that way round the deny is `deny-bypass`'s, and a web deny
+//! beside an open bash shapes a role.
 //! Reported once per agent, at its first such deny (the way out, `task`, is the same for
 //! all of them). Only denies the agent wrote for itself are judged: a deny in a shared file reaches the
 //! subagent too, and a subagent's own block overriding it is that block's business.
@@ -181,6 +186,25 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let Some((permission, input, escalated)) = found else {
                 continue;
             };
+            // Its own bash already does it without asking (`sed -i` on the file an `edit`
+            // deny guards): delegating adds nothing, and the direct way round the deny is
+            // `deny-bypass`'s to report.
+            let by_hand: &[&str] = match permission {
+                "read" | "edit" => super::deny_bypass::commands(permission),
+                // The web through the shell: a search is a fetch of a search page.
+                "webfetch" => &["curl -sL FILE"],
+                "websearch" | "codesearch" => &["curl -sL https://duckduckgo.com/html/?q=x"],
+                _ => &[],
+            };
+            let itself = by_hand.iter().any(|c| {
+                let command = c.replace("FILE", &input);
+                let splitter = &mut *splitter.borrow_mut();
+                let (effect, _) = decide_in(ctx, splitter, agent, &session, "bash", &command);
+                mode.resolve(effect) == Effect::Allow
+            });
+            if itself {
+                continue;
+            }
             let (edge, effect, sub_rule) = escalated[0];
             let sub = &project.agents[edge.callee];
             let decider = |who: &Agent, k: Option<usize>| {

@@ -41,7 +41,7 @@ pub const CHECK: Check = Check {
 };
 
 /// Commands that read (`read`) or write (`edit`) `FILE`.
-fn commands(permission: &str) -> &'static [&'static str] {
+pub(super) fn commands(permission: &str) -> &'static [&'static str] {
     match permission {
         "read" => &["cat FILE", "grep -r x FILE", "head FILE"],
         _ => &["sed -i s/x/y/ FILE", "cp x FILE", "tee FILE"],
