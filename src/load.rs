@@ -136,12 +136,9 @@ pub struct IgnoredKey {
     pub switch: Option<bool>,
     /// Where the same entry's `permission` already has this key.
     pub in_permission: Option<Loc>,
-    /// The known keys (of the agent entry, or of the top level) under which OpenCode would
-    /// accept this value ([`config::accepts`]): what the key may be a misspelling of.
-    pub accepted_under: Vec<&'static str>,
-    /// OpenCode would accept this value as the value of a permission of the key's name
-    /// ([`config::accepts_as_permission`]): `edit: deny` written outside `permission`.
-    pub permission_value: bool,
+    /// The value as written: whether OpenCode would accept it under another key
+    /// ([`config::accepts`]) is asked by the check, of the near keys only.
+    pub value: Node,
 }
 
 /// `IgnoredKey::switch` and `IgnoredKey::in_permission` of key `k` with value `v` in the
@@ -164,22 +161,15 @@ fn beside(
 }
 
 /// Record the keys of an agent entry that OpenCode's agent schema does not read.
-fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node, sw: &Switches) {
+fn record_ignored_agent_keys(a: &mut Audit, agent: &str, entry: &Node) {
     if let Some(o) = entry.value.as_object() {
-        record_ignored_keys(a, o, config::AGENT_KEYS, Some(agent), sw);
+        record_ignored_keys(a, o, config::AGENT_KEYS, Some(agent));
     }
 }
 
 /// Record the keys of `o` (an agent entry, or the top level with `agent` `None`) that
 /// are not among the `read` ones.
-fn record_ignored_keys(
-    a: &mut Audit,
-    o: &JsObject,
-    read: &'static [&'static str],
-    agent: Option<&str>,
-    sw: &Switches,
-) {
-    let in_agent = agent.is_some();
+fn record_ignored_keys(a: &mut Audit, o: &JsObject, read: &[&str], agent: Option<&str>) {
     a.ignored_keys
         .extend(o.iter().filter(|(k, _)| !read.contains(k)).map(|(k, v)| {
             let (switch, in_permission) = beside(o, k, v);
@@ -190,12 +180,7 @@ fn record_ignored_keys(
                 lost_protection: holds_restriction(v),
                 switch,
                 in_permission,
-                accepted_under: read
-                    .iter()
-                    .copied()
-                    .filter(|known| config::accepts(known, v, in_agent, sw))
-                    .collect(),
-                permission_value: config::accepts_as_permission(k, v, in_agent, sw),
+                value: v.clone(),
             }
         }));
 }
@@ -211,6 +196,8 @@ pub struct Loaded {
     pub whitelist_dirs: Vec<String>,
     /// Facts for the audits (`env-injection`, `js-key-order`, `legacy-tools`).
     pub audit: Audit,
+    /// How the profile's release decodes a config (what it would accept where).
+    pub switches: Switches,
 }
 
 impl Loaded {
@@ -348,7 +335,6 @@ impl Loader<'_> {
         root: &Node,
         written: Vec<jsonc::WrittenObject>,
     ) {
-        let sw = self.sw;
         let a = &mut self.audit;
         a.substitutions.extend(sub.replaced.iter().map(|(s, e, r)| {
             (
@@ -376,7 +362,7 @@ impl Loader<'_> {
         if let Some(p) = top.get("permission") {
             permission(p, a);
         }
-        record_ignored_keys(a, top, config::TOP_LEVEL_KEYS, None, &sw);
+        record_ignored_keys(a, top, config::TOP_LEVEL_KEYS, None);
         if let Some(t) = top.get("tools") {
             a.tools_objects.push(t.loc);
             record_tools(a, None, t);
@@ -391,7 +377,7 @@ impl Loader<'_> {
                 let Some(e) = entry.value.as_object() else {
                     continue;
                 };
-                record_ignored_agent_keys(a, name, entry, &sw);
+                record_ignored_agent_keys(a, name, entry);
                 if let Some(p) = e.get("permission") {
                     permission(p, a);
                 }
@@ -522,7 +508,7 @@ impl Loader<'_> {
         match config::decode_agent(&data, "", entry_kind, &self.sw) {
             Ok(mut entry) => {
                 entry.prompt = Some(markdown_body(&text).to_string());
-                record_ignored_agent_keys(&mut self.audit, &name, &data, &self.sw);
+                record_ignored_agent_keys(&mut self.audit, &name, &data);
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);
                 }
@@ -866,6 +852,7 @@ pub fn load_as(host: &dyn Host, cwd: &Path, profile: &Profile) -> Result<Loaded,
             warnings: l.warnings,
             whitelist_dirs,
             audit: l.audit,
+            switches: l.sw,
         }),
         Err(error) => Err(Box::new(Failure {
             sources: l.sources,

@@ -44,7 +44,7 @@
 use super::did_you_mean;
 use super::unchecked_permission::CHECKED;
 use super::{Check, Ctx, Finding, Level};
-use crate::model::config::{AGENT_KEYS, TOP_LEVEL_KEYS};
+use crate::model::config::{self, AGENT_KEYS, TOP_LEVEL_KEYS};
 
 pub const CHECK: Check = Check {
     id: "unknown-agent-key",
@@ -65,13 +65,14 @@ fn place_and_fate(in_agent: bool) -> (&'static str, &'static str) {
     }
 }
 
-/// What OpenCode would take an ignored key's value for, had it been written elsewhere.
-#[derive(Debug, Clone, Copy)]
+/// What OpenCode would take an ignored key's value for, had it been written elsewhere;
+/// asked only of the keys a diagnosis considers.
+#[derive(Clone, Copy)]
 pub struct Fits<'a> {
-    /// The known keys under which OpenCode accepts the value (`"subagent"` fits `mode`).
-    pub under: &'a [&'a str],
-    /// It is a permission's value (`"deny"`, `{"*": "ask"}`) or a tool switch (`false`).
-    pub as_permission: bool,
+    /// Does OpenCode accept the value under this known key (`"subagent"` fits `mode`)?
+    pub under: &'a dyn Fn(&str) -> bool,
+    /// Is it a permission's value (`"deny"`, `{"*": "ask"}`) or a tool switch (`false`)?
+    pub as_permission: &'a dyn Fn() -> bool,
 }
 
 /// What is wrong with an ignored key, or `None` when it is most likely meant (provider
@@ -87,7 +88,7 @@ pub fn diagnose(key: &str, in_agent: bool, fits: Fits<'_>) -> Option<String> {
         return None;
     }
     if CHECKED.contains(&key) {
-        if !fits.as_permission {
+        if !(fits.as_permission)() {
             return None;
         }
         return Some(format!(
@@ -99,7 +100,10 @@ pub fn diagnose(key: &str, in_agent: bool, fits: Fits<'_>) -> Option<String> {
     let known: Vec<&str> = known
         .iter()
         .copied()
-        .filter(|k| *k != "permissions" && fits.under.contains(k))
+        .filter(|k| *k != "permissions")
+        // Only the keys it may be a misspelling of are asked about its value.
+        .filter(|k| k.to_lowercase() == lower || super::levenshtein(&lower, k) <= 2)
+        .filter(|k| (fits.under)(k))
         .collect();
     let meant = known
         .iter()
@@ -115,9 +119,12 @@ pub fn diagnose(key: &str, in_agent: bool, fits: Fits<'_>) -> Option<String> {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for k in &ctx.project.loaded.audit.ignored_keys {
+        let (sw, in_agent) = (&ctx.project.loaded.switches, k.agent.is_some());
         let fits = Fits {
-            under: &k.accepted_under,
-            as_permission: k.permission_value || k.switch.is_some(),
+            under: &|known| config::accepts(known, &k.value, in_agent, sw),
+            as_permission: &|| {
+                k.switch.is_some() || config::accepts_as_permission(&k.key, &k.value, in_agent, sw)
+            },
         };
         let Some(mut message) = diagnose(&k.key, k.agent.is_some(), fits) else {
             continue;
@@ -173,13 +180,12 @@ fn denied_anyway(ctx: &Ctx<'_>, agent: Option<&str>, permission: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{Fits, diagnose};
-    use crate::model::config::{AGENT_KEYS, TOP_LEVEL_KEYS};
 
     /// A value OpenCode would accept anywhere it is suggested.
-    fn any(agent: bool) -> Fits<'static> {
+    fn any() -> Fits<'static> {
         Fits {
-            under: if agent { AGENT_KEYS } else { TOP_LEVEL_KEYS },
-            as_permission: true,
+            under: &|_| true,
+            as_permission: &|| true,
         }
     }
 
@@ -197,7 +203,7 @@ mod tests {
             ("agnet", false, "did you mean `agent`"),
             ("bash", false, "put it under `permission`"),
         ] {
-            let d = diagnose(key, agent, any(agent)).unwrap_or_default();
+            let d = diagnose(key, agent, any()).unwrap_or_default();
             assert!(d.contains(needle), "{key}: {d}");
         }
         for (key, agent) in [
@@ -207,7 +213,7 @@ mod tests {
             ("theme", false),
             ("keybinds", false),
         ] {
-            assert_eq!(diagnose(key, agent, any(agent)), None, "{key}");
+            assert_eq!(diagnose(key, agent, any()), None, "{key}");
         }
     }
 
@@ -215,11 +221,11 @@ mod tests {
     fn a_value_the_meant_key_refuses_is_no_near_miss() {
         // `role: "Lead architect"`: `mode` is near, but OpenCode refuses that mode.
         let text = Fits {
-            under: &["model", "prompt", "description", "name", "variant"],
-            as_permission: false,
+            under: &|k| ["model", "prompt", "description", "name", "variant"].contains(&k),
+            as_permission: &|| false,
         };
         assert_eq!(diagnose("role", true, text), None);
-        assert!(diagnose("role", true, any(true)).is_some_and(|d| d.contains("`mode`")));
+        assert!(diagnose("role", true, any()).is_some_and(|d| d.contains("`mode`")));
         // `skill: path/SKILL.md` is no permission value: not a misplaced `skill` rule.
         assert_eq!(diagnose("skill", true, text), None);
         // A near key the value fits is still suggested: `modle: "openai/gpt-5"`.
