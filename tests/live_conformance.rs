@@ -131,6 +131,20 @@ fn read(path: &str) -> Call {
     }
 }
 
+/// The write tool creating `path` in the project; the file is its marker (it exists iff the
+/// call ran). Put to `explain write`, which answers the call as OpenCode makes it (`edit`).
+fn write(path: &str) -> Call {
+    Call {
+        tool: "write".into(),
+        permission: "write".into(),
+        input: path.into(),
+        args: json!({"filePath": path, "content": "live conformance\n"}),
+        marker: Some(path.into()),
+        child: None,
+        times: 1,
+    }
+}
+
 /// A conversation: the root session (index 0) or a subagent's session.
 #[derive(Clone, Debug)]
 struct Conv {
@@ -242,6 +256,15 @@ fn hand_picked() -> Vec<LiveCase> {
                     read("README.md"),
                     read("/etc/hostname"),
                 ],
+            }],
+        },
+        LiveCase {
+            name: "headless: a `write` rule decides nothing, the write tool asks `edit`".into(),
+            config: json!({"permission": {"write": "deny", "edit": {"*": "allow", "w-ask*": "ask"}}}),
+            flags: vec![],
+            convs: vec![Conv {
+                agent: "build".into(),
+                calls: vec![write("w-a.txt"), write("w-ask.txt")],
             }],
         },
     ];
@@ -544,13 +567,6 @@ fn predict(
     Ok(Prediction { fate, json: v })
 }
 
-fn tool_permission(tool: &str) -> &str {
-    match tool {
-        "write" => "edit",
-        t => t,
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // OpenCode's evidence
 
@@ -784,13 +800,7 @@ fn run_case(bin: &Path, scratch: &Scratch, id: &str, mut case: LiveCase) -> Tall
             if c > 0 && matches!(*tool, "task" | "todowrite") {
                 continue; // decided by the child session's rules (module doc)
             }
-            match explain(
-                &proj,
-                &env,
-                &conv.agent,
-                tool_permission(tool),
-                "live-probe",
-            ) {
+            match explain(&proj, &env, &conv.agent, tool, "live-probe") {
                 Ok(v) => row.push((*tool, v)),
                 Err(e) => return fail(e),
             }

@@ -54,11 +54,24 @@ pub fn run(
         eprintln!("error: give at least one INPUT, or --stdin");
         return Err(EXIT_REFUSED);
     }
-    // A permission no tool checks: decided all the same (rules may name it), with a word on
-    // stderr, so the JSON on stdout stays as it is.
-    if let Some(why) = crate::checks::unchecked_permission::diagnose(permission) {
-        eprintln!("note: {}", crate::report::clean(&why));
-    }
+    // A file tool checked under another name (`write` asks `edit`): the call is what the
+    // user asks about, so it is decided as OpenCode decides it, with a word on stderr.
+    // Any other permission no tool checks is decided all the same (rules may name it),
+    // with a word on stderr, so the JSON on stdout stays as it is.
+    let permission = match crate::model::meaning::checked_as(permission) {
+        Some(asked) => {
+            eprintln!(
+                "note: the {permission} tool is checked as `{asked}` (a `{permission}` rule decides nothing): decided as `{asked}`"
+            );
+            asked
+        }
+        None => {
+            if let Some(why) = crate::checks::unchecked_permission::diagnose(permission) {
+                eprintln!("note: {}", crate::report::clean(&why));
+            }
+            permission
+        }
+    };
     let mut explainer = Explainer::new(project, a, permission);
     let json = args.format == Format::Json;
     let mode = args.headless.map(Into::into);

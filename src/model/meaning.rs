@@ -69,14 +69,32 @@ const NEVER: &[(&str, &str)] = &[
         "there is no `list` tool; listing goes through `read` and `glob`",
     ),
     ("todoread", "there is no `todoread` tool"),
+    (
+        "codesearch",
+        "there is no `codesearch` tool (other OpenCode releases have one)",
+    ),
 ];
+
+/// Why OpenCode 1.18.34 never asks the permission `name`, or `None` when a tool may ask it
+/// (one of its own, or an MCP or plugin tool of that name). A rule of such a permission
+/// decides nothing OpenCode does: its inputs are examples of the rules as written, never
+/// calls (`check` says so beside them, `diff` does not count them as changes).
+pub fn never_checked(name: &str) -> Option<&'static str> {
+    NEVER.iter().find(|(p, _)| *p == name).map(|(_, why)| *why)
+}
+
+/// The permission OpenCode checks for the tool named `name` when it is checked under
+/// another name: `write`, `patch`, `multiedit` and `apply_patch` are all asked as `edit`.
+pub fn checked_as(name: &str) -> Option<&'static str> {
+    matches!(name, "write" | "patch" | "multiedit" | "apply_patch").then_some("edit")
+}
 
 /// Which tools check `permission` (a name, or a glob over names), in one paragraph.
 pub fn permission(name: &str, platform: Platform) -> String {
     if let Some((_, what)) = CHECKS.iter().find(|(p, _)| *p == name) {
         return format!("`{name}` is checked by {what}.");
     }
-    if let Some((_, why)) = NEVER.iter().find(|(p, _)| *p == name) {
+    if let Some(why) = never_checked(name) {
         return format!("`{name}` is never checked by OpenCode 1.18.34: {why}.");
     }
     if name.contains('*') || name.contains('?') {
