@@ -177,6 +177,14 @@ pub struct CommandChange {
     pub class: Class,
 }
 
+/// Rules of a permission OpenCode never checks (`write`: the write tool asks `edit`)
+/// that decide differently for one agent: no decision OpenCode makes changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unchecked {
+    pub agent: String,
+    pub permission: String,
+}
+
 /// Everything that changed.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Diff {
@@ -184,6 +192,8 @@ pub struct Diff {
     pub events: Vec<Event>,
     pub inconclusive: Vec<Inconclusive>,
     pub commands: Vec<CommandChange>,
+    /// Changed rules that decide nothing OpenCode asks: said, not counted as changes.
+    pub unchecked: Vec<Unchecked>,
 }
 
 impl Diff {
@@ -339,6 +349,17 @@ pub fn diff(base: &Project, head: &Project) -> Diff {
 
 /// [`diff`] with another budget per query (tests use small ones to reach "inconclusive").
 pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
+    compare(base, head, budget, false)
+}
+
+/// [`diff`] of the rules as written: a permission OpenCode never asks (`write`) is
+/// compared like any other, so a change to what its rules say is a change (`check --fix`
+/// widens no block the author will rename to the permission OpenCode checks).
+pub fn diff_as_written(base: &Project, head: &Project) -> Diff {
+    compare(base, head, DIFF_BUDGET, true)
+}
+
+fn compare(base: &Project, head: &Project, budget: u64, as_written: bool) -> Diff {
     let platform = head.platform;
     let mut out = Diff::default();
     let pairs = agent_pairs(base, head, &mut out.events);
@@ -399,6 +420,18 @@ pub fn diff_with_budget(base: &Project, head: &Project, budget: u64) -> Diff {
             let bl: Vec<Key> = bs.iter().map(|&i| key(&b.rules[i])).collect();
             let hl: Vec<Key> = hs.iter().map(|&i| key(&h.rules[i])).collect();
             if bl == hl {
+                continue;
+            }
+            // A permission OpenCode never asks (`write`) decides no call, whatever its
+            // rules say.
+            if !as_written
+                && others.is_none()
+                && crate::model::meaning::never_checked(name).is_some()
+            {
+                out.unchecked.push(Unchecked {
+                    agent: h.name.clone(),
+                    permission: name.clone(),
+                });
                 continue;
             }
             // Rules before the last catch-all of a side never decide in this cell: the

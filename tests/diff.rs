@@ -8,7 +8,9 @@
 //!   differs between the sides is covered by a reported change of the same agent with the
 //!   same deciding rules, so a pair reported "no change" decides every sample alike;
 //! - edits that cannot change a decision (reordering keys of unrelated permissions,
-//!   migrating `tools` to `permission`) are reported as no change at all.
+//!   migrating `tools` to `permission`) are reported as no change at all;
+//! - a difference in a permission OpenCode never asks (`list`, `write`) is no change: it is
+//!   listed as `unchecked` for that agent instead.
 //!
 //! A sample of pairs is checked against OpenCode's own rulesets too (`opencode agent list
 //! --pure` of each side): the witnesses decide as claimed on the binary's rules, and every
@@ -382,6 +384,18 @@ fn check(
                 let db = evaluate(b, p, s, Platform::Unix);
                 let dh = evaluate(&h, p, s, Platform::Unix);
                 if db.effect == dh.effect {
+                    continue;
+                }
+                // A permission OpenCode never asks (`list`, `write`): said, no change.
+                if permaudit::model::meaning::never_checked(p).is_some() {
+                    assert!(
+                        d.unchecked
+                            .iter()
+                            .any(|u| u.agent == *agent && u.permission == *p),
+                        "{what}: agent {agent} {p:?} {s:?}: {} → {} not said\n{d:#?}",
+                        db.effect,
+                        dh.effect
+                    );
                     continue;
                 }
                 let covered = d.changes.iter().any(|c: &Change| {
@@ -840,4 +854,32 @@ fn sample_against_opencode() {
         // every sampled difference be covered.
         check(&d, &sides[0], &sides[1], false, &what);
     });
+}
+
+/// Rules of a permission OpenCode never asks (`write`: the write tool asks `edit`) decide
+/// no call: reordering a `write` block changes no decision, and the diff says which rules
+/// changed without calling it widened. Renaming the key to `edit` does change decisions.
+#[test]
+fn a_never_checked_permission_changes_no_decision() {
+    let a = r#"{"permission": {"edit": "ask", "write": {"docs/*": "allow", "*": "deny"}}}"#;
+    let b = r#"{"permission": {"edit": "ask", "write": {"*": "deny", "docs/*": "allow"}}}"#;
+    let d = diff::diff(&load(a), &load(b));
+    assert!(
+        d.changes.is_empty() && !d.widens() && d.is_empty(),
+        "{d:#?}"
+    );
+    assert!(
+        d.unchecked
+            .iter()
+            .any(|u| u.agent == "build" && u.permission == "write"),
+        "{d:#?}"
+    );
+    let c = r#"{"permission": {"edit": {"*": "deny", "docs/*": "allow"}}}"#;
+    let d = diff::diff(&load(b), &load(c));
+    assert!(
+        d.changes
+            .iter()
+            .any(|c| c.agent == "build" && c.permission == "edit" && c.class == Class::Widened),
+        "{d:#?}"
+    );
 }

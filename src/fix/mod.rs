@@ -4,8 +4,9 @@
 //! A fix is a set of text edits to one config file ([`text::Edit`]) built from a finding
 //! ([`candidates`]). It is *offered* only once proven: the edited files are re-loaded in
 //! memory exactly as OpenCode would load them (a config OpenCode would refuse is never
-//! offered) and [`crate::diff::diff`] compares every agent's decisions with the project
-//! before the edit:
+//! offered) and [`crate::diff::diff_as_written`] compares every agent's decisions with the
+//! project before the edit (the rules as written: a `write` block, which OpenCode never
+//! checks, counts as if it were, since its author will rename it to `edit`):
 //!
 //! - **safe** fixes change no decision of any agent, no tool's visibility and leave no
 //!   question undecided (an inconclusive diff is not a proof);
@@ -640,7 +641,7 @@ pub type Reload<'a> = dyn Fn(&BTreeMap<PathBuf, String>) -> Option<Project> + 'a
 
 /// Is `after` what `fixes` may make of `before`?
 pub fn prove(before: &Project, after: &Project, fixes: &[&Fix]) -> Result<(), Refusal> {
-    let d = diff::diff(before, after);
+    let d = diff::diff_as_written(before, after);
     if !d.inconclusive.is_empty() {
         return Err(Refusal::Inconclusive);
     }
@@ -814,7 +815,7 @@ pub fn display_only(
         let Some(next) = reload(&edited) else {
             continue;
         };
-        let d = diff::diff(project, &next);
+        let d = diff::diff_as_written(project, &next);
         if !d.inconclusive.is_empty() {
             continue;
         }
@@ -1039,7 +1040,7 @@ pub fn fix(
     // The whole, proven once more against the start: no change at all when only safe
     // fixes were applied, else nothing but narrowing.
     if let Some(end) = &current {
-        let d = diff::diff(base, end);
+        let d = diff::diff_as_written(base, end);
         let holds = if applied.iter().any(|a| a.safety == Safety::Narrowing) {
             d.inconclusive.is_empty()
                 && d.events.is_empty()

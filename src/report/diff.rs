@@ -1,12 +1,15 @@
 //! `permaudit diff` output: human (miette, like `check`), JSON, markdown for a pull-request
 //! comment, SARIF 2.1.0 and GitHub annotations (on the head side's lines).
 //!
-//! JSON contract, version 1: `{"version":1,"base":{"label","kind"},"head":{"label","kind"},
-//! "changes":[{"agent","class","permission","other_permissions","input","before","after",
+//! JSON contract, version 2: `{"version":2,"base":{"label","kind"},"head":{"label","kind"},
+//! "causes":[{"class","permission","other_permissions","side","rule","agents","regions":
+//! [{"input","before","after","base_rule","head_rule","agents"}]}],"changes":[{"agent","class","permission","other_permissions","input","before","after",
 //! "base_rule","head_rule"}],"events":[{"agent","class","tool"}],"commands":[{"path",
 //! "line","kind","name","text","agent","before","after","class"}],"inconclusive":[{"agent",
-//! "permission","reason"}],"summary":{"widened","narrowed","agent_added","agent_removed",
-//! "tool_shown","tool_hidden","commands","inconclusive","no_change"}}`. A rule is
+//! "permission","reason"}],"unchecked":[{"agent","permission"}],"summary":{"widened",
+//! "narrowed","agent_added","agent_removed","tool_shown","tool_hidden","commands",
+//! "inconclusive","unchecked","no_change"}}`. `unchecked` lists the agents whose rules of a
+//! permission OpenCode never checks (`write`) changed: no decision did. A rule is
 //! `{"index","permission","pattern","action","layer","source":{"path","line","column"}|null,
 //! "builtin"}` or null (no rule matched: OpenCode's default ask). `kind` is `git`,
 //! `worktree` or `dir`; a source path is worktree-relative, prefixed by `REV:` on a git
@@ -246,19 +249,7 @@ impl<'a> Cause<'a> {
 
     /// Help lines: agents, the first regions with the other side's rule, the causing rule.
     fn help(&self, s: &Sides<'_>) -> Vec<String> {
-        // Every agent of either side (by name; the head side's first).
-        let all: Vec<&crate::agents::Agent> = s
-            .head
-            .agents
-            .iter()
-            .chain(
-                s.base
-                    .agents
-                    .iter()
-                    .filter(|b| !s.head.agents.iter().any(|h| h.name == b.name)),
-            )
-            .collect();
-        let mut out = vec![format!("agents: {}", super::agent_list(&all, &self.agents))];
+        let mut out = vec![format!("agents: {}", agents_text(s, &self.agents))];
         let (before, after) = (&s.base_side.label, &s.head_side.label);
         if let [only] = self.regions.as_slice() {
             out.push(format!("before ({before}): {}", only.before));
@@ -619,8 +610,53 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
     if !d.inconclusive.is_empty() {
         out.push('\n');
     }
+    for (permission, agents) in unchecked_groups(d) {
+        out.push_str(&format!(
+            "note[unchecked]: {}; agents: {}\n\n",
+            unchecked_text(permission),
+            agents_text(s, &agents)
+        ));
+    }
     out.push_str(&summary_line(d, s));
     out
+}
+
+/// `agents` as a help line names them: `all` when they are every agent of either side
+/// (the head side's first).
+fn agents_text<S: AsRef<str>>(s: &Sides<'_>, agents: &[S]) -> String {
+    let all: Vec<&crate::agents::Agent> = s
+        .head
+        .agents
+        .iter()
+        .chain(
+            s.base
+                .agents
+                .iter()
+                .filter(|b| !s.head.agents.iter().any(|h| h.name == b.name)),
+        )
+        .collect();
+    super::agent_list(&all, agents)
+}
+
+/// The changed rules of permissions OpenCode never checks, per permission, with the
+/// agents whose rules changed (in the diff's order).
+fn unchecked_groups(d: &Diff) -> Vec<(&str, Vec<&str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for u in &d.unchecked {
+        match groups.iter_mut().find(|(p, _)| *p == u.permission) {
+            Some((_, agents)) => agents.push(&u.agent),
+            None => groups.push((&u.permission, vec![&u.agent])),
+        }
+    }
+    groups
+}
+
+/// What a change to the rules of `permission`, which OpenCode never checks, does.
+fn unchecked_text(permission: &str) -> String {
+    let why = crate::model::meaning::never_checked(permission).unwrap_or("");
+    format!(
+        "`{permission}` rules changed, but OpenCode 1.18.34 never checks `{permission}` ({why}): no decision changed"
+    )
 }
 
 fn summary_json(d: &Diff, causes: usize) -> Value {
@@ -638,6 +674,7 @@ fn summary_json(d: &Diff, causes: usize) -> Value {
         "causes": causes,
         "commands": d.commands.len(),
         "inconclusive": d.inconclusive.len(),
+        "unchecked": d.unchecked.len(),
         "no_change": d.is_empty(),
     })
 }
@@ -703,6 +740,9 @@ pub fn json(d: &Diff, s: &Sides<'_>) -> Value {
         "inconclusive": d.inconclusive.iter().map(|i| json!({
             "agent": i.agent, "permission": i.permission, "reason": i.reason,
         })).collect::<Vec<_>>(),
+        "unchecked": d.unchecked.iter().map(|u| json!({
+            "agent": u.agent, "permission": u.permission,
+        })).collect::<Vec<_>>(),
         "summary": summary_json(d, causes(d, s).len()),
     })
 }
@@ -722,6 +762,13 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
     );
     if d.is_empty() {
         out.push_str("No change in any decision.\n");
+        for (permission, agents) in unchecked_groups(d) {
+            out.push_str(&format!(
+                "\n- **unchecked**: {}; agents: {}\n",
+                cell(&unchecked_text(permission)),
+                cell(&agents_text(s, &agents))
+            ));
+        }
         return out;
     }
     let cs = causes(d, s);
@@ -833,6 +880,13 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
             cell(&i.agent),
             cell(&i.permission),
             cell(&i.reason)
+        ));
+    }
+    for (permission, agents) in unchecked_groups(d) {
+        out.push_str(&format!(
+            "- **unchecked**: {}; agents: {}\n",
+            cell(&unchecked_text(permission)),
+            cell(&agents_text(s, &agents))
         ));
     }
     out.push_str(&summary_line(d, s));
