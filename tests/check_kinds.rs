@@ -477,3 +477,61 @@ fn delegating_what_the_agent_does_itself_through_bash_adds_nothing() {
     // With bash closed too, `general` is the way round the deny.
     assert_eq!(des(r#"{"edit":"deny","bash":"deny"}"#), 1);
 }
+
+/// A `write` block (a permission OpenCode 1.18.34 never asks: the write tool asks `edit`,
+/// `tests/live_conformance.rs` shows it on the binary): its rule order is still reported,
+/// with a file path for an example (never a directory, `docs/`) that says it shows the
+/// rules as written; a finding about what a run does with those rules is not (nothing is
+/// asked, so `opencode run` rejects nothing).
+#[test]
+fn a_write_block_gets_order_findings_as_written_and_no_run_time_claims() {
+    let cfg = r#"{"permission":{"edit":"allow","write":{"docs/*":"allow","*":"ask"}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let dead = of(&f, "dead-rule", "build");
+    let [d] = dead.as_slice() else {
+        panic!("{f:#?}")
+    };
+    assert_eq!(at(&p, d), "\"docs/*\"");
+    let w = &d.witnesses[0];
+    assert_eq!(w.permission, "write");
+    assert!(
+        w.input.starts_with("docs/") && w.input.len() > "docs/".len() && !w.input.ends_with('/'),
+        "{w:?}"
+    );
+    assert!(
+        d.message
+            .contains("as written; OpenCode 1.18.34 never checks `write`")
+            && d.message.contains("rename the key to `edit`"),
+        "{}",
+        d.message
+    );
+    // The same rules under `edit` say nothing of the kind.
+    let q = project(
+        r#"{"permission":{"edit":{"docs/*":"allow","*":"ask"}}}"#,
+        &[],
+    );
+    let g = run(&q);
+    assert!(
+        of(&g, "dead-rule", "build")
+            .iter()
+            .all(|d| !d.message.contains("never checks")),
+        "{g:#?}"
+    );
+    // Headless, a `write` ask is rejected by nothing: OpenCode never asks it. Its `edit`
+    // twin is.
+    let headless =
+        |p: &Project| permaudit::checks::run_as(p, permaudit::delegation::RunMode::Headless);
+    let asks_of = |config: &str, permission: &str| {
+        let f = headless(&project(config, &[]));
+        of(&f, "headless-ask", "build")
+            .iter()
+            .filter(|f| f.witnesses.iter().any(|w| w.permission == permission))
+            .count()
+    };
+    assert_eq!(
+        asks_of(r#"{"permission":{"write":{"*":"ask"}}}"#, "write"),
+        0
+    );
+    assert_eq!(asks_of(r#"{"permission":{"edit":{"*":"ask"}}}"#, "edit"), 1);
+}

@@ -15,6 +15,8 @@
 //!   worktree-relative path, as OpenCode asks), decided by the witness's action and rule
 //!   (a hidden tool, bash included: the rule that hides it);
 //! * any other permission: the call's decision itself;
+//! * a permission OpenCode never asks (`"asked": false`: a `write` block, whose tool asks
+//!   `edit`): no call decides it, so the agent's rules as written must (last match);
 //! * and in every case no `external_directory` ask of the same call denies it first (the
 //!   permission would then never be asked). An `external_directory` ask that asks or
 //!   allows comes first and the permission is asked after it: the witness still shows
@@ -59,6 +61,26 @@ struct Tally {
     decisions: usize,
     after_external_ask: usize,
     explain_runs: usize,
+    /// Witnesses of a permission OpenCode never asks, decided by the rules as written.
+    as_written: usize,
+}
+
+/// The rule the finding names for the ask's agent: the witness's own (an index into the
+/// first agent's rules), unless `deciders` names the agent with its own deciding rule.
+fn wanted(ask: &Ask, rules: &BTreeMap<String, Vec<Value>>) -> Option<String> {
+    let w = ask.witness;
+    let own = w["deciders"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["agent"] == ask.agent);
+    match own {
+        Some(d) => identity(&rules[ask.agent], &d["rule"]),
+        None => {
+            let first = ask.finding["agents"][0].as_str().unwrap_or("");
+            identity(&rules[first], &w["rule"])
+        }
+    }
 }
 
 /// Why `d` (one line of `explain --format json`) does not decide `ask.witness` as the
@@ -71,20 +93,7 @@ fn disagreement(
 ) -> Option<String> {
     let w = ask.witness;
     let input = w["input"].as_str().unwrap_or("");
-    // The rule the finding names for this agent: the witness's own (an index into the first
-    // agent's rules), unless `deciders` names the agent with its own deciding rule.
-    let own = w["deciders"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|d| d["agent"] == ask.agent);
-    let want = match own {
-        Some(d) => identity(&rules[ask.agent], &d["rule"]),
-        None => {
-            let first = ask.finding["agents"][0].as_str().unwrap_or("");
-            identity(&rules[first], &w["rule"])
-        }
-    };
+    let want = wanted(ask, rules);
     let same = |action: &Value, rule: &Value| -> Option<String> {
         let got = identity(&rules[ask.agent], rule);
         if action != &w["action"] || got != want {
@@ -135,6 +144,49 @@ fn disagreement(
     same(&d["action"], &d["rule"])
 }
 
+/// One disagreement as the test prints it (and `tests/witness_known.txt` lists it).
+fn problem(name: &str, ask: &Ask, permission: &str, why: &str) -> String {
+    let f = ask.finding;
+    let s = &f["source"];
+    format!(
+        "{name}: [{}] at {}:{}:{} for agent {}: {permission} {}: {why}",
+        f["id"].as_str().unwrap_or(""),
+        s["path"].as_str().unwrap_or("-"),
+        s["line"],
+        s["column"],
+        ask.agent,
+        ask.witness["input"],
+    )
+}
+
+/// Why a witness of a permission OpenCode never asks (`"asked": false`: `write`, whose
+/// tool asks `edit`; `tests/live_conformance.rs` shows the real write tool ignoring a
+/// `write` deny) is not decided as its finding says by the agent's rules *as written*
+/// (the last rule whose permission and pattern globs match, OpenCode's `findLast`), or
+/// None. No call decides it, so `explain`, which answers the call, is not asked.
+fn as_written(ask: &Ask, rules: &BTreeMap<String, Vec<Value>>) -> Option<String> {
+    use permaudit::glob::{Platform, Wildcard};
+    let w = ask.witness;
+    let (permission, input) = (w["permission"].as_str()?, w["input"].as_str()?);
+    let list = &rules[ask.agent];
+    let last = list.iter().rposition(|r| {
+        let glob = |k: &str| Wildcard::compile(r[k].as_str().unwrap_or(""));
+        glob("permission").is_match(permission, Platform::Unix)
+            && glob("pattern").is_match(input, Platform::Unix)
+    });
+    let want = wanted(ask, rules);
+    let got = last.and_then(|i| identity(list, &Value::from(i)));
+    let action = last.map_or(Value::from("ask"), |i| list[i]["action"].clone());
+    (action != w["action"] || got != want).then(|| {
+        format!(
+            "as written, decided {action} by {} (the finding: {} by {})",
+            got.as_deref().unwrap_or("the default ask"),
+            w["action"],
+            want.as_deref().unwrap_or("the default ask"),
+        )
+    })
+}
+
 #[test]
 fn every_witness_is_decided_as_its_finding_says() {
     // tests/real and the vendored shared corpus (each case started where its meta.json says).
@@ -181,11 +233,19 @@ fn every_witness_is_decided_as_its_finding_says() {
                 for a in f["agents"].as_array().unwrap() {
                     let agent = a.as_str().unwrap();
                     let permission = w["permission"].as_str().unwrap();
-                    asks.entry((agent, permission)).or_default().push(Ask {
+                    let ask = Ask {
                         finding: f,
                         witness: w,
                         agent,
-                    });
+                    };
+                    if w["asked"] == false {
+                        if let Some(why) = as_written(&ask, &rules) {
+                            problems.push(problem(&name, &ask, permission, &why));
+                        }
+                        tally.as_written += 1;
+                        continue;
+                    }
+                    asks.entry((agent, permission)).or_default().push(ask);
                 }
             }
         }
@@ -220,16 +280,7 @@ fn every_witness_is_decided_as_its_finding_says() {
                 tally.decisions += 1;
                 let d: Value = serde_json::from_str(line).unwrap();
                 if let Some(why) = disagreement(ask, &d, &rules, &mut tally) {
-                    let f = ask.finding;
-                    let s = &f["source"];
-                    problems.push(format!(
-                        "{name}: [{}] at {}:{}:{} for agent {agent}: {permission} {}: {why}",
-                        f["id"].as_str().unwrap_or(""),
-                        s["path"].as_str().unwrap_or("-"),
-                        s["line"],
-                        s["column"],
-                        ask.witness["input"],
-                    ));
+                    problems.push(problem(&name, ask, permission, &why));
                 }
             }
         }
@@ -237,13 +288,14 @@ fn every_witness_is_decided_as_its_finding_says() {
     eprintln!(
         "{} entries ({} that permaudit refuses, skipped), {} findings with witnesses, \
          {} witness decisions in {} explain runs ({} asked after an external_directory ask), \
-         {} disagree",
+         {} of permissions OpenCode never asks decided as written, {} disagree",
         tally.entries,
         tally.refused,
         tally.findings,
         tally.decisions,
         tally.explain_runs,
         tally.after_external_ask,
+        tally.as_written,
         problems.len()
     );
     assert!(

@@ -7,6 +7,10 @@
 //! ask whose inputs end in something *looser* is `shadowed-deny`/`shadowed-ask`; a rule
 //! overridden from another file is `overridden-by-later-layer`.
 //!
+//! A block of a permission OpenCode never checks (`write`: the write tool asks `edit`) is
+//! judged as written: its order is just as wrong once the key is renamed, and the finding
+//! says beside its example that no call is decided by these rules (`checks/unasked.rs`).
+//!
 //! ## Why it matters
 //! Dead rules mislead readers about what the configuration does, and a shadowed allow or
 //! ask means the author's intent is not what OpenCode enforces.

@@ -58,12 +58,19 @@ impl Filled {
     }
 }
 
-/// Permissions whose inputs are paths.
+/// Permissions whose inputs are paths (`write` too: a file tool's name, though OpenCode
+/// asks it as `edit`, and a rule written under it is about the files it writes).
 fn is_path_permission(permission: &str) -> bool {
     matches!(
         permission,
         "read" | "edit" | "glob" | "grep" | "list" | "lsp" | "codesearch"
-    )
+    ) || crate::model::meaning::checked_as(permission) == Some("edit")
+}
+
+/// The permission whose inputs `permission`'s look like: `edit` for `write` and the
+/// other file tools asked as `edit`.
+fn shape(permission: &str) -> &str {
+    crate::model::meaning::checked_as(permission).unwrap_or(permission)
 }
 
 /// What a `*` may stand for, most ordinary first.
@@ -215,7 +222,7 @@ pub fn is_plausible(permission: &str, input: &str) -> bool {
 /// edit tools ask a file's path, never one ending in `/`; read and edit ask the path
 /// relative to the worktree (`../…` outside it), never an absolute one.
 pub fn is_asked(permission: &str, input: &str) -> bool {
-    match permission {
+    match shape(permission) {
         "bash" => {
             !input.is_empty()
                 && crate::syntax::js::js_trim(input) == input
@@ -235,7 +242,7 @@ pub fn is_asked(permission: &str, input: &str) -> bool {
 /// trimmed; a path as the directory holding it or as a directory (`/dir/*`); a
 /// directory's file.
 fn asked_forms(permission: &str, input: &str) -> Vec<String> {
-    let forms = match permission {
+    let forms = match shape(permission) {
         "bash" => vec![crate::syntax::js::js_trim(input).to_string()],
         "external_directory" if input.starts_with('/') => {
             let dir = input.trim_end_matches(['*', '/']);

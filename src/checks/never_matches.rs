@@ -207,16 +207,6 @@ const HOME_ONLY: &[&str] = &[
     "id_ed25519",
 ];
 
-/// Permissions no tool checks (`unchecked-permission` reports the block itself).
-const UNCHECKED: &[&str] = &[
-    "write",
-    "patch",
-    "multiedit",
-    "apply_patch",
-    "list",
-    "todoread",
-];
-
 /// A file the author meant a `**/`-less pattern to match, in words a person recognises: a
 /// `*` that starts a name before an extension is `a` (`*.key` → `a.key`, but `*.env` →
 /// `.env`), a `*` that ends the pattern after a `/` is `file` (`secrets/*` →
@@ -273,7 +263,8 @@ fn globstar_harmless(
     r: &crate::model::Rule,
     meant: &str,
 ) -> bool {
-    if UNCHECKED.contains(&r.permission.as_str()) {
+    // A permission nothing checks: `unchecked-permission` reports the block itself.
+    if crate::model::meaning::never_checked(&r.permission).is_some() {
         return true;
     }
     let first = meant.split('/').next().unwrap_or(meant);

@@ -7,6 +7,11 @@
 //! agents for which a finding's example is such a call. A finding left with no agent is
 //! dropped: what it showed does not happen in any of them.
 //!
+//! A witness of a permission OpenCode never asks (`write`: the write tool asks `edit`) is
+//! no call at all: it shows the rules as written. The finding stays (a `write` block's
+//! allows written before its `*` deny are in the wrong order, and stay so once the key is
+//! renamed to `edit`), and [`note_unchecked`] says so beside the example.
+//!
 //! The question "is this path a directory?" is answered without the file system
 //! ([`crate::call::assumed_dir`]).
 
@@ -124,4 +129,49 @@ fn reindex(ctx: &Ctx<'_>, f: &mut Finding, was: &str) -> bool {
         }
     }
     true
+}
+
+/// The kinds whose findings are about the order of rules as written (a rule another one
+/// after it overrides): still true of a block OpenCode never checks, and still wrong once
+/// its key is renamed to the one OpenCode checks.
+const ORDER_KINDS: &[&str] = &[
+    "shadowed-deny",
+    "shadowed-ask",
+    "correlated-rules",
+    "dead-rule",
+    "overridden-by-later-layer",
+];
+
+/// Drop the findings whose examples are all of a permission OpenCode never asks (`write`: the
+/// write tool asks `edit`): a rule-order finding stays, and says beside its example that
+/// no call is decided by these rules; any other kind claims what happens at run time (a
+/// headless run rejects, an agent's own rule undoes a shared one), which never does: it
+/// is dropped, and the key itself is `unchecked-permission`'s finding.
+pub fn drop_unchecked(out: &mut Vec<Finding>) {
+    let never = |w: &Witness| crate::model::meaning::never_checked(&w.permission).is_some();
+    out.retain(|f| {
+        f.witnesses.is_empty() || ORDER_KINDS.contains(&f.id) || !f.witnesses.iter().all(never)
+    });
+}
+
+/// Say beside the example of each finding [`drop_unchecked`] kept that no call is decided
+/// by these rules (after the findings are consolidated: a catch-all's finding names its
+/// example then).
+pub fn note_unchecked(out: &mut [Finding]) {
+    for f in out {
+        let Some((permission, why)) = f.witnesses.iter().find_map(|w| {
+            crate::model::meaning::never_checked(&w.permission).map(|why| (&w.permission, why))
+        }) else {
+            continue;
+        };
+        let why = match crate::model::meaning::checked_as(permission) {
+            Some(to) => format!(
+                "the {permission} tool is checked as `{to}`; rename the key to `{to}` for these rules to take effect"
+            ),
+            None => why.to_string(),
+        };
+        f.message.push_str(&format!(
+            " (as written; OpenCode 1.18.34 never checks `{permission}`: {why})"
+        ));
+    }
 }

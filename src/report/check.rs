@@ -2,12 +2,14 @@
 //!
 //! JSON contract, version 2: `{"version":2,"findings":[{"id","level","agents","rule",
 //! "message","source","related":[{"source","message"}],"witnesses":[{"permission","input",
-//! "action","rule"(,"deciders":[{"agent","rule"}])}],"help"}],"samples":[{"agent",
-//! "permission","input","expected","action","rule","layer","source","sample","ok"}],
-//! "summary":{"error":N,"warning":N,"info":N}}`. A witness's `rule` indexes the rules of
-//! the finding's first agent; `deciders`, present only when needed, names the later agents
-//! whose call another rule decides (a built-in one: `explore`'s own `bash` `*` allow where
-//! `build`'s is `defaults`), each with that rule's index in its own rules.
+//! "action","rule"(,"deciders":[{"agent","rule"}])(,"asked":false)}],"help"}],"samples":
+//! [{"agent","permission","input","expected","action","rule","layer","source","sample",
+//! "ok"}],"summary":{"error":N,"warning":N,"info":N}}`. A witness's `rule` indexes the
+//! rules of the finding's first agent; `deciders`, present only when needed, names the
+//! later agents whose call another rule decides (a built-in one: `explore`'s own `bash`
+//! `*` allow where `build`'s is `defaults`), each with that rule's index in its own rules.
+//! `asked: false`, present only then, marks a witness of a permission OpenCode never asks
+//! (`write`: the write tool asks `edit`): the rules as written decide it, no call does.
 
 use super::{Style, source_json};
 use crate::checks::sample_mismatch::{Outcome, Sample};
@@ -204,8 +206,13 @@ pub fn findings_human_marked(
                 .iter()
                 .map(|(r, names)| format!("; rule {} of {}", rule(*r), names.join(", ")))
                 .collect();
+            let unasked = if crate::model::meaning::never_checked(&w.permission).is_some() {
+                "; as written, never asked"
+            } else {
+                ""
+            };
             help.push(format!(
-                "witness: {} {} → {} (rule {} of {}{others})",
+                "witness: {} {} → {} (rule {} of {}{others}{unasked})",
                 w.permission,
                 serde_json::to_string(&w.input).unwrap_or_default(),
                 w.action,
@@ -379,6 +386,9 @@ pub fn finding_json(p: &Project, f: &Finding) -> serde_json::Value {
                     .iter()
                     .map(|(a, r)| json!({"agent": a, "rule": r}))
                     .collect();
+            }
+            if crate::model::meaning::never_checked(&w.permission).is_some() {
+                o["asked"] = json!(false);
             }
             o
         }).collect::<Vec<_>>(),
