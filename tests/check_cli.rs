@@ -218,6 +218,36 @@ fn samples_report_decisions_and_fail_on_mismatch() {
     );
 }
 
+/// A sample of the write tool is decided as `explain write` decides it: as `edit`, the
+/// permission the tool asks (a `write` deny decides nothing).
+#[test]
+fn a_write_sample_is_decided_as_edit_like_explain() {
+    let t = Tree::new()
+        .file(
+            "project/opencode.json",
+            r#"{"permission":{"write":"deny","edit":{"*":"allow","secret/*":"ask"}}}"#,
+        )
+        .file(
+            "project/s.txt",
+            "build write docs/a.md => deny\nbuild write secret/k => ask\n",
+        );
+    let v = t
+        .run(&["check", "--samples", "s.txt", "--format", "json", "--fail-on", "never"])
+        .json();
+    let samples = v["samples"].as_array().unwrap();
+    for (s, input) in samples.iter().zip(["docs/a.md", "secret/k"]) {
+        let e = t.run(&["explain", "write", input, "--format", "json"]).json();
+        assert_eq!(
+            (&s["permission"], &s["action"]),
+            (&e["permission"], &e["action"]),
+            "{s} vs {e}"
+        );
+    }
+    assert_eq!(samples[0]["action"], "allow");
+    assert_eq!(samples[0]["ok"], false);
+    assert_eq!(samples[1]["ok"], true);
+}
+
 #[test]
 fn the_conventional_samples_file_is_read_from_the_start_directory_upwards() {
     let t = seed()

@@ -14,7 +14,8 @@
 //! ```
 //! `AGENT` is an agent name, or `*` for every agent. `INPUT` is one string exactly as
 //! OpenCode checks it (a worktree-relative path for `read`/`edit`, one command for
-//! `bash`); write it as a JSON string to hold spaces or to start it with `#`. Any field
+//! `bash`; a file tool's name, `write`, is decided as `edit`, which its tool asks); write
+//! it as a JSON string to hold spaces or to start it with `#`. Any field
 //! may be JSON-quoted. `ACTION` is `allow`, `ask` or `deny`. `#` starts a comment where a
 //! field could start. Each sample's action and deciding rule are reported; samples without
 //! `=> ACTION` are listed (a table in human output, `samples` in JSON).
@@ -235,13 +236,16 @@ pub fn decide(p: &Project, samples: &[Sample]) -> Result<Vec<Outcome>, SampleErr
                 }
             }
         };
+        // A file tool's name is the permission its tool asks (`write` → `edit`), as
+        // `explain` decides it: a `write` rule decides nothing.
+        let permission = crate::model::meaning::checked_as(&s.permission).unwrap_or(&s.permission);
         for a in agents {
-            let d = evaluate(&a.rules, &s.permission, &s.input, p.platform);
+            let d = evaluate(&a.rules, permission, &s.input, p.platform);
             out.push(Outcome {
                 sample: k,
                 agent: a.name.clone(),
                 witness: Witness {
-                    permission: s.permission.clone(),
+                    permission: permission.to_string(),
                     input: s.input.clone(),
                     action: d.effect,
                     rule: d.rule,
