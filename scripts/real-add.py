@@ -34,7 +34,7 @@ OPENCODE = os.environ.get("OPENCODE_BIN", os.path.join(ROOT, ".oracle/node_modul
 PERMAUDIT = os.environ.get("PERMAUDIT_BIN", os.path.join(ROOT, "target/release/permaudit"))
 # The issue-35 round an entry is added in, written to its SOURCE.md ("Added: issue 35 (session
 # N, split by hash)"); scripts/real-split.py gives every such entry its hashed half.
-SESSION = 4
+SESSION = 5
 
 # What OpenCode reads for permissions under a config directory (.opencode/ or ~/.config/opencode/).
 WANTED = re.compile(r"^(opencode\.jsonc?|config\.json|agents?/.+\.md|modes?/.+\.md|skills?/.+/SKILL\.md)$")
