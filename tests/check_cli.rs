@@ -232,11 +232,21 @@ fn a_write_sample_is_decided_as_edit_like_explain() {
             "build write docs/a.md => deny\nbuild write secret/k => ask\n",
         );
     let v = t
-        .run(&["check", "--samples", "s.txt", "--format", "json", "--fail-on", "never"])
+        .run(&[
+            "check",
+            "--samples",
+            "s.txt",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ])
         .json();
     let samples = v["samples"].as_array().unwrap();
     for (s, input) in samples.iter().zip(["docs/a.md", "secret/k"]) {
-        let e = t.run(&["explain", "write", input, "--format", "json"]).json();
+        let e = t
+            .run(&["explain", "write", input, "--format", "json"])
+            .json();
         assert_eq!(
             (&s["permission"], &s["action"]),
             (&e["permission"], &e["action"]),

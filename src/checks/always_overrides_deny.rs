@@ -374,12 +374,18 @@ fn finding(
 /// Commands that act on nothing without an operand (`rm -rf` removes nothing, `chmod -R`
 /// changes nothing): an exact deny of one with flags alone (`"rm -rf": "deny"`) denies a
 /// command nobody runs, while the command it was written for (`rm -rf x`) is not denied.
-/// A command that acts by itself (`git push --force`, `git add -A`, `env`) is not here:
-/// denying its bare form is meaningful.
+/// A command that acts by itself (`git push --force`, `env`) is not here: denying its
+/// bare form is meaningful. `git add` stages nothing without a path ("Nothing specified,
+/// nothing added"), unless a flag names the whole tree ([`ACTS_BY_FLAG`]).
 const NEEDS_OPERAND: &[&str] = &[
     "rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "chmod", "chown", "chgrp", "kill",
     "truncate", "sudo", "doas", "curl", "wget", "scp", "rsync", "ssh", "git rm", "git mv",
+    "git add",
 ];
+
+/// Flags with which a [`NEEDS_OPERAND`] command acts without an operand (`git add -A`
+/// stages everything): an exact deny with one of them denies a real command.
+const ACTS_BY_FLAG: &[(&str, &[&str])] = &[("git add", &["-A", "--all", "-u", "--update"])];
 
 /// The command an exact bash deny was written for, with an operand (`rm -rf` →
 /// `rm -rf x`): the pattern has no wildcard, names a command that acts on nothing without
@@ -395,8 +401,12 @@ pub(super) fn exact_without_operand(pattern: &str) -> Option<String> {
         [] => return None,
     };
     let skip = command.split(' ').count();
-    let flags_only = words[skip..].iter().all(|w| w.starts_with('-'));
-    (NEEDS_OPERAND.contains(&command.as_str()) && flags_only)
+    let flags = &words[skip..];
+    let flags_only = flags.iter().all(|w| w.starts_with('-'));
+    let acts = ACTS_BY_FLAG
+        .iter()
+        .any(|(c, by)| *c == command && flags.iter().any(|f| by.contains(f)));
+    (NEEDS_OPERAND.contains(&command.as_str()) && flags_only && !acts)
         .then(|| format!("{} x", pattern.trim_end()))
 }
 
@@ -501,4 +511,32 @@ fn asking_command(
         }
         (outcome(ctx, agent, splitter, &c, None) == Effect::Ask).then_some((c, w, everyday))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_without_operand;
+
+    #[test]
+    fn exact_denies_of_commands_that_need_an_operand() {
+        for (pattern, meant) in [
+            ("rm -rf", Some("rm -rf x")),
+            ("git add", Some("git add x")),
+            ("git rm --cached", Some("git rm --cached x")),
+            // Acts by itself: the bare form is a real command.
+            ("git add -A", None),
+            ("git add --update", None),
+            ("git push", None),
+            ("git push --force", None),
+            // Not exact, or with an operand already.
+            ("rm -rf *", None),
+            ("rm -rf /", None),
+        ] {
+            assert_eq!(
+                exact_without_operand(pattern).as_deref(),
+                meant,
+                "{pattern}"
+            );
+        }
+    }
 }
