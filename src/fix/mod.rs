@@ -831,8 +831,14 @@ pub fn display_only(
         // close first: that is what the move would open.
         let mut lines: Vec<(bool, String, usize)> = Vec::new();
         for c in &wide {
+            // A permission OpenCode never asks (`write`) widens the rules as written only.
+            let written = if crate::model::meaning::never_checked(&c.permission).is_some() {
+                "as written: "
+            } else {
+                ""
+            };
             let text = format!(
-                "{} {} ({} → {}",
+                "{} {} ({written}{} → {}",
                 c.permission,
                 serde_json::to_string(&c.input).unwrap_or_default(),
                 c.before,
