@@ -426,7 +426,8 @@ fn compare(base: &Project, head: &Project, budget: u64, as_written: bool) -> Dif
             // rules say.
             if !as_written
                 && others.is_none()
-                && crate::model::meaning::never_checked(name).is_some()
+                && base.never_asks(name).is_some()
+                && head.never_asks(name).is_some()
             {
                 out.unchecked.push(Unchecked {
                     agent: h.name.clone(),

@@ -52,6 +52,19 @@ impl Project {
             .find(|a| a.name == name)
             .or_else(|| self.agents.iter().find(|a| a.display == name))
     }
+
+    /// Why OpenCode never asks `permission` in this project, or `None` when a tool may:
+    /// [`crate::model::meaning::never_checked`], unless the project defines a tool of that
+    /// name (`.opencode/tool/list.ts` makes a tool `list`, asked as `list`).
+    pub fn never_asks(&self, permission: &str) -> Option<&'static str> {
+        let own = self
+            .loaded
+            .audit
+            .custom_tools
+            .binary_search_by(|t| t.as_str().cmp(permission))
+            .is_ok();
+        crate::model::meaning::never_checked(permission).filter(|_| !own)
+    }
 }
 
 /// How a front end's output names files: relative to the project root (`root`; `None`

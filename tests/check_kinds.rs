@@ -535,3 +535,33 @@ fn a_write_block_gets_order_findings_as_written_and_no_run_time_claims() {
     );
     assert_eq!(asks_of(r#"{"permission":{"edit":{"*":"ask"}}}"#, "edit"), 1);
 }
+
+/// A project's own tool of a name OpenCode has none of (`.opencode/tool/list.ts` defines
+/// the tool `list`) is asked by that name: its rules' findings are no "as written" ones.
+#[test]
+fn a_project_tool_named_like_a_never_checked_permission_is_asked() {
+    let cfg = r#"{"permission":{"list":{"docs/*":"allow","*":"ask"}}}"#;
+    let plain = project(cfg, &[]);
+    let host = MemHost::new()
+        .var("HOME", "/h")
+        .dir("/w/p/.git")
+        .file("/w/p/opencode.json", cfg)
+        .file("/w/p/.opencode/tool/list.ts", "export default {}\n");
+    let own = Project::load(&host, Path::new("/w/p"), Platform::Unix).unwrap();
+    let dead = |p: &Project| {
+        run(p)
+            .into_iter()
+            .filter(|f| f.id == "dead-rule")
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    let (plain, own) = (dead(&plain), dead(&own));
+    assert!(
+        plain.len() == 1 && plain[0].contains("never checks `list`"),
+        "{plain:?}"
+    );
+    assert!(
+        own.len() == 1 && !own[0].contains("never checks"),
+        "{own:?}"
+    );
+}

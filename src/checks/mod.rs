@@ -446,7 +446,7 @@ fn run_places(
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
-    unasked::drop_unchecked(&mut out);
+    unasked::drop_unchecked(project, &mut out);
     places(project, consolidate(project, out), once_per_place)
 }
 
@@ -508,7 +508,7 @@ fn places(project: &Project, mut out: Vec<Finding>, once_per_place: bool) -> Vec
         _ => true,
     });
     sort(&mut out);
-    unasked::note_unchecked(&mut out);
+    unasked::note_unchecked(project, &mut out);
     out
 }
 

@@ -147,8 +147,8 @@ const ORDER_KINDS: &[&str] = &[
 /// no call is decided by these rules; any other kind claims what happens at run time (a
 /// headless run rejects, an agent's own rule undoes a shared one), which never does: it
 /// is dropped, and the key itself is `unchecked-permission`'s finding.
-pub fn drop_unchecked(out: &mut Vec<Finding>) {
-    let never = |w: &Witness| crate::model::meaning::never_checked(&w.permission).is_some();
+pub fn drop_unchecked(project: &Project, out: &mut Vec<Finding>) {
+    let never = |w: &Witness| project.never_asks(&w.permission).is_some();
     out.retain(|f| {
         f.witnesses.is_empty() || ORDER_KINDS.contains(&f.id) || !f.witnesses.iter().all(never)
     });
@@ -157,10 +157,12 @@ pub fn drop_unchecked(out: &mut Vec<Finding>) {
 /// Say beside the example of each finding [`drop_unchecked`] kept that no call is decided
 /// by these rules (after the findings are consolidated: a catch-all's finding names its
 /// example then).
-pub fn note_unchecked(out: &mut [Finding]) {
+pub fn note_unchecked(project: &Project, out: &mut [Finding]) {
     for f in out {
         let Some((permission, why)) = f.witnesses.iter().find_map(|w| {
-            crate::model::meaning::never_checked(&w.permission).map(|why| (&w.permission, why))
+            project
+                .never_asks(&w.permission)
+                .map(|why| (&w.permission, why))
         }) else {
             continue;
         };

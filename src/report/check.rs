@@ -206,7 +206,7 @@ pub fn findings_human_marked(
                 .iter()
                 .map(|(r, names)| format!("; rule {} of {}", rule(*r), names.join(", ")))
                 .collect();
-            let unasked = if crate::model::meaning::never_checked(&w.permission).is_some() {
+            let unasked = if p.never_asks(&w.permission).is_some() {
                 "; as written, never asked"
             } else {
                 ""
@@ -387,7 +387,7 @@ pub fn finding_json(p: &Project, f: &Finding) -> serde_json::Value {
                     .map(|(a, r)| json!({"agent": a, "rule": r}))
                     .collect();
             }
-            if crate::model::meaning::never_checked(&w.permission).is_some() {
+            if p.never_asks(&w.permission).is_some() {
                 o["asked"] = json!(false);
             }
             o
