@@ -58,19 +58,19 @@ impl Filled {
     }
 }
 
-/// Permissions whose inputs are paths (`write` too: a file tool's name, though OpenCode
-/// asks it as `edit`, and a rule written under it is about the files it writes).
-fn is_path_permission(permission: &str) -> bool {
-    matches!(
-        permission,
-        "read" | "edit" | "glob" | "grep" | "list" | "lsp" | "codesearch"
-    ) || crate::model::meaning::checked_as(permission) == Some("edit")
+/// The permission whose inputs `permission`'s look like: `edit` for `write` and the
+/// other file tools asked as `edit` (a rule written under one is about the files it
+/// writes, though OpenCode never asks it).
+fn shape(permission: &str) -> &str {
+    crate::model::meaning::asked_as(permission)
 }
 
-/// The permission whose inputs `permission`'s look like: `edit` for `write` and the
-/// other file tools asked as `edit`.
-fn shape(permission: &str) -> &str {
-    crate::model::meaning::checked_as(permission).unwrap_or(permission)
+/// Permissions whose inputs are paths.
+fn is_path_permission(permission: &str) -> bool {
+    matches!(
+        shape(permission),
+        "read" | "edit" | "glob" | "grep" | "list" | "lsp" | "codesearch"
+    )
 }
 
 /// What a `*` may stand for, most ordinary first.

@@ -238,7 +238,7 @@ pub fn decide(p: &Project, samples: &[Sample]) -> Result<Vec<Outcome>, SampleErr
         };
         // A file tool's name is the permission its tool asks (`write` → `edit`), as
         // `explain` decides it: a `write` rule decides nothing.
-        let permission = crate::model::meaning::checked_as(&s.permission).unwrap_or(&s.permission);
+        let permission = crate::model::meaning::asked_as(&s.permission);
         for a in agents {
             let d = evaluate(&a.rules, permission, &s.input, p.platform);
             out.push(Outcome {

@@ -71,7 +71,7 @@ pub const CHECKED: &[&str] = &[
 const ELSEWHERE: &[&str] = &["codesearch"];
 
 /// Tool names that are checked as `edit`.
-const FILE_TOOLS: &[&str] = &["write", "patch", "multiedit", "apply_patch"];
+const FILE_TOOLS: &[&str] = crate::model::meaning::ASKED_AS_EDIT;
 
 /// Programs people write as a permission key (`"git": "ask"`) meaning a bash command.
 const COMMANDS: &[&str] = &[
@@ -126,7 +126,7 @@ pub fn diagnose(key: &str) -> Option<String> {
         return None;
     }
     let dead = match key {
-        "write" | "patch" | "multiedit" | "apply_patch" => {
+        k if FILE_TOOLS.contains(&k) => {
             Some("file tools (edit, write, apply_patch) are all checked as `edit`; use `edit`")
         }
         "list" => {
@@ -177,8 +177,10 @@ fn meant(key: &str) -> Option<String> {
     if let Some(open) = key.find('(') {
         return Some(key[..open].to_ascii_lowercase());
     }
+    if let Some(to) = crate::model::meaning::checked_as(key) {
+        return Some(to.into());
+    }
     match key {
-        "write" | "patch" | "multiedit" | "apply_patch" => return Some("edit".into()),
         "list" | "todoread" => return None,
         k if ELSEWHERE.contains(&k) => return None,
         _ => {}

@@ -832,7 +832,7 @@ pub fn display_only(
         let mut lines: Vec<(bool, String, usize)> = Vec::new();
         for c in &wide {
             // A permission OpenCode never asks (`write`) widens the rules as written only.
-            let written = if crate::model::meaning::never_checked(&c.permission).is_some() {
+            let written = if project.never_asks(&c.permission).is_some() {
                 "as written: "
             } else {
                 ""

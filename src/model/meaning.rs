@@ -83,10 +83,18 @@ pub fn never_checked(name: &str) -> Option<&'static str> {
     NEVER.iter().find(|(p, _)| *p == name).map(|(_, why)| *why)
 }
 
+/// Names of file tools (and of their older releases) that OpenCode asks as `edit`.
+pub const ASKED_AS_EDIT: &[&str] = &["write", "patch", "multiedit", "apply_patch"];
+
 /// The permission OpenCode checks for the tool named `name` when it is checked under
-/// another name: `write`, `patch`, `multiedit` and `apply_patch` are all asked as `edit`.
+/// another name: the [`ASKED_AS_EDIT`] names are all asked as `edit`.
 pub fn checked_as(name: &str) -> Option<&'static str> {
-    matches!(name, "write" | "patch" | "multiedit" | "apply_patch").then_some("edit")
+    ASKED_AS_EDIT.contains(&name).then_some("edit")
+}
+
+/// The permission a call of the tool named `name` asks: [`checked_as`], else `name`.
+pub fn asked_as(name: &str) -> &str {
+    checked_as(name).unwrap_or(name)
 }
 
 /// Which tools check `permission` (a name, or a glob over names), in one paragraph.

@@ -762,12 +762,9 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
     );
     if d.is_empty() {
         out.push_str("No change in any decision.\n");
-        for (permission, agents) in unchecked_groups(d) {
-            out.push_str(&format!(
-                "\n- **unchecked**: {}; agents: {}\n",
-                cell(&unchecked_text(permission)),
-                cell(&agents_text(s, &agents))
-            ));
+        for item in unchecked_items(d, s) {
+            out.push('\n');
+            out.push_str(&item);
         }
         return out;
     }
@@ -882,15 +879,25 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
             cell(&i.reason)
         ));
     }
-    for (permission, agents) in unchecked_groups(d) {
-        out.push_str(&format!(
-            "- **unchecked**: {}; agents: {}\n",
-            cell(&unchecked_text(permission)),
-            cell(&agents_text(s, &agents))
-        ));
+    for item in unchecked_items(d, s) {
+        out.push_str(&item);
     }
     out.push_str(&summary_line(d, s));
     out
+}
+
+/// The markdown list items of the changed rules OpenCode never checks, one per permission.
+fn unchecked_items(d: &Diff, s: &Sides<'_>) -> Vec<String> {
+    unchecked_groups(d)
+        .into_iter()
+        .map(|(permission, agents)| {
+            format!(
+                "- **unchecked**: {}; agents: {}\n",
+                cell(&unchecked_text(permission)),
+                cell(&agents_text(s, &agents))
+            )
+        })
+        .collect()
 }
 
 /// GitHub workflow commands: one annotation per grouped change, on the head side's rule
