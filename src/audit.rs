@@ -69,9 +69,11 @@ struct Checked {
 pub enum Want<'r> {
     /// The findings as reported.
     Findings,
-    /// The findings as reported, each marked with its proven fix (proved by re-loading
-    /// through the `Reload`).
+    /// The findings as reported, each marked with its proven fix and given its proven
+    /// suggestions (proved by re-loading through the `Reload`).
     Marked(&'r Reload<'r>),
+    /// The findings as reported, each given its proven suggestions (the JSON report).
+    Suggested(&'r Reload<'r>),
     /// The findings a baseline records (`--write-baseline`).
     Baseline,
 }
@@ -86,6 +88,9 @@ pub struct Report {
     pub suppression: suppress::Outcome,
     /// Per finding, its proven fix ([`Want::Marked`]; else empty).
     pub marks: Vec<Option<(Option<Safety>, String)>>,
+    /// Per finding, the changes its help proposes, proven on this config
+    /// ([`Want::Marked`], [`Want::Suggested`]; else empty).
+    pub suggestions: Vec<Vec<crate::fix::suggest::Suggestion>>,
 }
 
 impl<'a> Audit<'a> {
@@ -114,11 +119,18 @@ impl<'a> Audit<'a> {
                 findings,
                 suppression: suppress::Outcome::default(),
                 marks: Vec::new(),
+                suggestions: Vec::new(),
             });
         }
         let checked = self.check(project, &config, &samples, baseline.as_deref());
         let marks = match want {
             Want::Marked(reload) => self.marks(project, &checked.findings, reload),
+            _ => Vec::new(),
+        };
+        let suggestions = match want {
+            Want::Marked(reload) | Want::Suggested(reload) => {
+                self.suggestions(project, &config, &checked.findings, reload)
+            }
             _ => Vec::new(),
         };
         Ok(Report {
@@ -127,6 +139,7 @@ impl<'a> Audit<'a> {
             findings: checked.findings,
             suppression: checked.suppression,
             marks,
+            suggestions,
         })
     }
 
@@ -315,6 +328,28 @@ impl<'a> Audit<'a> {
             }
         }
         marks
+    }
+
+    /// Per finding, the changes its help proposes that prove on `project`
+    /// ([`crate::fix::suggest`]): each re-loaded through `reload` and re-checked as this
+    /// run checks (settings and inline ignores; no baseline, samples aside).
+    pub fn suggestions(
+        &self,
+        project: &Project,
+        config: &[SourceId],
+        findings: &[Finding],
+        reload: &Reload<'_>,
+    ) -> Vec<Vec<crate::fix::suggest::Suggestion>> {
+        use crate::fix::suggest;
+        let proposals = suggest::proposals(project, findings);
+        if proposals.is_empty() {
+            return vec![Vec::new(); findings.len()];
+        }
+        let check = |p: &Project| {
+            let found = crate::checks::run_as(p, self.mode);
+            suppress::apply(p, found, &self.inputs(config, None)).findings
+        };
+        suggest::prove(project, findings, proposals, reload, &check)
     }
 
     fn inputs<'i>(

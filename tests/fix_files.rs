@@ -615,6 +615,11 @@ fn help_holds_revealing(
             "{kind}: the help's config brings a new finding: {f:#}"
         );
     }
+    decided_as(&t, kind, decisions);
+}
+
+/// Each `(agent, permission, input, action)` is decided as stated by `explain` on `t`.
+fn decided_as(t: &Tree, kind: &str, decisions: &[(&str, &str, &str, &str)]) {
     for (agent, permission, input, action) in decisions {
         let run = t.run(&[
             "explain", "--agent", agent, "--format", "json", permission, input,
@@ -661,29 +666,98 @@ fn the_unusable_allow_help_makes_the_tool_visible_and_holds() {
     );
 }
 
+/// A proven suggestion, applied: `before` has exactly one finding of `kind`, which carries
+/// a suggestion whose text contains `writes`; its edits applied to `project/opencode.json`
+/// (the file it names), the finding is gone, nothing new is reported at warning or above,
+/// and each `(agent, permission, input, action)` is decided as stated.
+fn suggestion_holds(
+    kind: &str,
+    before: &str,
+    writes: &str,
+    decisions: &[(&str, &str, &str, &str)],
+) {
+    let t = Tree::new().file("project/opencode.json", before);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, kind);
+    assert_eq!(found.len(), 1, "{kind}: {report:#}");
+    let s = &found[0]["suggestions"][0];
+    assert!(
+        s["text"].as_str().unwrap_or_default().contains(writes),
+        "{kind}: the suggestion writes {s:#}"
+    );
+    assert_eq!(s["file"], "opencode.json", "{s:#}");
+    let mut text = before.to_string();
+    let mut edits: Vec<(usize, usize, String)> = s["edits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["start"].as_u64().unwrap_or_default() as usize,
+                e["end"].as_u64().unwrap_or_default() as usize,
+                e["new_text"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (start, end, new) in edits {
+        text.replace_range(start..end, &new);
+    }
+    let old: Vec<String> = serious(&report)
+        .iter()
+        .map(|f| f["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let t = Tree::new().file("project/opencode.json", &text);
+    let fixed = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&fixed, kind).is_empty(),
+        "{kind}: still reported after its suggestion ({text}): {fixed:#}"
+    );
+    for f in serious(&fixed) {
+        assert!(
+            old.iter().any(|o| f["id"] == o.as_str()),
+            "{kind}: the suggestion brings a new finding: {f:#}"
+        );
+    }
+    decided_as(&t, kind, decisions);
+}
+
 #[test]
-fn the_deny_bypass_help_closes_the_shell_route_and_holds() {
-    help_holds(
+fn the_deny_bypass_suggestion_denies_the_readers_and_keeps_bash_allowed() {
+    // The old help put the whole of bash behind a question (`"bash": {"*": "ask"}`) in a
+    // config that allows bash on purpose; the suggestion denies the commands that read
+    // the file, after the allow, and nothing else.
+    suggestion_holds(
         "deny-bypass",
         r#"{"permission": {"read": {"*.env": "deny"}, "bash": "allow"}}"#,
-        r#""bash": {"*": "ask""#,
-        r#"{"permission": {"read": {"*.env": "deny"}, "bash": {"*": "ask"}}}"#,
+        r#""cat *.env*": "deny""#,
         &[
-            ("build", "bash", "cat .env", "ask"),
+            ("build", "bash", "cat .env", "deny"),
+            ("build", "bash", "head config/.env", "deny"),
+            ("build", "bash", "ls", "allow"),
+            ("build", "bash", "cat README.md", "allow"),
             ("build", "read", ".env", "deny"),
         ],
     );
 }
 
 #[test]
-fn the_agent_overrides_shared_help_restores_the_shared_rule_and_holds() {
-    help_holds(
+fn the_agent_overrides_shared_suggestion_repeats_the_list_with_its_exceptions() {
+    // The agent's own `bash: allow` undoes the shared asks; repeating them after it keeps
+    // the shared exception (`git push --dry-run *` allow) and leaves the shared catch-all
+    // (`*` ask), which the agent overrides on purpose, out.
+    suggestion_holds(
         "agent-overrides-shared",
-        r#"{"permission": {"bash": {"rm *": "deny"}}, "agent": {"build": {"permission": {"bash": "allow"}}}}"#,
-        "repeat them after its own rules",
-        r#"{"permission": {"bash": {"rm *": "deny"}}, "agent": {"build": {"permission": {"bash": {"*": "allow", "rm *": "deny"}}}}}"#,
+        r#"{"permission": {"bash": {"*": "ask", "git push *": "ask", "git push --dry-run *": "allow", "rm *": "deny"}}, "agent": {"build": {"permission": {"bash": "allow"}}}}"#,
+        r#""git push *": "ask", "git push --dry-run *": "allow", "rm *": "deny""#,
         &[
             ("build", "bash", "rm -rf build", "deny"),
+            ("build", "bash", "git push origin main", "ask"),
+            ("build", "bash", "git push --dry-run origin", "allow"),
             ("build", "bash", "ls", "allow"),
         ],
     );
@@ -721,6 +795,9 @@ fn the_legacy_tools_help_where_no_fix_is_offered_holds() {
     assert_eq!(found.len(), 1, "{report:#}");
     let help = found[0]["help"].as_str().unwrap_or_default();
     assert!(help.contains(r#""bash": "deny""#), "{help}");
+    // Undone by a shared rule of another file, the entry is still fixed by writing it as
+    // a permission (it comes after that rule); the help says so, not "change that rule".
+    assert!(!help.contains("changes nothing"), "{help}");
     let decide = |t: &Tree, input: &str| {
         t.run(&[
             "explain", "--agent", "build", "--format", "json", "bash", input,

@@ -168,7 +168,7 @@ pub fn run(
                 serde_json::to_string(&w.input).unwrap_or_default(),
                 w.action
             );
-            let help: String = "if the shared rules should hold for this agent too, repeat them after its own rules".into();
+            let help = help(ctx, agent, d);
             out.push(
                 Finding::at_rule(&CHECK, agent, d, message)
                     .with_level(level)
@@ -177,4 +177,91 @@ pub fn run(
             );
         }
     }
+}
+
+/// The shared rules to repeat after the agent's own rule `d` so that they hold for it
+/// too, in their order: those of `d`'s permission from the first deny or ask on, the
+/// exceptions written after it included (`*.env.example` allow after `*.env*` deny), and
+/// never a shared catch-all (`*`), which the agent's own rule overrides on purpose, nor a
+/// rule that never matches what its permission is checked against.
+pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<usize> {
+    let Some(own) = agent.rules.get(d) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, r) in agent.rules.iter().enumerate().take(d) {
+        if r.loc.is_none()
+            || !is_shared(r.layer)
+            || matches!(r.layer, crate::model::Layer::LegacyTools)
+            || r.permission != own.permission
+            || r.pattern.chars().all(|c| c == '*')
+            || super::never_matches::diagnose(&r.permission, &r.pattern, ctx).is_some()
+        {
+            continue;
+        }
+        // An allow counts only as an exception to a deny or ask kept before it (its text
+        // inside theirs: `*.env.example` inside `*.env*`); the agent's own rule already
+        // decides the others.
+        let keep = if r.action.effective() == crate::model::Effect::Allow {
+            out.iter().any(|&j: &usize| {
+                let earlier: &crate::model::Rule = &agent.rules[j];
+                earlier.action.effective() != crate::model::Effect::Allow
+                    && crate::glob::Wildcard::compile(&earlier.pattern)
+                        .is_match(&r.pattern, ctx.project.platform)
+            })
+        } else {
+            true
+        };
+        if keep {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The help, built for this config: the shared rules to repeat, named, in order; for a
+/// legacy `tools: {x: true}`, that removing it lets the shared rules apply as written.
+fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
+    let own = &agent.rules[d];
+    let repeat = to_repeat(ctx, agent, d);
+    let listed: Vec<String> = repeat
+        .iter()
+        .map(|&k| {
+            let r = &agent.rules[k];
+            format!(
+                "{}: {}",
+                serde_json::to_string(&r.pattern).unwrap_or_default(),
+                serde_json::to_string(&r.action.to_string()).unwrap_or_default()
+            )
+        })
+        .collect();
+    let catch_all = own.pattern.chars().all(|c| c == '*');
+    let not_catch_all = if catch_all {
+        " (not the shared catch-all, which this rule overrides on purpose)"
+    } else {
+        ""
+    };
+    if matches!(own.layer, crate::model::Layer::AgentLegacyTools) {
+        return format!(
+            "this agent's `tools: {{{}: true}}` is translated to `{}` \"*\" allow after every shared rule: if the shared rules should hold for it, remove that entry (the shared rules then apply as written, their catch-all included), or give the agent its own `permission.{}` with {} written after its `\"*\": \"allow\"`",
+            own.permission,
+            own.permission,
+            own.permission,
+            if listed.is_empty() {
+                "the shared rules".to_string()
+            } else {
+                named_list(&listed, 6)
+            }
+        );
+    }
+    if listed.is_empty() {
+        return format!(
+            "if the shared rules should hold for this agent too, repeat them after its own rule{not_catch_all}"
+        );
+    }
+    format!(
+        "if the shared rules should hold for this agent too, write {} after its own rule under `{}`, in that order{not_catch_all}",
+        named_list(&listed, 6),
+        own.permission
+    )
 }

@@ -33,10 +33,13 @@
 //! after it.
 //!
 //! ## How to fix
-//! Make the commands that share the deny's prefix not ask: deny the whole prefix
-//! (`"rm *": "deny"`) or allow the harmless forms explicitly, so the question that would
-//! store the broad pattern never comes. Or never answer "Always" to such a command. Note
-//! that `--auto` answers "once", which stores nothing.
+//! No rule in the config outlasts a stored "Always": it is evaluated after every
+//! configured rule, so writing `"rm -rf *": "deny"` again changes nothing. Answer "Once"
+//! to questions that share the deny's prefix (`rm foo.txt`); `--auto` answers "once",
+//! which stores nothing. The only config change that removes the risk makes every command
+//! of the prefix decided without a question (`"rm *": "deny"`, or allows for each harmless
+//! form), which also changes what you ask for today: `check` says the choice, it does not
+//! propose a rule.
 
 use super::{Check, Ctx, Finding, Level, Reach, Witness, named_list};
 use crate::agents::{Agent, Decision};
@@ -347,9 +350,15 @@ fn finding(
             witnesses.push(ow);
             exact_slip = true;
         }
+        // No rule written in the config outlasts a stored "Always" (OpenCode evaluates it
+        // after every configured rule): denying `rm -rf *` again changes nothing, and
+        // denying `rm *` forbids every `rm` the author left to a question. So the help is
+        // the choice in words, with no snippet.
+        let prefix = always.strip_suffix(" *").unwrap_or(&always);
         let help: String = format!(
-            "deny {} itself, or allow the harmless forms explicitly, so the question that stores it never comes; or never answer \"Always\" to such a command",
-            q(&always)
+            "no rule you write can outlast that answer (OpenCode evaluates the stored {} after every configured rule until it restarts): answer \"Once\", never \"Always\", to `{prefix}` questions such as bash {}; to make the question impossible instead, every `{prefix}` command would have to be allowed or denied without asking, which changes what you ask for today",
+            q(&always),
+            q(&asker),
         );
         // The question a person is asked every day (`git push`, `rm file.txt`): one
         // "Always" there is realistic, and the deny it undoes was written to hold. A

@@ -24,9 +24,11 @@
 //! `cat .env` still runs without asking.
 //!
 //! ## How to fix
-//! Deny or ask for the commands too (`"bash": {"*": "ask", "git *": "allow"}`), or keep
-//! secrets outside the project. Listing every reader (`cat *.env*`, `grep *`) is not
-//! enough: interpreters read files too.
+//! Deny the commands that walk around it too, right after the rule that lets them run
+//! (`"cat *.env*": "deny"` after `"*": "allow"`), so the rest of bash stays as you set
+//! it; `check` proposes those rules for your config once it has proven them (the finding
+//! gone, nothing else denied that you decided). Or keep secrets outside the project.
+//! Listing readers never covers interpreters (`python`, `node`) that read files too.
 
 use super::always_overrides_deny::decide_command;
 use super::read_only_agent_writes::samples;
@@ -118,7 +120,17 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     .map(|k| ctx.decider_place(&agent.rules[k]))
                     .unwrap_or_else(|| "no rule".into())
             );
-            let help: String = "OpenCode checks `read`/`edit` in its file tools only: ask or deny the commands as well (`\"bash\": {\"*\": \"ask\", …}`)".into();
+            // The targeted change (deny the commands that walk around it, after the rule
+            // that lets them) is built for this config and proven before it is shown
+            // (`fix::suggest`); these words hold whatever the config.
+            let help: String = format!(
+                "OpenCode checks `{permission}` in its file tools only: deny the commands that {} the file as well, after the rule that lets them run (keep the rest of bash as it is), or keep the file outside the project; listed commands never cover interpreters (`python`, `node`)",
+                if permission == "read" {
+                    "read"
+                } else {
+                    "write"
+                }
+            );
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)
                     .with_level(level)

@@ -35,7 +35,12 @@
 //!
 //! ## How to fix
 //! Write permissions instead: `"tools": {"bash": false}` is `"permission": {"bash": "deny"}`;
-//! when `bash` already has patterns, add `"*": "deny"` as their first entry.
+//! when `bash` already has patterns, add `"*": "deny"` as their first entry. When a later
+//! rule undoes the entry (an agent's own `tools: {edit: true}`), the help names that rule:
+//! the change belongs there, since the entry's translation comes first and cannot win.
+//! `write`, `edit` and `patch` are one permission: `tools: {write: false, edit: true}`
+//! cannot keep an agent from writing new files while it edits, and a `*` deny under `edit`
+//! would stop it editing at all.
 
 use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
 use crate::agents::Agent;
@@ -183,6 +188,26 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         }
                         _ => (Level::Info, Vec::new(), ""),
                     };
+                    // Undone by a later rule: rewriting the entry as a permission in
+                    // the same place changes nothing while that rule stays (an agent's
+                    // own `tools: {edit: true}` still wins); the help names that rule.
+                    let undone_by = witnesses
+                        .first()
+                        .filter(|_| level > Level::Info)
+                        .and_then(|w| w.rule)
+                        .and_then(|k| agent.rules.get(k))
+                        // A top-level entry undone by an agent's own rule: a permission
+                        // written in a shared file comes before that rule too.
+                        .filter(|d| rec.agent.is_none() && d.loc.is_some() && is_own(d.layer));
+                    let help = match undone_by {
+                        Some(d) => format!(
+                            "the later rule {} decides instead, for agent `{}`; rewriting this entry as a permission here changes nothing while that rule stays: change or remove that rule (in its own file) if `{}` should hold there",
+                            ctx.rule_at(d),
+                            agent.name,
+                            entry.trim_matches('`'),
+                        ),
+                        None => format!("write it as a permission: \"{name}\": \"{action}\""),
+                    };
                     Finding {
                         id: CHECK.id,
                         level,
@@ -194,9 +219,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         ),
                         related: Vec::new(),
                         witnesses,
-                        help: Some(format!(
-                            "write it as a permission: \"{name}\": \"{action}\""
-                        )),
+                        help: Some(help),
                     }
                 }
                 None => {
@@ -257,9 +280,19 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                             .into_iter()
                             .collect(),
                         witnesses,
-                        help: Some(format!(
-                            "remove the `tools` entry, or express it in `permission.{name}` (e.g. \"*\": \"{action}\" as its first pattern)"
-                        )),
+                        help: Some(match leaf {
+                            // `write: false` beside `edit: true`: one permission, and the
+                            // later entry decides; a `*` deny under `edit` would stop the
+                            // agent editing at all.
+                            Some(l) if l.layer == layer => "remove this entry: `write`, `edit` and `patch` are one permission (`edit`) and the later entry decides it; OpenCode 1.18.34 cannot let an agent edit files but not write new ones, so give all three the one value you mean".to_string(),
+                            _ => format!(
+                                "remove the `tools` entry (the `permission` key decides); if every `{name}` call should be {}, write \"*\": \"{action}\" as the first pattern of that key",
+                                match action {
+                                    Action::Allow => "allowed",
+                                    _ => "denied",
+                                }
+                            ),
+                        }),
                     }
                 }
             };

@@ -458,7 +458,8 @@ pub fn shown(project: &Project, every: Vec<Finding>) -> Vec<Finding> {
 }
 
 /// Consolidated findings ordered, and with `once_per_place` each place once.
-fn places(project: &Project, mut out: Vec<Finding>, once_per_place: bool) -> Vec<Finding> {
+fn places(project: &Project, out: Vec<Finding>, once_per_place: bool) -> Vec<Finding> {
+    let mut out = same_words_once(project, out);
     if once_per_place {
         out = catch_all_last::one_per_catch_all(project, out);
     }
@@ -510,6 +511,48 @@ fn places(project: &Project, mut out: Vec<Finding>, once_per_place: bool) -> Vec
     sort(&mut out);
     unasked::note_unchecked(project, &mut out);
     out
+}
+
+/// One finding per place and wording: findings of one kind at one place that say the same
+/// words (a shared `tools` entry judged once per pass, a rule proven once per agent) are one
+/// finding naming every agent, in `opencode agent list` order. The first keeps its rule
+/// index and witnesses (they index its first agent).
+fn same_words_once(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
+    let mut kept: Vec<Finding> = Vec::with_capacity(out.len());
+    let mut at: std::collections::HashMap<(&'static str, Loc, String), usize> =
+        std::collections::HashMap::new();
+    for f in out {
+        let Some(loc) = f.loc else {
+            kept.push(f);
+            continue;
+        };
+        let key = (f.id, loc, f.message.clone());
+        match at.get(&key).and_then(|&k| kept.get_mut(k)) {
+            Some(first) if first.level == f.level && first.help == f.help => {
+                for a in f.agents {
+                    if !first.agents.contains(&a) {
+                        first.agents.push(a);
+                    }
+                }
+                let order = |name: &String| {
+                    project
+                        .agents
+                        .iter()
+                        .position(|a| a.name == *name)
+                        .unwrap_or(usize::MAX)
+                };
+                // The agent the finding was proven on stays first.
+                if let Some((_, rest)) = first.agents.split_first_mut() {
+                    rest.sort_by_key(order);
+                }
+            }
+            _ => {
+                at.insert(key, kept.len());
+                kept.push(f);
+            }
+        }
+    }
+    kept
 }
 
 /// The checks about rule order, for the rules `ctx` judges.

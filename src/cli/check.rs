@@ -378,6 +378,7 @@ fn check(
     let want = match (&ci.write_baseline, args.format) {
         (Some(_), _) => Want::Baseline,
         (None, CheckFormat::Human) => Want::Marked(fixing.reload),
+        (None, CheckFormat::Json) => Want::Suggested(fixing.reload),
         (None, _) => Want::Findings,
     };
     let Report {
@@ -386,6 +387,7 @@ fn check(
         findings,
         suppression: outcome,
         marks,
+        suggestions,
     } = match audit.report(project, &RealHost, args.samples.as_deref(), &read, want) {
         Ok(r) => r,
         Err(RunError::Setup(e)) => return Err(setup_error(*e, Some(project), style)),
@@ -411,13 +413,16 @@ fn check(
                 &outcome,
                 style,
                 &marks,
+                &suggestions,
                 fixing.fixed,
             );
             let _ = out.write_all(text.as_bytes());
         }
         CheckFormat::Json => write_pretty(
             out,
-            &report::check::json(project, &findings, s).with_fixed(fixing.fixed),
+            &report::check::json(project, &findings, s)
+                .with_fixed(fixing.fixed)
+                .with_suggestions(&suggestions),
         ),
         CheckFormat::Sarif => write_pretty(out, &report::check::sarif(project, &findings)),
         CheckFormat::Github => {
@@ -453,6 +458,7 @@ fn check_text(
     outcome: &crate::suppress::Outcome,
     style: Style,
     marks: &[Option<(Option<crate::fix::Safety>, String)>],
+    suggestions: &[Vec<crate::fix::suggest::Suggestion>],
     fixed: Option<&crate::fix::Outcome>,
 ) -> String {
     use crate::checks::Level;
@@ -485,6 +491,17 @@ fn check_text(
                     }
                     None => format!("fix: {title}"),
                 });
+            let suggested: Vec<String> = suggestions
+                .get(n)
+                .into_iter()
+                .flatten()
+                .map(report::check::suggestion_lines)
+                .collect();
+            let mark = match (mark, suggested.is_empty()) {
+                (m, true) => m,
+                (None, false) => Some(suggested.join("\n")),
+                (Some(m), false) => Some(format!("{m}\n{}", suggested.join("\n"))),
+            };
             (f.clone(), mark)
         })
         .unzip();

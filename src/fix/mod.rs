@@ -21,6 +21,7 @@
 //!
 //! Nothing here touches the machine: the caller re-loads (`Reload`) and writes.
 
+pub mod suggest;
 pub mod text;
 
 use crate::checks::Finding;

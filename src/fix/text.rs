@@ -581,6 +581,116 @@ fn e_indent(text: &str, line_start: usize) -> &str {
     rest.get(..n).unwrap_or("")
 }
 
+/// A key or scalar written for `syntax`: JSON's quoted string (also a YAML double-quoted
+/// scalar, whose escapes JSON's are a subset of).
+pub fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// An action written for `syntax`: quoted in JSONC, plain in YAML (`deny`).
+pub fn action_text(syntax: Syntax, action: &str) -> String {
+    match syntax {
+        Syntax::Jsonc => quoted(action),
+        Syntax::Yaml => action.to_string(),
+    }
+}
+
+/// An object of (key, action) entries written on one line for `syntax`
+/// (`{"*": "allow", "sed -i *": "deny"}`; YAML's flow mapping in frontmatter).
+pub fn object_text(syntax: Syntax, entries: &[(String, String)]) -> String {
+    let inner: Vec<String> = entries
+        .iter()
+        .map(|(k, a)| format!("{}: {}", quoted(k), action_text(syntax, a)))
+        .collect();
+    format!("{{{}}}", inner.join(", "))
+}
+
+/// The edit writing `entries` (key, value already written for the syntax) after the last
+/// entry of `c`, each on a line of its own indented as that entry (on its line, after a
+/// comma, when the object is written on one line). `None` when `c` is empty or its last
+/// entry cannot be followed cleanly (a YAML entry whose value spans lines).
+pub fn append(text: &str, c: &Container, entries: &[(String, String)]) -> Option<Vec<Edit>> {
+    let last = c.entries.last()?;
+    let nl = newline(text);
+    let written: Vec<String> = entries
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", quoted(k)))
+        .collect();
+    match c.syntax {
+        Syntax::Yaml => {
+            let (start, end) = yaml_line(text, last)?;
+            let indent = text.get(start..last.key.start)?;
+            let mut ins = String::new();
+            if !text.get(..end)?.ends_with('\n') {
+                ins.push_str(nl);
+            }
+            for w in &written {
+                ins.push_str(&format!("{indent}{w}{nl}"));
+            }
+            Some(vec![Edit::insert(end, ins)])
+        }
+        Syntax::Jsonc => {
+            let own_line = starts_line(text, last.key.start);
+            let indent = if own_line {
+                text.get(line_start(text, last.key.start)..last.key.start)?
+            } else {
+                ""
+            };
+            let sep = |s: &mut String| {
+                if own_line {
+                    s.push_str(nl);
+                    s.push_str(indent);
+                } else {
+                    s.push(' ');
+                }
+            };
+            let mut ins = String::new();
+            match comma_after(text, last) {
+                // A trailing comma stays where it is: each new entry ends with its own.
+                Some(comma) => {
+                    for w in &written {
+                        sep(&mut ins);
+                        ins.push_str(w);
+                        ins.push(',');
+                    }
+                    Some(vec![Edit::insert(comma + 1, ins)])
+                }
+                None => {
+                    for w in &written {
+                        ins.push(',');
+                        sep(&mut ins);
+                        ins.push_str(w);
+                    }
+                    Some(vec![Edit::insert(last.value.end, ins)])
+                }
+            }
+        }
+    }
+}
+
+/// The edit replacing the value of entry `e` by `value` (already written for the syntax).
+pub fn replace_value(e: &Entry, value: String) -> Edit {
+    Edit {
+        span: e.value,
+        text: value,
+    }
+}
+
+/// The container `c` is the value of (its parent), with the index of the entry holding it.
+pub fn parent<'c>(containers: &'c [Container], c: &Container) -> Option<(&'c Container, usize)> {
+    containers.iter().find_map(|p| {
+        p.entries
+            .iter()
+            .position(|e| e.value == c.span)
+            .map(|i| (p, i))
+    })
+}
+
+/// The container that is the value of entry `e`, if its value is an object.
+pub fn child<'c>(containers: &'c [Container], e: &Entry) -> Option<&'c Container> {
+    containers.iter().find(|c| c.span == e.value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

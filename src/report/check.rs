@@ -160,6 +160,27 @@ pub fn findings_human(p: &Project, findings: &[Finding], style: Style) -> String
     findings_human_marked(p, findings, &[], style)
 }
 
+/// A proven suggestion as help lines: what it does, where it writes what, what changes.
+pub fn suggestion_lines(s: &crate::fix::suggest::Suggestion) -> String {
+    let mut effect = s
+        .effect
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if s.effect.len() > 3 {
+        effect.push_str(&format!("; and {} more lines", s.effect.len() - 3));
+    }
+    if effect.is_empty() {
+        effect = "no decision".into();
+    }
+    format!(
+        "suggested (proven on this config): {}\n  at {}:{}:{} write {}\n  it changes: {effect}",
+        s.title, s.file, s.line, s.column, s.text
+    )
+}
+
 /// [`findings_human`], each finding with its proven fix (`marks[i]`, a help line) if any.
 pub fn findings_human_marked(
     p: &Project,
@@ -425,6 +446,7 @@ pub fn json<'a>(p: &'a Project, findings: &'a [Finding], samples: Samples<'a>) -
         findings,
         samples,
         fixed: None,
+        suggestions: &[],
     }
 }
 
@@ -434,9 +456,17 @@ pub struct JsonReport<'a> {
     findings: &'a [Finding],
     samples: Samples<'a>,
     fixed: Option<&'a crate::fix::Outcome>,
+    /// Per finding, its proven suggestions (a finding with none has no `suggestions` key).
+    suggestions: &'a [Vec<crate::fix::suggest::Suggestion>],
 }
 
 impl<'a> JsonReport<'a> {
+    /// Each finding with the changes its help proposes, proven on this config.
+    pub fn with_suggestions(mut self, s: &'a [Vec<crate::fix::suggest::Suggestion>]) -> Self {
+        self.suggestions = s;
+        self
+    }
+
     /// After `--fix`: the report also lists what was applied (`fixed`), and `findings` are
     /// those left.
     pub fn with_fixed(mut self, fixed: Option<&'a crate::fix::Outcome>) -> Self {
@@ -497,7 +527,13 @@ impl serde::Serialize for JsonReport<'_> {
         map.serialize_entry(
             "findings",
             &Lazy(std::cell::RefCell::new(Some(
-                self.findings.iter().map(|f| finding_json(p, f)),
+                self.findings.iter().enumerate().map(|(n, f)| {
+                    let mut v = finding_json(p, f);
+                    if let Some(s) = self.suggestions.get(n).filter(|s| !s.is_empty()) {
+                        v["suggestions"] = serde_json::to_value(s).unwrap_or_default();
+                    }
+                    v
+                }),
             ))),
         )?;
         map.serialize_entry(

@@ -1,0 +1,587 @@
+//! Suggestions: the change a finding's help proposes, built for the config at hand and
+//! proven on it before it is printed.
+//!
+//! A finding's help says in words what the choice is; a concrete change (a rule to write,
+//! at a place of the user's own file, in its syntax) is offered only once proven the way
+//! `--fix` proves its repairs: the edit applied in memory, the project re-loaded as
+//! OpenCode would load it, re-checked, and compared with [`crate::diff::diff`]. A
+//! [`Proposal`] becomes a [`Suggestion`] only when
+//!
+//! - **(a)** the finding is gone (no finding of its kind at its place);
+//! - **(b)** nothing new appears at warning or above;
+//! - **(c)** every decision that changes is decided by a rule the proposal writes, and the
+//!   suggestion's effect is said from the diff itself (`bash "cat .env": allow → deny`);
+//! - **(d)** it keeps the author's intent: no decision changes that one of the author's
+//!   own rules decided explicitly (a catch-all aside), other than the rules the finding is
+//!   about; a proposal that only narrows never widens anything, and none shows or hides a
+//!   tool.
+//!
+//! Proposals are built per kind ([`proposals`]); where none proves, the help's words stand
+//! alone, with no snippet.
+
+use super::text::{self, Container, Edit, Syntax};
+use super::{Files, Reload};
+use crate::checks::{Finding, Level};
+use crate::diff::{self, Class};
+use crate::model::{Effect, Layer, Rule};
+use crate::project::Project;
+use crate::source::{Loc, SourceId, Span};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The most proposals a run proves (each is a re-load, a check and a diff).
+pub const MAX_PROPOSALS: usize = 24;
+
+/// A change to one file that a finding's help proposes, not yet proven.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposal {
+    /// The finding it is for (index into the findings given).
+    pub finding: usize,
+    /// What it does, in words ("deny the commands that read `.env` in build's bash rules").
+    pub title: String,
+    pub source: SourceId,
+    pub edits: Vec<Edit>,
+    /// The rules it writes (permission, pattern, effect): every decision it changes must be
+    /// decided by one of them afterwards.
+    pub writes: Vec<(String, String, Effect)>,
+    /// The author's rules whose inputs it may decide otherwise: those the finding is about.
+    pub about: Vec<Loc>,
+    /// It only narrows (deny/ask where there was allow/ask); else it may widen, toward the
+    /// rules it writes only.
+    pub narrows: bool,
+}
+
+/// A proposal proven on the config: what to write where, and what it changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suggestion {
+    pub title: String,
+    /// The file, as the project names it.
+    pub file: String,
+    /// Where the first edit goes (1-based).
+    pub line: usize,
+    pub column: usize,
+    /// The edits, as byte ranges of the file's text with their new text; `start`/`end`
+    /// also as 1-based line and column (`range`) for editors.
+    pub edits: Vec<SuggestedEdit>,
+    /// What is written, as the file will read.
+    pub text: String,
+    /// Each decision it changes: `permission "input": before → after (agents)`.
+    pub effect: Vec<String>,
+    /// How many inputs change, in all (one per region of the diff; the effect names the
+    /// first of each line's).
+    pub changes: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SuggestedEdit {
+    pub start: usize,
+    pub end: usize,
+    /// `[line, column, line, column]`, 1-based, columns in characters.
+    pub range: [usize; 4],
+    pub new_text: String,
+}
+
+/// The proposals the findings have (for warnings and errors), unproven, in finding order.
+pub fn proposals(project: &Project, findings: &[Finding]) -> Vec<Proposal> {
+    let mut out = Vec::new();
+    // Any editable file, a global one included: a suggestion is shown, never written.
+    let mut files = Files {
+        project,
+        root: None,
+        parsed: BTreeMap::new(),
+    };
+    // Built once, and only when a kind needs the checks' view (a rule never matching).
+    let mut ctx: Option<crate::checks::Ctx<'_>> = None;
+    for (n, f) in findings.iter().enumerate() {
+        if f.level < Level::Warning {
+            continue;
+        }
+        let p = match f.id {
+            "deny-bypass" => deny_bypass(project, &mut files, n, f),
+            "agent-overrides-shared" => {
+                let ctx = ctx.get_or_insert_with(|| crate::checks::Ctx::new(project));
+                repeat_shared(project, ctx, &mut files, n, f)
+            }
+            _ => None,
+        };
+        out.extend(p);
+    }
+    out
+}
+
+/// The text of a key without its quotes.
+fn key_of(text: &str, key: Span) -> &str {
+    super::key_text(text, key)
+}
+
+/// A rule written in a permission block the user edits (not a legacy `tools` entry, not
+/// built in).
+fn written(r: &Rule) -> Option<Loc> {
+    if matches!(
+        r.layer,
+        Layer::LegacyTools | Layer::AgentLegacyTools | Layer::Defaults | Layer::AgentBuiltin
+    ) {
+        return None;
+    }
+    r.loc
+}
+
+/// Where new rules for `permission` go so that they come after rule `r` (the rule that
+/// decides today): the end of `r`'s own block, or its scalar turned into a block that keeps
+/// it first. `None` when `r`'s place cannot be edited.
+fn after_rule(
+    text: &str,
+    cs: &[Container],
+    syntax: Syntax,
+    r: &Rule,
+    permission: &str,
+    entries: &[(String, String)],
+) -> Option<Vec<Edit>> {
+    let loc = r.loc?;
+    let (c, i) = text::entry_at(cs, loc.span.start)?;
+    let e = c.entries.get(i)?;
+    if key_of(text, e.key) == permission && text::child(cs, e).is_none() {
+        // `"bash": "allow"`: the scalar is the block's catch-all.
+        let mut all = vec![("*".to_string(), r.action.to_string())];
+        all.extend(entries.iter().cloned());
+        return Some(vec![text::replace_value(
+            e,
+            text::object_text(syntax, &all),
+        )]);
+    }
+    // `r` is an entry of the permission's own block: write after the block's last entry.
+    let (parent, k) = text::parent(cs, c)?;
+    if key_of(text, parent.entries.get(k)?.key) != permission {
+        return None;
+    }
+    text::append(text, c, &rules_text(syntax, entries))
+}
+
+/// (pattern, action) entries with their actions written for `syntax`.
+fn rules_text(syntax: Syntax, entries: &[(String, String)]) -> Vec<(String, String)> {
+    entries
+        .iter()
+        .map(|(k, a)| (k.clone(), text::action_text(syntax, a)))
+        .collect()
+}
+
+/// Where new rules for `permission` go in the permission block holding rule `r` (of another
+/// permission): its `permission` block extended, or a new one written last.
+fn beside_rule(
+    text: &str,
+    cs: &[Container],
+    syntax: Syntax,
+    r: &Rule,
+    permission: &str,
+    entries: &[(String, String)],
+) -> Option<Vec<Edit>> {
+    let loc = r.loc?;
+    let (c, i) = text::entry_at(cs, loc.span.start)?;
+    let e = c.entries.get(i)?;
+    // The permission block: `c` itself when `r` is a scalar there (`"read": "deny"`), else
+    // the block holding `r`'s own.
+    let block = if key_of(text, e.key) == r.permission && text::child(cs, e).is_none() {
+        c
+    } else {
+        text::parent(cs, c)?.0
+    };
+    let written = rules_text(syntax, entries);
+    match block
+        .entries
+        .iter()
+        .rev()
+        .find(|e| key_of(text, e.key) == permission)
+    {
+        Some(e) => match text::child(cs, e) {
+            Some(own) => text::append(text, own, &written),
+            None => {
+                let current = text.get(e.value.start..e.value.end)?;
+                let current = current.trim_matches(['"', '\'']).to_string();
+                let mut all = vec![("*".to_string(), current)];
+                all.extend(entries.iter().cloned());
+                Some(vec![text::replace_value(
+                    e,
+                    text::object_text(syntax, &all),
+                )])
+            }
+        },
+        None => text::append(
+            text,
+            block,
+            &[(permission.to_string(), text::object_text(syntax, entries))],
+        ),
+    }
+}
+
+/// The part of a path glob every file it names contains (`*.env` → `.env`, `**/secrets/**`
+/// → `secrets/`): what a command naming such a file has in its text.
+fn core(pattern: &str) -> String {
+    pattern
+        .trim_start_matches(['*', '/'])
+        .trim_end_matches('*')
+        .to_string()
+}
+
+/// Commands that read or write a file, as bash rule prefixes.
+fn commands(permission: &str) -> &'static [&'static str] {
+    match permission {
+        "read" => &["cat", "head", "tail", "less", "grep"],
+        _ => &["sed -i", "cp", "mv", "tee"],
+    }
+}
+
+/// `deny-bypass`: deny the commands that walk around the deny, on the files it names,
+/// after the rule that lets them run (the targeted fix; the whole tool stays as it is).
+fn deny_bypass(
+    project: &Project,
+    files: &mut Files<'_>,
+    n: usize,
+    f: &Finding,
+) -> Option<Proposal> {
+    let agent = project.agent(f.agents.first()?)?;
+    let deny = agent.rules.get(f.rule?)?;
+    let [guarded, bash] = f.witnesses.as_slice() else {
+        return None;
+    };
+    let core = core(&deny.pattern);
+    if core.contains(['*', '?']) && core.len() < 3 {
+        return None;
+    }
+    let platform = project.platform;
+    // The forms that run today without asking, each as `cmd *core*`.
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for c in commands(&guarded.permission) {
+        let example = match *c {
+            "grep" => format!("grep x {}", guarded.input),
+            "sed -i" => format!("sed -i s/x/y/ {}", guarded.input),
+            "cp" | "mv" => format!("{c} x {}", guarded.input),
+            _ => format!("{c} {}", guarded.input),
+        };
+        if crate::agents::evaluate(&agent.rules, "bash", &example, platform).effect != Effect::Allow
+        {
+            continue;
+        }
+        let pattern = if core.is_empty() {
+            format!("{c} *")
+        } else {
+            format!("{c} *{core}*")
+        };
+        entries.push((pattern, "deny".into()));
+    }
+    if entries.is_empty() {
+        return None;
+    }
+    let decider = bash.rule.and_then(|k| agent.rules.get(k));
+    // After the rule that lets the commands run, in its own block when it is the user's;
+    // else beside the deny itself.
+    let (source, edits, about) = match decider.and_then(|d| written(d).map(|l| (d, l))) {
+        Some((d, l)) => {
+            let (syntax, cs) = files.get(l.source)?;
+            let text = &project.loaded.sources.get(l.source).text;
+            let edits = after_rule(text, cs, *syntax, d, "bash", &entries)?;
+            (l.source, edits, vec![l])
+        }
+        None => {
+            let l = written(deny)?;
+            let (syntax, cs) = files.get(l.source)?;
+            let text = &project.loaded.sources.get(l.source).text;
+            (
+                l.source,
+                beside_rule(text, cs, *syntax, deny, "bash", &entries)?,
+                Vec::new(),
+            )
+        }
+    };
+    let names: Vec<String> = entries.iter().map(|(p, _)| format!("`{p}`")).collect();
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "deny the commands that {} {} ({}); other commands keep their rules",
+            if guarded.permission == "read" {
+                "read"
+            } else {
+                "write"
+            },
+            serde_json::to_string(&guarded.input).unwrap_or_default(),
+            names.join(", ")
+        ),
+        source,
+        edits,
+        writes: entries
+            .iter()
+            .map(|(p, _)| ("bash".to_string(), p.clone(), Effect::Deny))
+            .collect(),
+        about,
+        narrows: true,
+    })
+}
+
+/// `agent-overrides-shared`: the shared rules the agent's own rule undoes, repeated after it
+/// in the agent's own block, with the shared exceptions written after them and never the
+/// shared catch-all (which the agent's rule overrides on purpose).
+fn repeat_shared(
+    project: &Project,
+    ctx: &crate::checks::Ctx<'_>,
+    files: &mut Files<'_>,
+    n: usize,
+    f: &Finding,
+) -> Option<Proposal> {
+    let agent = project.agent(f.agents.first()?)?;
+    let d = f.rule?;
+    let own = agent.rules.get(d)?;
+    let l = written(own)?;
+    let repeat = crate::checks::agent_overrides_shared::to_repeat(ctx, agent, d);
+    if repeat.is_empty() {
+        return None;
+    }
+    let entries: Vec<(String, String)> = repeat
+        .iter()
+        .filter_map(|&k| agent.rules.get(k))
+        .map(|r| (r.pattern.clone(), r.action.to_string()))
+        .collect();
+    let (syntax, cs) = files.get(l.source)?;
+    let text = &project.loaded.sources.get(l.source).text;
+    let edits = after_rule(text, cs, *syntax, own, &own.permission, &entries)?;
+    let about: Vec<Loc> = std::iter::once(l)
+        .chain(repeat.iter().filter_map(|&k| agent.rules.get(k)?.loc))
+        .collect();
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "repeat the shared `{}` rules after agent `{}`'s own rule, the shared catch-all left out",
+            own.permission, agent.name
+        ),
+        source: l.source,
+        edits,
+        writes: entries
+            .iter()
+            .map(|(p, a)| {
+                let e = match a.as_str() {
+                    "allow" => Effect::Allow,
+                    "ask" => Effect::Ask,
+                    _ => Effect::Deny,
+                };
+                (own.permission.clone(), p.clone(), e)
+            })
+            .collect(),
+        about,
+        narrows: true,
+    })
+}
+
+/// Where `loc` (a place of `before`) is after `edits` to its file: shifted by the edits
+/// before it; an edit covering it maps it to the edit's start.
+fn shifted(loc: Loc, source: SourceId, edits: &[Edit]) -> Loc {
+    if loc.source != source {
+        return loc;
+    }
+    let mut delta: isize = 0;
+    for e in edits {
+        if e.span.end <= loc.span.start
+            && !(e.span.start == e.span.end && e.span.start == loc.span.start)
+        {
+            delta += e.text.len() as isize - (e.span.end - e.span.start) as isize;
+        } else if e.span.start < loc.span.end && loc.span.start < e.span.end {
+            return Loc {
+                source,
+                span: Span::new(
+                    (e.span.start as isize + delta) as usize,
+                    (e.span.start as isize + delta) as usize + e.text.len(),
+                ),
+            };
+        }
+    }
+    let at = |x: usize| (x as isize + delta).max(0) as usize;
+    Loc {
+        source,
+        span: Span::new(at(loc.span.start), at(loc.span.end)),
+    }
+}
+
+/// The source of `after` that is `before`'s `id` (the same file).
+fn same_source(before: &Project, after: &Project, id: SourceId) -> Option<SourceId> {
+    let origin = &before.loaded.sources.get(id).origin;
+    after
+        .loaded
+        .sources
+        .iter()
+        .find(|(_, f)| f.origin == *origin)
+        .map(|(i, _)| i)
+}
+
+/// Is a rule a catch-all (`*`, `**`): the author's default for a permission, not a
+/// decision about particular inputs?
+fn catch_all(r: &Rule) -> bool {
+    r.pattern.chars().all(|c| c == '*')
+}
+
+/// Prove `proposals` on `project` (whose reported findings are `findings`): the suggestions
+/// each finding gets, most intent-preserving first. `check` gives a project's findings as
+/// the run reports them.
+pub fn prove(
+    project: &Project,
+    findings: &[Finding],
+    proposals: Vec<Proposal>,
+    reload: &Reload<'_>,
+    check: &dyn Fn(&Project) -> Vec<Finding>,
+) -> Vec<Vec<Suggestion>> {
+    let mut out: Vec<Vec<Suggestion>> = vec![Vec::new(); findings.len()];
+    for p in proposals.into_iter().take(MAX_PROPOSALS) {
+        // Why a proposal is not proven is not shown: its finding's words stand alone.
+        if let (Ok(s), Some(slot)) = (
+            prove_one(project, findings, &p, reload, check),
+            out.get_mut(p.finding),
+        ) {
+            slot.push(s);
+        }
+    }
+    out
+}
+
+fn prove_one(
+    project: &Project,
+    findings: &[Finding],
+    p: &Proposal,
+    reload: &Reload<'_>,
+    check: &dyn Fn(&Project) -> Vec<Finding>,
+) -> Result<Suggestion, &'static str> {
+    let f = findings.get(p.finding).ok_or("no finding")?;
+    let file = project.loaded.sources.get(p.source);
+    let path = file.path().ok_or("no path")?;
+    let edited = text::apply(&file.text, &p.edits).ok_or("bad edit")?;
+    let mut texts = BTreeMap::new();
+    texts.insert(path.to_path_buf(), edited.clone());
+    let next = reload(&texts).ok_or("does not load")?;
+    let d = diff::diff(project, &next);
+    // OpenCode's internal agents (compaction, summary, title) call no tool: a tool shown
+    // to them changes nothing.
+    let internal = |name: &str| project.agent(name).is_some_and(|a| a.native && a.hidden);
+    if !d.inconclusive.is_empty() || d.events.iter().any(|e| !internal(&e.agent)) {
+        return Err("inconclusive or tool events");
+    }
+    // (c), (d): each change is the proposal's own rule deciding, over no explicit decision
+    // of the author's but those the finding is about.
+    for c in &d.changes {
+        if p.narrows && c.class != Class::Narrowed {
+            return Err("widens");
+        }
+        let after = next.agent(&c.agent).ok_or("agent")?;
+        let decider = c
+            .head_rule
+            .and_then(|k| after.rules.get(k))
+            .ok_or("decided by no rule")?;
+        if !p.writes.iter().any(|(perm, pat, e)| {
+            *perm == decider.permission
+                && *pat == decider.pattern
+                && *e == decider.action.effective()
+        }) {
+            return Err("decided by a rule it does not write");
+        }
+        let before = project.agent(&c.agent).ok_or("agent")?;
+        if let Some(b) = c.base_rule.and_then(|k| before.rules.get(k))
+            && let Some(l) = written(b)
+            && !catch_all(b)
+            && !p.about.contains(&l)
+        {
+            return Err("changes an explicit decision of the author's");
+        }
+    }
+    // (a), (b): re-checked, the finding is gone and nothing new is at warning or above.
+    let after_source = same_source(project, &next, p.source).ok_or("source")?;
+    let moved = |l: Loc| {
+        let l = shifted(l, p.source, &p.edits);
+        Loc {
+            source: if l.source == p.source {
+                after_source
+            } else {
+                same_source(project, &next, l.source).unwrap_or(l.source)
+            },
+            span: l.span,
+        }
+    };
+    let now = check(&next);
+    let at = f.loc.map(moved);
+    if now
+        .iter()
+        .any(|g| g.id == f.id && g.loc == at && at.is_some())
+    {
+        return Err("the finding stays");
+    }
+    let was: Vec<(&str, Option<Loc>)> = findings.iter().map(|g| (g.id, g.loc.map(moved))).collect();
+    if now
+        .iter()
+        .any(|g| g.level >= Level::Warning && !was.contains(&(g.id, g.loc)))
+    {
+        return Err("a new warning");
+    }
+    // The effect, from the diff: the inputs that change alike for the same agents, on one
+    // line (`bash "cat .env", "head .env": allow → deny (build, plan)`).
+    let mut per_input: Vec<(String, Effect, Effect, Vec<String>)> = Vec::new();
+    for c in &d.changes {
+        let input = format!(
+            "{} {}",
+            c.permission,
+            serde_json::to_string(&c.input).unwrap_or_default()
+        );
+        match per_input
+            .iter_mut()
+            .find(|(i, b, a, _)| *i == input && *b == c.before && *a == c.after)
+        {
+            Some((_, _, _, agents)) => agents.push(c.agent.clone()),
+            None => per_input.push((input, c.before, c.after, vec![c.agent.clone()])),
+        }
+    }
+    let inputs = per_input.len();
+    let mut lines: Vec<(Vec<String>, Effect, Effect, Vec<String>)> = Vec::new();
+    for (input, before, after, agents) in per_input {
+        match lines
+            .iter_mut()
+            .find(|(_, b, a, ag)| *b == before && *a == after && *ag == agents)
+        {
+            Some((is, _, _, _)) => is.push(input),
+            None => lines.push((vec![input], before, after, agents)),
+        }
+    }
+    let effect: Vec<String> = lines
+        .into_iter()
+        .map(|(is, b, a, agents)| {
+            let shown = crate::checks::named_list(&is, 4);
+            format!("{shown}: {b} → {a} ({})", agents.join(", "))
+        })
+        .collect();
+    let first = p
+        .edits
+        .iter()
+        .map(|e| e.span.start)
+        .min()
+        .ok_or("no edit")?;
+    let (line, column) = file.line_col(first);
+    let inserted: String = p.edits.iter().map(|e| e.text.as_str()).collect();
+    let position = |at: usize| {
+        let (l, c) = file.line_col(at);
+        (l, c)
+    };
+    Ok(Suggestion {
+        title: p.title.clone(),
+        file: file.name(),
+        line,
+        column,
+        edits: p
+            .edits
+            .iter()
+            .map(|e| {
+                let (l0, c0) = position(e.span.start);
+                let (l1, c1) = position(e.span.end);
+                SuggestedEdit {
+                    start: e.span.start,
+                    end: e.span.end,
+                    range: [l0, c0, l1, c1],
+                    new_text: e.text.clone(),
+                }
+            })
+            .collect(),
+        text: inserted.trim().trim_start_matches(',').trim().to_string(),
+        changes: inputs,
+        effect,
+    })
+}
