@@ -549,3 +549,162 @@ fn fixes_decide_as_before_in_opencode() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(fixed >= 10, "only {fixed} configs had a fix");
 }
+
+/// A file a report names (`opencode.json`, `.opencode/agents/x.md`, `~/.config/…`), in
+/// the tree.
+fn named(t: &Tree, name: &str) -> PathBuf {
+    if let Some(rest) = name.strip_prefix("~/") {
+        t.root().join("home").join(rest)
+    } else if let Some(rest) = name.strip_prefix("$ROOT/") {
+        t.root().join(rest)
+    } else {
+        t.project().join(name)
+    }
+}
+
+/// The warnings and errors of a report, by kind and file.
+fn serious_places(report: &serde_json::Value) -> BTreeMap<(String, String), usize> {
+    let mut out = BTreeMap::new();
+    for f in report["findings"].as_array().into_iter().flatten() {
+        if f["level"] != "warning" && f["level"] != "error" {
+            continue;
+        }
+        let key = (
+            f["id"].as_str().unwrap_or_default().to_string(),
+            f["source"]["path"].as_str().unwrap_or_default().to_string(),
+        );
+        *out.entry(key).or_default() += 1;
+    }
+    out
+}
+
+/// Every suggestion `check` prints for one config, applied alone to a copy: OpenCode accepts
+/// the result and decides every sampled input as before or more strictly (every suggestion
+/// so far only narrows); the finding it was for is gone; no kind gains a warning or error
+/// in any file. `Ok(n)`: the suggestions tried.
+fn suggestions_against_opencode(
+    bin: &Path,
+    fakebin: &Path,
+    dir: &Path,
+    start: &str,
+) -> Result<usize, String> {
+    let name = dir.file_name().unwrap().to_string_lossy().to_string();
+    let t = Tree::from_fixture(dir);
+    let env = env_of(dir);
+    let report = t.run_in(start, &["check", "--format", "json", "--fail-on", "never"]);
+    if report.code == 2 {
+        return Ok(0);
+    }
+    let report = report.json();
+    let before_places = serious_places(&report);
+    let mut tried = 0;
+    let mut before_rules: Option<BTreeMap<String, Vec<Rule>>> = None;
+    for f in report["findings"].as_array().into_iter().flatten() {
+        for s in f["suggestions"].as_array().into_iter().flatten() {
+            tried += 1;
+            let what = format!("{name}: {} at {}: {}", f["id"], f["source"], s["title"]);
+            // The same tree throughout (OpenCode's paths name it), its file put back after.
+            let u = &t;
+            let path = named(u, s["file"].as_str().unwrap_or_default());
+            let original = std::fs::read_to_string(&path)
+                .map_err(|e| format!("{what}: {} unreadable: {e}", path.display()))?;
+            let mut text = original.clone();
+            let mut edits: Vec<(usize, usize, String)> = s["edits"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| {
+                    (
+                        e["start"].as_u64().unwrap_or_default() as usize,
+                        e["end"].as_u64().unwrap_or_default() as usize,
+                        e["new_text"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect();
+            edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+            // Lines the edits add before the finding's line move it down.
+            let at_line = f["source"]["line"].as_u64().unwrap_or_default() as usize;
+            let mut moved = at_line;
+            for (start, end, new) in &edits {
+                let line_of = |o: usize| text[..o.min(text.len())].matches('\n').count() + 1;
+                if f["source"]["path"] == s["file"] && line_of(*end) < at_line {
+                    moved += new.matches('\n').count();
+                    moved -= text[*start..*end].matches('\n').count();
+                }
+            }
+            for (start, end, new) in edits {
+                text.replace_range(start..end, &new);
+            }
+            std::fs::write(&path, &text).unwrap();
+            let after = u.run_in(start, &["check", "--format", "json", "--fail-on", "never"]);
+            if after.code == 2 {
+                return Err(format!(
+                    "{what}: permaudit refuses the result: {}",
+                    after.stderr
+                ));
+            }
+            let after = after.json();
+            let still = after["findings"].as_array().into_iter().flatten().any(|g| {
+                g["id"] == f["id"]
+                    && g["source"]["path"] == f["source"]["path"]
+                    && g["source"]["line"].as_u64() == Some(moved as u64)
+            });
+            if still {
+                return Err(format!("{what}: the finding is still reported:\n{text}"));
+            }
+            for (key, n) in serious_places(&after) {
+                if n > before_places.get(&key).copied().unwrap_or(0) {
+                    return Err(format!("{what}: a new {key:?} warning or error:\n{text}"));
+                }
+            }
+            let b = match &before_rules {
+                Some(b) => b,
+                None => {
+                    // OpenCode's view of the original, then the edit back in place.
+                    std::fs::write(&path, &original).unwrap();
+                    let b = opencode_rules(bin, u, start, fakebin, &env)
+                        .map_err(|e| format!("{name}: OpenCode refuses the original: {e}"))?;
+                    std::fs::write(&path, &text).unwrap();
+                    before_rules.insert(b)
+                }
+            };
+            let a = opencode_rules(bin, u, start, fakebin, &env)
+                .map_err(|e| format!("{what}: OpenCode refuses the result: {e}\n{text}"))?;
+            compare(b, &a, true).map_err(|e| format!("{what}: {e}\n{text}"))?;
+            std::fs::write(&path, &original).unwrap();
+        }
+    }
+    Ok(tried)
+}
+
+/// Every suggestion `check` proves on a real config (`tests/real/`) or an accepted case of
+/// the judged corpus (`tests/corpus/`), applied as printed, holds in OpenCode itself
+/// (issue 44: help that fits the config, proven on it).
+#[test]
+fn suggestions_hold_in_opencode() {
+    use support::oracle;
+    let bin = match oracle::locate() {
+        oracle::Located::Found(b) => b,
+        oracle::Located::Skip => return,
+    };
+    let scratch = support::harness::Scratch::new();
+    let mut cases: Vec<(PathBuf, String)> = real()
+        .into_iter()
+        .map(|d| (d, "project".to_string()))
+        .collect();
+    cases.extend(corpus());
+    let results = support::harness::parallel(cases, |(dir, start)| {
+        suggestions_against_opencode(&bin, &scratch.fakebin, &dir, &start)
+    });
+    let mut failures = Vec::new();
+    let mut tried = 0;
+    for r in results {
+        match r {
+            Ok(n) => tried += n,
+            Err(e) => failures.push(e),
+        }
+    }
+    eprintln!("{tried} suggestions applied and held");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(tried >= 20, "only {tried} suggestions on the corpus");
+}

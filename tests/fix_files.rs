@@ -425,38 +425,35 @@ fn merge(a: &mut serde_json::Value, b: &serde_json::Value) {
 }
 
 #[test]
-fn the_delegation_help_closes_every_route_and_is_tried() {
-    // `build` denies `git push *` but may start `explore` and `general`, which run it: the
-    // help closes both routes (closing `explore` alone left `general` open), and applied,
-    // the finding is gone and nothing new is reported at warning or above.
+fn the_delegation_suggestion_denies_where_the_subagents_inherit_and_keeps_the_route() {
+    // `build` denies `git push *` but may start `explore` and `general`, which run it. The
+    // old help closed the `task` routes (cutting build off its helpers); the suggestion
+    // writes the deny in both subagents' own blocks (a shared deny would also change
+    // plan, which the finding is not about), and build may still start them.
     let config =
         r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}"#;
     let t = Tree::new().file("project/opencode.json", config);
     let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
     let found = check_support::findings_of(&run.json(), "delegation-escalation");
     assert_eq!(found.len(), 1, "{}", run.stdout);
-    let help = found[0]["help"].as_str().unwrap().to_string();
-    let proposed = first_object(&help);
-    let routes = proposed["agent"]["build"]["permission"]["task"]
-        .as_object()
-        .unwrap_or_else(|| panic!("{help}"));
+    let help = found[0]["help"].as_str().unwrap_or_default();
     assert!(
-        routes.contains_key("general") && routes.contains_key("explore"),
-        "{help}"
+        !help.contains(r#""task": {"#),
+        "no task-deny snippet: {help}"
     );
-    let mut fixed: serde_json::Value = serde_json::from_str(config).unwrap();
-    merge(&mut fixed, &proposed);
-    let t = Tree::new().file("project/opencode.json", &fixed.to_string());
-    let after = t
-        .run(&["check", "--format", "json", "--fail-on", "never"])
-        .json();
-    assert!(serious(&after).is_empty(), "{after:#}");
-    for sub in ["explore", "general"] {
-        let run = t.run(&[
-            "explain", "--agent", "build", "--format", "json", "task", sub,
-        ]);
-        assert_eq!(run.json()["action"], "deny", "{}", run.stdout);
-    }
+    suggestion_holds(
+        "delegation-escalation",
+        config,
+        r#""general": {"permission": {"bash": {"git push *": "deny"}}}"#,
+        &[
+            ("plan", "bash", "git push origin main", "allow"),
+            ("explore", "bash", "git push origin main", "deny"),
+            ("general", "bash", "git push origin main", "deny"),
+            ("general", "bash", "git status", "allow"),
+            ("build", "task", "explore", "allow"),
+            ("build", "task", "general", "allow"),
+        ],
+    );
 }
 
 #[test]

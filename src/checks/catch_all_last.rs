@@ -188,7 +188,7 @@ pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Fin
             related,
             witnesses: first.witnesses.clone(),
             help: Some(
-                "write the catch-all first in its block (the last matching rule wins, so the specific rules must come after it), then read the rules after it in order: a broader allow written after a narrower deny overrides it (the fix line says what moving it would change)".into(),
+                "write the catch-all first in its block (the last matching rule wins, so the specific rules must come after it), then read the rules after it in order: a broader allow written after a narrower deny overrides it".into(),
             ),
         });
     }

@@ -38,8 +38,12 @@
 //! runs `git push x` without asking.
 //!
 //! ## How to fix
-//! Write the deny where every agent gets it (top-level `permission`), add it to the
-//! subagents too, or keep the agent from starting them (`"task": {"*": "deny"}` or per name).
+//! Write the deny where the subagent gets it too: in its own block, or in the shared
+//! `permission` block every agent inherits; `check` proposes the rule, at its place in
+//! your files, once it has proven it (the finding gone, nothing you decided changed).
+//! Keeping the agent from starting them (`"task": {"explore": "deny"}`) also closes the
+//! route, but cuts the agent off its own helpers (OpenCode tells `plan` to start
+//! `explore`): only where that delegation is not the design.
 
 use super::always_overrides_deny::decide_command_with;
 use super::read_only_agent_writes::samples;
@@ -247,28 +251,23 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 sub.name,
                 decider(sub, sub_rule),
             );
-            // Every route that does it: closing one (`explore`) while `general` stays open
-            // changes nothing.
-            let routes: Vec<String> = escalated
-                .iter()
-                .map(|(e, _, _)| {
-                    format!(
-                        "{}: \"deny\"",
-                        serde_json::to_string(&project.agents[e.callee].name).unwrap_or_default()
-                    )
-                })
-                .collect();
+            // The fix goes where the subagent gets it: its own block, or the shared block
+            // every agent inherits. Denying the `task` route instead cuts the agent off its
+            // own helpers (plan is told by OpenCode to start explore), so it is named last,
+            // in words, with no snippet.
+            let pattern = serde_json::to_string(&agent.rules[i].pattern).unwrap_or_default();
             let help: String = format!(
-                "deny it for {} too, write the deny where every agent gets it, or keep `{}` from starting {}: {{\"agent\": {{{}: {{\"permission\": {{\"task\": {{{}}}}}}}}}}}",
+                "write the deny where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"deny\"), or in the shared `permission` block every agent inherits; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}",
                 names.join(", "),
+                if names.len() == 1 { "s" } else { "" },
+                if names.len() == 1 { "its" } else { "their" },
                 agent.name,
-                if routes.len() == 1 {
-                    "it"
+                if escalated.len() == 1 { "it" } else { "them" },
+                if escalated.len() == 1 {
+                    "that helper"
                 } else {
-                    "any of them"
+                    "those helpers"
                 },
-                serde_json::to_string(&agent.name).unwrap_or_default(),
-                routes.join(", ")
             );
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)

@@ -126,12 +126,45 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .iter()
                 .filter(|a| a.native && READ_ONLY.contains(&a.name.as_str()))
                 .filter(|a| a.rules.iter().any(|x| x.loc.is_some() && x.loc == r.loc))
+                // Only where this rule decides the input: an agent whose own block already
+                // answers it (`agent.plan.permission.edit: ask`) is not re-written.
+                .filter(|a| {
+                    let d = evaluate(&a.rules, "edit", &input, platform);
+                    d.effect == Effect::Allow
+                        && d.rule
+                            .and_then(|k| a.rules.get(k))
+                            .is_some_and(|x| x.loc == r.loc)
+                })
                 .map(|a| a.name.as_str())
+                .collect();
+            if reached.is_empty() {
+                continue;
+            }
+            // The narrower shared allows (`docs/plans/*.md`) are kept in plan's block: the
+            // author wrote them for the agents that plan.
+            let narrow: Vec<String> = agent
+                .rules
+                .iter()
+                .filter(|x| {
+                    x.loc.is_some()
+                        && x.loc != r.loc
+                        && super::is_shared(x.layer)
+                        && x.permission == "edit"
+                        && x.action.effective() == Effect::Allow
+                        && !x.pattern.chars().all(|c| c == '*')
+                        && x.pattern != ".opencode/plans/*.md"
+                })
+                .map(|x| {
+                    format!(
+                        ", {}: \"allow\"",
+                        serde_json::to_string(&x.pattern).unwrap_or_default()
+                    )
+                })
                 .collect();
             let blocks: Vec<String> = reached
                 .iter()
                 .map(|name| match *name {
-                    "plan" => "\"plan\": {\"permission\": {\"edit\": {\"*\": \"deny\", \".opencode/plans/*.md\": \"allow\"}}}".to_string(),
+                    "plan" => format!("\"plan\": {{\"permission\": {{\"edit\": {{\"*\": \"deny\", \".opencode/plans/*.md\": \"allow\"{}}}}}}}", narrow.concat()),
                     other => format!("\"{other}\": {{\"permission\": {{\"edit\": \"deny\"}}}}"),
                 })
                 .collect();
@@ -143,7 +176,11 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 if reached.len() == 1 { "s" } else { "" },
                 blocks.join(", "),
                 if reached.contains(&"plan") {
-                    " (plan may still write its plans, .opencode/plans/*.md)"
+                    if narrow.is_empty() {
+                        " (plan may still write its plans, .opencode/plans/*.md)"
+                    } else {
+                        " (plan may still write its plans, .opencode/plans/*.md, and the files your narrower shared allows give every agent)"
+                    }
                 } else {
                     ""
                 }

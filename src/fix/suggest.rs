@@ -49,6 +49,9 @@ pub struct Proposal {
     /// It only narrows (deny/ask where there was allow/ask); else it may widen, toward the
     /// rules it writes only.
     pub narrows: bool,
+    /// The agents whose decisions it may change (OpenCode's internal agents aside, which
+    /// call no tool): those the finding is about.
+    pub agents: Vec<String>,
 }
 
 /// A proposal proven on the config: what to write where, and what it changes.
@@ -98,6 +101,7 @@ pub fn proposals(project: &Project, findings: &[Finding]) -> Vec<Proposal> {
         }
         let p = match f.id {
             "deny-bypass" => deny_bypass(project, &mut files, n, f),
+            "delegation-escalation" => delegated(project, &mut files, n, f),
             "agent-overrides-shared" => {
                 let ctx = ctx.get_or_insert_with(|| crate::checks::Ctx::new(project));
                 repeat_shared(project, ctx, &mut files, n, f)
@@ -313,6 +317,199 @@ fn deny_bypass(
             .collect(),
         about,
         narrows: true,
+        agents: f.agents.clone(),
+    })
+}
+
+/// `delegation-escalation`: the caller's deny written where the subagent gets it too: its
+/// own block when the user wrote one, else the shared block (after the shared rules of the
+/// same permission).
+fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) -> Option<Proposal> {
+    let caller = project.agent(f.agents.first()?)?;
+    let deny = caller.rules.get(f.rule?)?;
+    let sub = project.agent(&f.witnesses.get(1)?.input)?;
+    let entries = vec![(deny.pattern.clone(), "deny".to_string())];
+    let own = |r: &&Rule| matches!(r.layer, Layer::AgentConfig | Layer::MarkdownAgent);
+    let shared = |r: &&Rule| {
+        crate::checks::is_shared(r.layer)
+            && !matches!(r.layer, Layer::LegacyTools | Layer::EnvPermission)
+    };
+    let pick = |which: &dyn Fn(&&Rule) -> bool| -> Option<(&Rule, bool)> {
+        let mut rules = sub.rules.iter().filter(|r| r.loc.is_some()).filter(which);
+        let all: Vec<&Rule> = rules.by_ref().collect();
+        all.iter()
+            .rev()
+            .find(|r| r.permission == deny.permission)
+            .map(|r| (*r, true))
+            .or_else(|| all.last().map(|r| (*r, false)))
+    };
+    // Each subagent's own block beside the caller's, when none has one yet: the deny then
+    // reaches exactly the subagents the finding names.
+    if let Some(p) = beside_caller(project, files, n, f, caller, deny) {
+        return Some(p);
+    }
+    // The shared block: one rule there reaches every subagent the finding names.
+    let Some((r, same)) = pick(&shared).or_else(|| pick(&own)) else {
+        return top_level(project, files, n, caller, deny, f);
+    };
+    let l = r.loc?;
+    let (syntax, cs) = files.get(l.source)?;
+    let text = &project.loaded.sources.get(l.source).text;
+    let edits = if same {
+        after_rule(text, cs, *syntax, r, &deny.permission, &entries)?
+    } else {
+        beside_rule(text, cs, *syntax, r, &deny.permission, &entries)?
+    };
+    let whose = if own(&r) {
+        format!("`{}`'s own block", sub.name)
+    } else {
+        "the shared block every agent inherits".to_string()
+    };
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "deny {} {} in {whose}, as `{}` does",
+            deny.permission,
+            serde_json::to_string(&deny.pattern).unwrap_or_default(),
+            caller.name
+        ),
+        source: l.source,
+        edits,
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        about: Vec::new(),
+        narrows: true,
+        agents: subagents(f),
+    })
+}
+
+/// The subagents a `delegation-escalation` finding names (`may start `explore`, `general`
+/// through the task tool`): the agents its fix may change.
+fn subagents(f: &Finding) -> Vec<String> {
+    let Some(rest) = f.message.split_once("may start ").map(|(_, r)| r) else {
+        return Vec::new();
+    };
+    let names = rest.split(" through ").next().unwrap_or("");
+    names
+        .split(", ")
+        .filter_map(|n| n.strip_prefix('`')?.strip_suffix('`'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The caller's deny written for each subagent in its own new block of the `agent` map that
+/// holds the caller's (`agent.explore.permission.bash`), when the caller's deny is in a JSON
+/// config and no subagent has a block there or an agent file.
+fn beside_caller(
+    project: &Project,
+    files: &mut Files<'_>,
+    n: usize,
+    f: &Finding,
+    caller: &crate::agents::Agent,
+    deny: &Rule,
+) -> Option<Proposal> {
+    if deny.layer != Layer::AgentConfig {
+        return None;
+    }
+    let l = written(deny)?;
+    let (syntax, cs) = files.get(l.source)?;
+    let text = &project.loaded.sources.get(l.source).text;
+    // The deny's block, the permission map, the caller's object, the `agent` map.
+    let (c, i) = text::entry_at(cs, l.span.start)?;
+    let permission_map = if key_of(text, c.entries.get(i)?.key) == deny.permission {
+        c
+    } else {
+        text::parent(cs, c)?.0
+    };
+    let caller_obj = text::parent(cs, permission_map)?.0;
+    let (agents, k) = text::parent(cs, caller_obj)?;
+    if key_of(text, agents.entries.get(k)?.key) != caller.name {
+        return None;
+    }
+    let subs = subagents(f);
+    let taken = |name: &str| {
+        agents.entries.iter().any(|e| key_of(text, e.key) == name)
+            || project.agent(name).is_some_and(|a| {
+                a.rules
+                    .iter()
+                    .any(|r| matches!(r.layer, Layer::MarkdownAgent | Layer::AgentConfig))
+            })
+    };
+    if subs.is_empty() || subs.iter().any(|s| taken(s)) {
+        return None;
+    }
+    let block = format!(
+        "{{\"permission\": {{{}: {}}}}}",
+        text::quoted(&deny.permission),
+        text::object_text(*syntax, &[(deny.pattern.clone(), "deny".into())])
+    );
+    let entries: Vec<(String, String)> = subs.iter().map(|s| (s.clone(), block.clone())).collect();
+    let edits = text::append(text, agents, &entries)?;
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "deny {} {} for {} in their own blocks, as `{}` does",
+            deny.permission,
+            serde_json::to_string(&deny.pattern).unwrap_or_default(),
+            subs.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            caller.name
+        ),
+        source: l.source,
+        edits,
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        about: Vec::new(),
+        narrows: true,
+        agents: subs,
+    })
+}
+
+/// The caller's deny as a new top-level `permission` block of the JSON config that holds
+/// it, when no shared rule exists to write it beside.
+fn top_level(
+    project: &Project,
+    files: &mut Files<'_>,
+    n: usize,
+    caller: &crate::agents::Agent,
+    deny: &Rule,
+    f: &Finding,
+) -> Option<Proposal> {
+    let l = written(deny)?;
+    let (syntax, cs) = files.get(l.source)?;
+    let text = &project.loaded.sources.get(l.source).text;
+    if *syntax != Syntax::Jsonc {
+        return None;
+    }
+    // The root object: the container no other holds.
+    let root = cs.iter().find(|c| text::parent(cs, c).is_none())?;
+    if root
+        .entries
+        .iter()
+        .any(|e| key_of(text, e.key) == "permission")
+    {
+        return None;
+    }
+    let block = format!(
+        "{{{}: {}}}",
+        text::quoted(&deny.permission),
+        text::object_text(*syntax, &[(deny.pattern.clone(), "deny".into())])
+    );
+    let edits = text::append(text, root, &[("permission".into(), block)])?;
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "deny {} {} in a shared `permission` block every agent inherits, as `{}` does",
+            deny.permission,
+            serde_json::to_string(&deny.pattern).unwrap_or_default(),
+            caller.name
+        ),
+        source: l.source,
+        edits,
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        about: Vec::new(),
+        narrows: true,
+        agents: subagents(f),
     })
 }
 
@@ -366,6 +563,7 @@ fn repeat_shared(
             .collect(),
         about,
         narrows: true,
+        agents: f.agents.clone(),
     })
 }
 
@@ -407,12 +605,6 @@ fn same_source(before: &Project, after: &Project, id: SourceId) -> Option<Source
         .iter()
         .find(|(_, f)| f.origin == *origin)
         .map(|(i, _)| i)
-}
-
-/// Is a rule a catch-all (`*`, `**`): the author's default for a permission, not a
-/// decision about particular inputs?
-fn catch_all(r: &Rule) -> bool {
-    r.pattern.chars().all(|c| c == '*')
 }
 
 /// Prove `proposals` on `project` (whose reported findings are `findings`): the suggestions
@@ -461,7 +653,7 @@ fn prove_one(
     }
     // (c), (d): each change is the proposal's own rule deciding, over no explicit decision
     // of the author's but those the finding is about.
-    for c in &d.changes {
+    for c in d.changes.iter().filter(|c| !internal(&c.agent)) {
         if p.narrows && c.class != Class::Narrowed {
             return Err("widens");
         }
@@ -478,9 +670,11 @@ fn prove_one(
             return Err("decided by a rule it does not write");
         }
         let before = project.agent(&c.agent).ok_or("agent")?;
+        if !p.agents.contains(&c.agent) {
+            return Err("changes an agent the finding is not about");
+        }
         if let Some(b) = c.base_rule.and_then(|k| before.rules.get(k))
             && let Some(l) = written(b)
-            && !catch_all(b)
             && !p.about.contains(&l)
         {
             return Err("changes an explicit decision of the author's");
@@ -517,7 +711,7 @@ fn prove_one(
     // The effect, from the diff: the inputs that change alike for the same agents, on one
     // line (`bash "cat .env", "head .env": allow → deny (build, plan)`).
     let mut per_input: Vec<(String, Effect, Effect, Vec<String>)> = Vec::new();
-    for c in &d.changes {
+    for c in d.changes.iter().filter(|c| !internal(&c.agent)) {
         let input = format!(
             "{} {}",
             c.permission,

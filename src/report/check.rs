@@ -175,9 +175,16 @@ pub fn suggestion_lines(s: &crate::fix::suggest::Suggestion) -> String {
     if effect.is_empty() {
         effect = "no decision".into();
     }
+    // A snippet of several lines is shown as the file will read, one line each.
+    let text = if s.text.contains('\n') {
+        let lines: Vec<&str> = s.text.lines().map(str::trim).collect();
+        format!(":\n    {}", lines.join("\n    "))
+    } else {
+        format!(" {}", s.text)
+    };
     format!(
-        "suggested (proven on this config): {}\n  at {}:{}:{} write {}\n  it changes: {effect}",
-        s.title, s.file, s.line, s.column, s.text
+        "suggested (proven on this config): {}\n  at {}:{}:{} write{text}\n  it changes: {effect}",
+        s.title, s.file, s.line, s.column
     )
 }
 
