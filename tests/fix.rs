@@ -608,8 +608,8 @@ fn suggestions_against_opencode(
             let path = named(u, s["file"].as_str().unwrap_or_default());
             let original = std::fs::read_to_string(&path)
                 .map_err(|e| format!("{what}: {} unreadable: {e}", path.display()))?;
-            let mut text = original.clone();
-            let mut edits: Vec<(usize, usize, String)> = s["edits"]
+            let text = check_support::apply_suggestion(&original, s);
+            let edits: Vec<(usize, usize, String)> = s["edits"]
                 .as_array()
                 .into_iter()
                 .flatten()
@@ -621,19 +621,16 @@ fn suggestions_against_opencode(
                     )
                 })
                 .collect();
-            edits.sort_by_key(|e| std::cmp::Reverse(e.0));
             // Lines the edits add before the finding's line move it down.
             let at_line = f["source"]["line"].as_u64().unwrap_or_default() as usize;
             let mut moved = at_line;
             for (start, end, new) in &edits {
-                let line_of = |o: usize| text[..o.min(text.len())].matches('\n').count() + 1;
+                let line_of =
+                    |o: usize| original[..o.min(original.len())].matches('\n').count() + 1;
                 if f["source"]["path"] == s["file"] && line_of(*end) < at_line {
                     moved += new.matches('\n').count();
-                    moved -= text[*start..*end].matches('\n').count();
+                    moved -= original[*start..*end].matches('\n').count();
                 }
-            }
-            for (start, end, new) in edits {
-                text.replace_range(start..end, &new);
             }
             std::fs::write(&path, &text).unwrap();
             let after = u.run_in(start, &["check", "--format", "json", "--fail-on", "never"]);

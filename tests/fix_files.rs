@@ -685,23 +685,7 @@ fn suggestion_holds(
         "{kind}: the suggestion writes {s:#}"
     );
     assert_eq!(s["file"], "opencode.json", "{s:#}");
-    let mut text = before.to_string();
-    let mut edits: Vec<(usize, usize, String)> = s["edits"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            (
-                e["start"].as_u64().unwrap_or_default() as usize,
-                e["end"].as_u64().unwrap_or_default() as usize,
-                e["new_text"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
-    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-    for (start, end, new) in edits {
-        text.replace_range(start..end, &new);
-    }
+    let text = check_support::apply_suggestion(before, s);
     let old: Vec<String> = serious(&report)
         .iter()
         .map(|f| f["id"].as_str().unwrap_or_default().to_string())

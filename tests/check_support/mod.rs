@@ -186,3 +186,27 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A suggestion's edits (`check --format json`: `suggestions[].edits`, byte ranges of the
+/// file's text) applied to `text`.
+#[allow(dead_code)]
+pub fn apply_suggestion(text: &str, suggestion: &serde_json::Value) -> String {
+    let mut edits: Vec<(usize, usize, String)> = suggestion["edits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["start"].as_u64().unwrap_or_default() as usize,
+                e["end"].as_u64().unwrap_or_default() as usize,
+                e["new_text"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (start, end, new) in edits {
+        out.replace_range(start..end, &new);
+    }
+    out
+}
