@@ -126,8 +126,41 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
         } else {
             ""
         };
+        // What to write instead: the worktree-relative form for a path in the project,
+        // else the directory rule OpenCode asks first for a file outside it.
+        let worktree = ctx.project.loaded.paths().worktree.display().to_string();
+        let inside = pattern
+            .strip_prefix(worktree.trim_end_matches('/'))
+            .and_then(|rest| rest.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty() && worktree != "/");
+        let instead = match inside {
+            Some(rest) => format!(
+                "; it is in the project: write {}",
+                serde_json::to_string(rest).unwrap_or_default()
+            ),
+            None => {
+                let dir = pattern.trim_end_matches(['*', '/']);
+                let dir = if dir
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|last| last.contains('.') || last.contains('*'))
+                {
+                    dir.rsplit_once('/').map_or(dir, |(d, _)| d)
+                } else {
+                    dir
+                };
+                if dir.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; for files outside the project, OpenCode asks `external_directory` first, with the directory: write {} under `external_directory`",
+                        serde_json::to_string(&format!("{dir}/*")).unwrap_or_default()
+                    )
+                }
+            }
+        };
         return Some(format!(
-            "`{permission}` is checked against paths relative to the worktree root, so this absolute pattern{how} never matches; outside files are checked as `../…` and through `external_directory`"
+            "`{permission}` is checked against paths relative to the worktree root, so this absolute pattern{how} never matches; outside files are checked as `../…` and through `external_directory`{instead}"
         ));
     }
     if permission == "external_directory" && matches_a_dir_subject(pattern, ctx) == Some(false) {
@@ -144,6 +177,26 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
                     && ext.len() <= 5
                     && ext.chars().all(|c| c.is_ascii_alphanumeric())
             });
+        // A file pattern under `**`/`*` (`**/*.pem`, `**/audit.log`): no directory rule
+        // names such files only (`**/*` would be every directory outside the project);
+        // files are `read`'s and `edit`'s to decide, asked there as `../…` paths.
+        let any_dir = parent.chars().all(|c| c == '*' || c == '/');
+        let file_glob = !pattern.ends_with('/')
+            && last.rsplit_once('.').is_some_and(|(_, ext)| {
+                !ext.is_empty() && ext.len() <= 5 && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        if file_glob && any_dir {
+            return Some(format!(
+                "`external_directory` is asked with `/dir/*` strings only (a file outside the project is asked as the directory holding it), so {} never matches, and no directory rule names such files alone; to decide them, write {} under `read` and `edit`, where a file outside the project is asked as a `../…` path",
+                serde_json::to_string(pattern).unwrap_or_default(),
+                serde_json::to_string(&if last.starts_with('*') {
+                    last.to_string()
+                } else {
+                    format!("*/{last}")
+                })
+                .unwrap_or_default(),
+            ));
+        }
         if file && !parent.is_empty() {
             return Some(format!(
                 "`external_directory` is asked with `/dir/*` strings only (a file outside the project is asked as the directory holding it), so {} never matches; write `{parent}/*`, which covers every file in {parent}",
