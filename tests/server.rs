@@ -730,3 +730,53 @@ fn code_actions_fix_what_check_fix_unsafe_fixes_fixes() {
     c.notify("exit", Value::Null);
     assert!(c.child.wait().unwrap().success());
 }
+
+/// A suggestion proven on the config (`check --format json`, `suggestions`) is offered as a
+/// code action with the same edits at its finding.
+#[test]
+fn code_actions_offer_the_suggestions_check_proves() {
+    let text = "{\n  \"permission\": {\n    \"read\": {\"*\": \"allow\", \"*.env\": \"deny\"},\n    \"bash\": \"allow\"\n  }\n}\n";
+    let t = Tree::new().file("project/opencode.json", text);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "deny-bypass")
+        .cloned()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let suggested = &finding["suggestions"][0];
+    let by_check = check_support::apply_suggestion(text, suggested);
+    let p = t.project();
+    let mut c = Client::start(&t);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    let u = open(&mut c, &p.join("opencode.json"), "json", text);
+    let d = c.diagnostics(&u, |d| d.iter().any(|x| x["code"] == "deny-bypass"));
+    let at = d
+        .iter()
+        .find(|x| x["code"] == "deny-bypass")
+        .map(|x| x["range"].clone())
+        .unwrap();
+    let a = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": at, "context": {"diagnostics": d}}),
+    );
+    let actions = a["result"].as_array().unwrap();
+    let action = actions
+        .iter()
+        .find(|x| x["title"].as_str().unwrap().contains("(proven; changes"))
+        .unwrap_or_else(|| panic!("no suggestion offered: {a:#}"));
+    let edits = action["edit"]["changes"][&u].as_array().unwrap();
+    assert_eq!(apply(text, edits), by_check, "{action:#}");
+    assert!(by_check.contains("\"cat *.env*\": \"deny\""), "{by_check}");
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}

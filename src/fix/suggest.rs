@@ -57,6 +57,9 @@ pub struct Proposal {
 /// A proposal proven on the config: what to write where, and what it changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
+    /// The file the edits apply to.
+    #[serde(skip)]
+    pub source: SourceId,
     pub title: String,
     /// The file, as the project names it.
     pub file: String,
@@ -756,6 +759,7 @@ fn prove_one(
         (l, c)
     };
     Ok(Suggestion {
+        source: p.source,
         title: p.title.clone(),
         file: file.name(),
         line,

@@ -915,6 +915,46 @@ impl State {
                 ..Default::default()
             }));
         }
+        // The changes the findings' help proposes, proven on this config as `check` proves
+        // them (re-loaded with the open buffers, re-checked), for the findings here only.
+        let proposals: Vec<crate::fix::suggest::Proposal> =
+            crate::fix::suggest::proposals(project, &self.findings)
+                .into_iter()
+                .filter(|p| wanted.contains(&p.finding))
+                .collect();
+        if !proposals.is_empty() {
+            let check =
+                |p: &Project| crate::checks::run_as(p, crate::delegation::RunMode::Interactive);
+            let proven =
+                crate::fix::suggest::prove(project, &self.findings, proposals, &reload, &check);
+            for s in proven.iter().flatten() {
+                let target = project.loaded.sources.get(s.source);
+                let Some(uri) = target.path().and_then(path_uri) else {
+                    continue;
+                };
+                let edits: Vec<lt::TextEdit> = s
+                    .edits
+                    .iter()
+                    .map(|e| lt::TextEdit {
+                        range: lt::Range::new(position(target, e.start), position(target, e.end)),
+                        new_text: e.new_text.clone(),
+                    })
+                    .collect();
+                out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
+                    title: format!(
+                        "permaudit: {} (proven; changes {})",
+                        s.title,
+                        s.effect.first().map_or("no decision", String::as_str)
+                    ),
+                    kind: Some(lt::CodeActionKind::QUICKFIX),
+                    edit: Some(lt::WorkspaceEdit {
+                        changes: Some(HashMap::from([(uri, edits)])),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }));
+            }
+        }
         // An ignore comment on the line above the finding, for the reason to be written.
         let markdown = file
             .path()
