@@ -840,4 +840,41 @@ fn the_never_matches_advice_matches_what_was_meant() {
             ("build", "bash", "ls", "allow"),
         ],
     );
+    // A command that acts by itself, denied bare: whoever writes it means every push.
+    help_holds(
+        "never-matches",
+        r#"{"permission": {"bash": {"*": "allow", "git push": "deny"}}}"#,
+        r#"write "git push *""#,
+        r#"{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git push origin main", "deny"),
+            ("build", "bash", "git push", "deny"),
+            ("build", "bash", "git status", "allow"),
+        ],
+    );
+    // An exact ask under a catch-all ask of nothing: the command with operands asks too.
+    // No `default` keyword: the catch-all is `*`, written first so the rest are exceptions.
+    help_holds(
+        "never-matches",
+        r#"{"permission": {"bash": {"git *": "allow", "default": "ask"}}}"#,
+        r#"write "*": "ask" first in this block"#,
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow"}}}"#,
+        &[
+            ("build", "bash", "python3 main.py", "ask"),
+            ("build", "bash", "git status", "allow"),
+        ],
+    );
+    // Once it matches operands, an "Always" to `git push x` can undo it (the next finding).
+    help_holds_revealing(
+        "never-matches",
+        r#"{"permission": {"bash": {"*": "ask", "git status *": "allow", "git push --force": "deny"}}}"#,
+        r#"write "git push --force *""#,
+        r#"{"permission": {"bash": {"*": "ask", "git status *": "allow", "git push --force *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git push --force origin main", "deny"),
+            ("build", "bash", "git push --force", "deny"),
+            ("build", "bash", "git push origin main", "ask"),
+        ],
+        &["always-overrides-deny"],
+    );
 }

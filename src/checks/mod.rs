@@ -7,6 +7,7 @@
 
 pub mod agent_overrides_shared;
 pub mod always_overrides_deny;
+mod bare_command;
 pub mod broken_frontmatter;
 mod catch_all_last;
 pub mod correlated_rules;
