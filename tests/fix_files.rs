@@ -648,6 +648,24 @@ fn the_secret_readable_help_covers_every_secret_it_names() {
 }
 
 #[test]
+fn the_secret_readable_help_for_a_tools_entry_holds() {
+    // `tools: {read: true}` voids the `.env` asks; the `permission` key the help proposes
+    // replaces the entry (kept here, to show it needs no removal) and asks again.
+    help_holds(
+        "secret-readable",
+        r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true}}}}"#,
+        r#""permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}"#,
+        r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true},
+            "permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}}}}"#,
+        &[
+            ("auditor", "read", ".env", "ask"),
+            ("auditor", "read", "config/.env.production", "ask"),
+            ("auditor", "read", "src/main.ts", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_unusable_allow_help_makes_the_tool_visible_and_holds() {
     help_holds(
         "unusable-allow",
