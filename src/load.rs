@@ -62,6 +62,43 @@ pub fn holds_restriction(n: &Node) -> bool {
     }
 }
 
+/// Does a frontmatter `permissions:` block deny or ask for anything, whatever its shape:
+/// an action `deny` or `ask`, a tool switched off, or a list or map under a key that
+/// names a refusal in another tool's schema (`deny: ["rm -rf*"]`, Claude Code's
+/// `permissions: {deny: ["Bash(rm:*)"]}`, `bash: {ask: [...]}`)? OpenCode reads none of
+/// it, so whatever it refuses is lost.
+pub fn block_restricts(n: &Node) -> bool {
+    const REFUSING: &[&str] = &[
+        "deny",
+        "denied",
+        "ask",
+        "disallow",
+        "disallowed",
+        "block",
+        "blocked",
+        "forbid",
+        "forbidden",
+        "reject",
+        "never",
+    ];
+    let nonempty = |v: &Node| match &v.value {
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(o) => o.iter().next().is_some(),
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Bool(b) => *b,
+        _ => false,
+    };
+    holds_restriction(n)
+        || match &n.value {
+            Value::Object(o) => o.iter().any(|(k, v)| {
+                (REFUSING.contains(&k.to_ascii_lowercase().as_str()) && nonempty(v))
+                    || block_restricts(v)
+            }),
+            Value::Array(items) => items.iter().any(block_restricts),
+            _ => false,
+        }
+}
+
 /// A legacy `tools` entry as written. OpenCode folds these into `permission` (spec §5.4),
 /// and an entry that a same-name permission key overrides leaves no rule behind, so the
 /// entries are kept here for the `legacy-tools` audit.
@@ -538,7 +575,7 @@ impl Loader<'_> {
                         message: format!(
                             "{what} `{name}`: OpenCode ignores `permissions:` in frontmatter (the V2 spelling; it becomes an agent option), so none of its rules apply: {fix}"
                         ),
-                        lost_protection: holds_restriction(p),
+                        lost_protection: block_restricts(p),
                     });
                 }
                 Ok(Some((name, with_mode(entry, kind))))

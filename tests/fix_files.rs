@@ -650,6 +650,24 @@ fn the_secret_readable_help_covers_every_secret_it_names() {
 }
 
 #[test]
+fn the_secret_readable_help_for_a_tools_entry_holds() {
+    // `tools: {read: true}` voids the `.env` asks; the `permission` key the help proposes
+    // replaces the entry (kept here, to show it needs no removal) and asks again.
+    help_holds(
+        "secret-readable",
+        r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true}}}}"#,
+        r#""permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}"#,
+        r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true},
+            "permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}}}}"#,
+        &[
+            ("auditor", "read", ".env", "ask"),
+            ("auditor", "read", "config/.env.production", "ask"),
+            ("auditor", "read", "src/main.ts", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_unusable_allow_help_makes_the_tool_visible_and_holds() {
     help_holds(
         "unusable-allow",
@@ -897,5 +915,42 @@ fn the_never_matches_advice_matches_what_was_meant() {
             ("build", "bash", "rm -rf", "deny"),
             ("build", "bash", "ls", "allow"),
         ],
+    );
+    // A command that acts by itself, denied bare: whoever writes it means every push.
+    help_holds(
+        "never-matches",
+        r#"{"permission": {"bash": {"*": "allow", "git push": "deny"}}}"#,
+        r#"write "git push *""#,
+        r#"{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git push origin main", "deny"),
+            ("build", "bash", "git push", "deny"),
+            ("build", "bash", "git status", "allow"),
+        ],
+    );
+    // An exact ask under a catch-all ask of nothing: the command with operands asks too.
+    // No `default` keyword: the catch-all is `*`, written first so the rest are exceptions.
+    help_holds(
+        "never-matches",
+        r#"{"permission": {"bash": {"git *": "allow", "default": "ask"}}}"#,
+        r#"write "*": "ask" first in this block"#,
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow"}}}"#,
+        &[
+            ("build", "bash", "python3 main.py", "ask"),
+            ("build", "bash", "git status", "allow"),
+        ],
+    );
+    // Once it matches operands, an "Always" to `git push x` can undo it (the next finding).
+    help_holds_revealing(
+        "never-matches",
+        r#"{"permission": {"bash": {"*": "ask", "git status *": "allow", "git push --force": "deny"}}}"#,
+        r#"write "git push --force *""#,
+        r#"{"permission": {"bash": {"*": "ask", "git status *": "allow", "git push --force *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git push --force origin main", "deny"),
+            ("build", "bash", "git push --force", "deny"),
+            ("build", "bash", "git push origin main", "ask"),
+        ],
+        &["always-overrides-deny"],
     );
 }

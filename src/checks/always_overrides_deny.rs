@@ -10,10 +10,11 @@
 //!
 //! The finding names the asking command, the stored pattern and a command the deny denies
 //! that the stored pattern would then allow, each decided over the agent's rules. For an
-//! exact deny of a command that acts on nothing without an operand (`"rm -rf": "deny"`,
-//! no wildcard) it first says what matters more: the deny matches that text alone, so
-//! `rm -rf x` is not denied even today; that is
-//! `never-matches`' warning at the rule, and this finding is then a note.
+//! exact deny of a command with no operand (`"git push --force": "deny"`, `"rm -rf":
+//! "deny"`, no wildcard) it first says what matters more: the deny matches that text
+//! alone, so `git push --force origin main` is not denied even today; that is
+//! `never-matches`' warning at the rule (one mistake, reported once at its cause), and this
+//! finding is then a note.
 //!
 //! It is a warning when the question that stores the pattern is one a person is asked
 //! every day (the prefix itself or with a plain argument: `git push`, `rm file.txt`),
@@ -326,28 +327,25 @@ fn finding(
             q(&w)
         );
         let mut witnesses = vec![aw.clone(), dw];
-        // An exact deny (`rm -rf`, no wildcard) matches that text alone: the command it
-        // was written for, with an operand, is not denied even today. That is the
-        // problem to fix first, and `never-matches` reports it at this rule; undoing a
-        // deny that only ever matched the bare command is then a note.
+        // An exact deny (`git push --force`, `rm -rf`, no wildcard) matches that text
+        // alone: the command it was written for, with its operands, is not denied even
+        // today. That is the problem to fix first, and `never-matches` reports it at this
+        // rule; undoing a deny that only ever matched the bare command is then a note.
         let mut exact_slip = false;
-        if let Some(operand) = exact_without_operand(&r.pattern)
-            && let Some(ow) =
-                bash_witness(ctx, agent, &operand).filter(|o| o.action != Effect::Deny)
-        {
+        if let Some(slip) = super::bare_command::slip(ctx, agent, i, &mut shell.splitter) {
             message = format!(
                 "this deny matches the exact command {} only: bash {} is {} today (decided by {}); write {} to deny it with operands. Besides, {message}",
                 q(&r.pattern),
-                q(&operand),
-                match ow.action {
+                q(&slip.witness.input),
+                match slip.witness.action {
                     Effect::Allow => "allowed",
                     Effect::Ask => "asked",
                     Effect::Deny => "denied",
                 },
-                decided_by(&ow),
-                q(&format!("{} *", r.pattern.trim_end())),
+                decided_by(&slip.witness),
+                q(&format!("{} *", r.pattern)),
             );
-            witnesses.push(ow);
+            witnesses.push(slip.witness);
             exact_slip = true;
         }
         // No rule written in the config outlasts a stored "Always" (OpenCode evaluates it
@@ -378,45 +376,6 @@ fn finding(
         ));
     }
     None
-}
-
-/// Commands that act on nothing without an operand (`rm -rf` removes nothing, `chmod -R`
-/// changes nothing): an exact deny of one with flags alone (`"rm -rf": "deny"`) denies a
-/// command nobody runs, while the command it was written for (`rm -rf x`) is not denied.
-/// A command that acts by itself (`git push --force`, `env`) is not here: denying its
-/// bare form is meaningful. `git add` stages nothing without a path ("Nothing specified,
-/// nothing added"), unless a flag names the whole tree ([`ACTS_BY_FLAG`]).
-const NEEDS_OPERAND: &[&str] = &[
-    "rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "chmod", "chown", "chgrp", "kill",
-    "truncate", "sudo", "doas", "curl", "wget", "scp", "rsync", "ssh", "git rm", "git mv",
-    "git add",
-];
-
-/// Flags with which a [`NEEDS_OPERAND`] command acts without an operand (`git add -A`
-/// stages everything): an exact deny with one of them denies a real command.
-const ACTS_BY_FLAG: &[(&str, &[&str])] = &[("git add", &["-A", "--all", "-u", "--update"])];
-
-/// The command an exact bash deny was written for, with an operand (`rm -rf` →
-/// `rm -rf x`): the pattern has no wildcard, names a command that acts on nothing without
-/// an operand ([`NEEDS_OPERAND`]) and gives it flags alone.
-pub(super) fn exact_without_operand(pattern: &str) -> Option<String> {
-    if pattern.contains(['*', '?']) {
-        return None;
-    }
-    let words: Vec<&str> = pattern.split_whitespace().collect();
-    let command = match words.as_slice() {
-        ["git", sub, ..] => format!("git {sub}"),
-        [first, ..] => first.to_string(),
-        [] => return None,
-    };
-    let skip = command.split(' ').count();
-    let flags = &words[skip..];
-    let flags_only = flags.iter().all(|w| w.starts_with('-'));
-    let acts = ACTS_BY_FLAG
-        .iter()
-        .any(|(c, by)| *c == command && flags.iter().any(|f| by.contains(f)));
-    (NEEDS_OPERAND.contains(&command.as_str()) && flags_only && !acts)
-        .then(|| format!("{} x", pattern.trim_end()))
 }
 
 fn agent_index(ctx: &Ctx<'_>, agent: &Agent) -> Option<usize> {
@@ -520,32 +479,4 @@ fn asking_command(
         }
         (outcome(ctx, agent, splitter, &c, None) == Effect::Ask).then_some((c, w, everyday))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::exact_without_operand;
-
-    #[test]
-    fn exact_denies_of_commands_that_need_an_operand() {
-        for (pattern, meant) in [
-            ("rm -rf", Some("rm -rf x")),
-            ("git add", Some("git add x")),
-            ("git rm --cached", Some("git rm --cached x")),
-            // Acts by itself: the bare form is a real command.
-            ("git add -A", None),
-            ("git add --update", None),
-            ("git push", None),
-            ("git push --force", None),
-            // Not exact, or with an operand already.
-            ("rm -rf *", None),
-            ("rm -rf /", None),
-        ] {
-            assert_eq!(
-                exact_without_operand(pattern).as_deref(),
-                meant,
-                "{pattern}"
-            );
-        }
-    }
 }

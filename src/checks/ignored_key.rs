@@ -1,6 +1,6 @@
 //! `ignored-key` (warning; error when the ignored block denies, asks or switches a tool
-//! off; info for a frontmatter block of allows alone, or one whose every deny and ask the
-//! agent already enforces: either loses no protection)
+//! off, whatever its shape; info for a frontmatter block of allows alone, or one whose
+//! every deny and ask the agent already enforces: either loses no protection)
 //!
 //! ## What it finds
 //! A permission block OpenCode loads without complaint and then ignores: `permissions:` (the
@@ -9,6 +9,11 @@
 //! and `tools` rules (verified on OpenCode 1.14.34 to 1.18.34). In a JSON config the same
 //! key is refused from 1.18.24 ("V2 permissions are not supported"), so only the markdown
 //! spelling slips through.
+//!
+//! A block in another tool's schema (`bash: {allow: [...], deny: ["rm -rf*"]}`, Claude
+//! Code's `permissions: {deny: ["Bash(rm:*)"]}`) is an error as soon as it refuses
+//! anything (a non-empty `deny`, `ask`, `disallow`, … list or map): what it refuses is
+//! lost, and the agent's `tools: {bash: true}` beside it often runs everything unasked.
 //!
 //! ## Why it matters
 //! The author believes the denies in that block protect something; OpenCode never checks
@@ -64,7 +69,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let home = loaded.paths().home.display().to_string();
     for mut f in found {
         // A frontmatter `permissions:` block that holds only allows (an error when it
-        // restricts anything) loses no protection: at most a question too many. A note.
+        // restricts anything, in any shape: `load::block_restricts`) loses no protection:
+        // at most a question too many. A note, by the severity rule's last clause
+        // (docs/checks.md: info only where nothing the author relies on changes).
         let frontmatter = f.loc.is_some_and(|l| {
             loaded
                 .sources
@@ -93,6 +100,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             for r in &mut rules {
                 r.permission = tool_permission_name(&r.permission).to_string();
             }
+            // Every deny and ask it holds is in force already: nothing the author relies
+            // on changes (the severity rule's last clause, docs/checks.md): a note.
             if already_enforced(agent, &rules, ctx.project.platform) {
                 let allows = rules.iter().any(|r| r.action.effective() == Effect::Allow);
                 f.level = Level::Info;

@@ -7,6 +7,7 @@
 
 pub mod agent_overrides_shared;
 pub mod always_overrides_deny;
+mod bare_command;
 pub mod broken_frontmatter;
 mod catch_all_last;
 pub mod correlated_rules;
@@ -205,6 +206,10 @@ pub const CHECKS: &[Check] = &[
     deny_bypass::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
+    // Before `legacy-tools`: a `tools: {read: true}` entry voids the built-in `.env` read
+    // asks exactly as `permission.read: allow` does, and that loss is what to read at its
+    // place (the deprecated spelling is the lesser news; `--fix` still rewrites it).
+    secret_readable::CHECK,
     legacy_tools::CHECK,
     // At a place another kind also speaks for (a legacy `tools: {write: false}`), at the
     // same level, that kind's finding is the one to read.
@@ -212,7 +217,6 @@ pub const CHECKS: &[Check] = &[
     headless_ask::CHECK,
     js_key_order::CHECK,
     env_injection::CHECK,
-    secret_readable::CHECK,
     always_overrides_deny::CHECK,
     inconclusive::CHECK,
     sample_mismatch::CHECK,

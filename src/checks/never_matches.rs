@@ -21,12 +21,23 @@
 //!   pattern (a glob, a regex), not a file's path, so the root-level file is not what the
 //!   rule weighs; the file itself is `read`'s to protect;
 //! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard;
-//! - a bash deny of a command that acts on nothing without an operand, written exact
-//!   with flags alone (`"rm -rf": "deny"`, `"chmod -R": "deny"`; not `git push --force`,
-//!   which acts by itself): the bash tool checks the whole
-//!   command, so it matches `rm -rf` alone and `rm -rf x` is not denied (verified on
-//!   1.18.34: under `{"*": "allow", "echo -n": "deny"}`, `debug agent build --tool bash`
-//!   refuses `echo -n` and runs `echo -n x`);
+//! - a bash deny or ask written as an exact command with no operand (`"git push": "deny"`,
+//!   `"git push --force": "deny"`, `"rm -rf": "deny"`, `"npm publish": "ask"`): the bash
+//!   tool checks the whole command, so it matches that text alone, and the command it was
+//!   written for, with its operands (`git push --force origin main`, `rm -rf x`), is asked
+//!   or allowed (verified on 1.18.34: under `{"*": "allow", "echo -n": "deny"}`, `debug
+//!   agent build --tool bash` refuses `echo -n` and runs `echo -n x`). Whoever writes
+//!   `"git push": "deny"` means every push, not only the bare command. Reported when the
+//!   command with an ordinary operand is decided less strictly (its witness), and
+//!   `"git push *"` written in its place would hold: OpenCode's trailing ` *` also matches
+//!   the bare `git push` (verified: `"echo -n *": "deny"` refuses `echo -n` and `echo -n
+//!   x`), no later rule decides the command instead, and no earlier rule with another
+//!   answer lies inside it (`"git push --dry-run *": "allow"` before `"git push": "deny"`:
+//!   the rewrite would deny what the author allowed; not reported). Not for a pattern that
+//!   has an operand already (`rm -rf /`, `git add .`), names a script or target (`make
+//!   test`, `npm run dev`: the text is the complete command), or acts on the whole tree by
+//!   a flag, which an operand would only narrow (`git add -A`). The "Always" story of
+//!   `always-overrides-deny` at the same rule is then a note;
 //! - a `task` pattern that matches an agent's name only when case is ignored
 //!   (`"docfetcher": "allow"` for the agent `DocFetcher`): the task tool checks the name
 //!   as written, case-sensitively (outside Windows).
@@ -42,9 +53,10 @@
 //!
 //! ## How to fix
 //! Write worktree-relative paths under `read`/`edit` (`secrets/*`), `dir/*` under
-//! `external_directory`, and one `*` where a globstar was meant.
+//! `external_directory`, one `*` where a globstar was meant, and `"git push *"` for a
+//! command with whatever operands it takes.
 
-use super::{Check, Ctx, Finding, Level};
+use super::{Check, Ctx, Finding, Level, bare_command};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
 
@@ -348,6 +360,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // What a rule's text says is the same in every agent: asked once per text.
     type Said = (Option<String>, Option<(String, String)>);
     let mut said: std::collections::HashMap<(&str, &str), Said> = Default::default();
+    let mut splitter = None;
     for (agent, i, r) in ctx.written() {
         let (diagnosed, star) = said
             .entry((r.permission.as_str(), r.pattern.as_str()))
@@ -364,34 +377,22 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .filter(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant))
                 .map(|(_, message)| message.clone())
         });
-        // An exact bash deny still waiting for its operand (`rm -rf`): it matches that
-        // text alone, and the command it was written for is not denied.
-        let exact = || {
-            if r.permission != "bash" || r.action.effective() != crate::model::Effect::Deny {
-                return None;
-            }
-            let operand = super::always_overrides_deny::exact_without_operand(&r.pattern)?;
-            let w = ctx
-                .witness_of(agent, "bash", &operand)
-                .filter(|w| w.action != crate::model::Effect::Deny)?;
-            let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
-            let message = format!(
-                "this bash deny matches the exact command {} only, never the command with an operand: bash {} is {} today; write {} to deny it with operands",
-                q(&r.pattern),
-                q(&operand),
-                if w.action == crate::model::Effect::Allow {
-                    "allowed"
-                } else {
-                    "asked"
-                },
-                q(&format!("{} *", r.pattern.trim_end())),
-            );
-            Some((message, w))
-        };
+        // An exact bash deny or ask (`git push --force`, `rm -rf`): it matches that text
+        // alone, and the command it was written for, with its operands, is decided less
+        // strictly.
         if found.is_none()
-            && let Some((message, w)) = exact()
+            && let Some(slip) = bare_command::slip(
+                ctx,
+                agent,
+                i,
+                splitter.get_or_insert_with(|| ctx.splitter()),
+            )
         {
-            out.push(Finding::at_rule(&CHECK, agent, i, message).with_witnesses(vec![w]));
+            out.push(
+                Finding::at_rule(&CHECK, agent, i, slip.message)
+                    .with_witnesses(vec![slip.witness])
+                    .with_help(slip.help),
+            );
             continue;
         }
         if let Some(message) = found {

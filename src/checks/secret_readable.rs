@@ -9,9 +9,13 @@
 //! ## Why it matters
 //! Secrets read into a model's context leave the machine.
 //!
+//! A legacy `tools: {read: true}` entry is translated to `read: allow` and voids the
+//! asks exactly as the permission does: the same finding, at the entry (it speaks there
+//! before `legacy-tools`' note on the deprecated spelling).
+//!
 //! ## Example
 //! `{"permission": {"read": "allow"}}` replaces the defaults' `.env` asks: every agent reads
-//! `.env` silently.
+//! `.env` silently. So does `{"tools": {"read": true}}`.
 //!
 //! ## How to fix
 //! End the `read` (and `edit`) rules with `"*.env": "ask"`, `"*.env.*": "ask"` (or deny).
@@ -67,14 +71,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "this rule lets the agent {permission} {} without asking (without it OpenCode would ask or deny)",
                     super::quoted_inputs(&witnesses),
                 );
-                let help: String = format!(
-                    "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {}",
-                    if permission == "read" {
-                        "read"
-                    } else {
-                        "edited"
-                    }
+                let done = if permission == "read" {
+                    "read"
+                } else {
+                    "edited"
+                };
+                let legacy = matches!(
+                    agent.rules[k].layer,
+                    crate::model::Layer::LegacyTools | crate::model::Layer::AgentLegacyTools
                 );
+                // A `tools` entry has no patterns to add after it: a `permission` key of
+                // the same name replaces the entry (spec §5.4), so the block goes there.
+                let help: String = if legacy {
+                    format!(
+                        "replace the `tools` entry with `\"permission\": {{\"{permission}\": {{\"*\": \"allow\", \"*.env\": \"ask\", \"*.env.*\": \"ask\"}}}}` (or deny) if secrets should not be {done}: a `permission` key of the same name replaces the `tools` entry"
+                    )
+                } else {
+                    format!(
+                        "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {done}"
+                    )
+                };
                 out.push(
                     Finding::at_rule(&CHECK, agent, k, message)
                         .with_witnesses(witnesses)

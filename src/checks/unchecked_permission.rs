@@ -4,8 +4,11 @@
 //! A permission key OpenCode 1.18.34 never checks: `write`, `patch`, `multiedit` and
 //! `apply_patch` (file tools are all checked as `edit`), `list` and `todoread` (no such
 //! tool), PascalCase names (`Bash`: names are case-sensitive), Claude Code syntax
-//! (`Bash(git *)`), tools of other releases (`codesearch`), and typos of real names, with
-//! "did you mean". Keys with `_` are taken as MCP or plugin tools (`github_create_issue`)
+//! (`Bash(git *)`), bash commands written as permission names (`"git push": "deny"`,
+//! `"npm run dev": "deny"`: a key with a space whose first word is a program can never be
+//! a tool id, since MCP tool ids are `SERVER_TOOL` with every other character made `_`,
+//! and OpenCode's own and plugins' tools are single words), tools of other releases
+//! (`codesearch`), and typos of real names, with "did you mean". Keys with `_` are taken as MCP or plugin tools (`github_create_issue`)
 //! and are not reported, nor are the project's own tools: `{tool,tools}/NAME.{js,ts}` in
 //! a config directory (`.opencode/tool/observation.ts`) defines the tool `NAME`, which
 //! the key `NAME` decides (verified on 1.18.34 with `opencode debug agent build`).
@@ -13,7 +16,8 @@
 //! It is a warning when a deny or ask loses its protection: nothing checks the key, and
 //! what OpenCode does check is decided more loosely (`"write": "deny"` while `edit` is
 //! allowed; `"list": "deny"` while `glob` lists directories; `"todoread": "deny"` while
-//! `todowrite` hands the list back). An allow, or a deny beside an equally strict rule of
+//! `todowrite` hands the list back; `"git push": "deny"` while bash runs `git push`, with
+//! or without plugins: the help moves it under `bash` as `"git push *"`). An allow, or a deny beside an equally strict rule of
 //! the permission OpenCode checks (a `write` block mirrored under `edit` in the same
 //! file), or a deny of a tool 1.18.34 does not have, only misleads: info. So does a
 //! whole-tool switch of a plain unknown name that is no near miss of a checked permission
@@ -35,7 +39,7 @@
 //!
 //! ## How to fix
 //! Use the name OpenCode checks: `edit` for every file-writing tool, `bash` with patterns
-//! for commands: `{"bash": {"rm *": "deny"}}`.
+//! for commands: `{"bash": {"rm *": "deny", "git push *": "deny"}}`.
 
 use super::{Check, Ctx, Finding, Level};
 
@@ -143,6 +147,12 @@ pub fn diagnose(key: &str) -> Option<String> {
             "`{key}` is never checked by OpenCode 1.18.34: {why}"
         ));
     }
+    if let Some(command) = bash_command(key) {
+        return Some(format!(
+            "`{key}` is a shell command, not a permission: no tool has an id with a space, and OpenCode checks commands under `bash`, by the whole command line; write {{\"bash\": {{{}: ...}}}} (the trailing ` *` also matches the bare `{command}`)",
+            serde_json::to_string(&format!("{command} *")).unwrap_or_default()
+        ));
+    }
     let lower = key.to_lowercase();
     if lower != key && CHECKED.contains(&lower.as_str()) {
         return Some(format!(
@@ -170,6 +180,24 @@ pub fn diagnose(key: &str) -> Option<String> {
     })
 }
 
+/// A bash command written as a permission name (`"git push": "deny"`, `"npm run dev":
+/// "deny"`): a key with a space whose first word is a program people run. No tool id has a
+/// space (MCP tools are `SERVER_TOOL` with every other character made `_`; OpenCode's own
+/// and a plugin's are single words), so nothing ever checks it. The command, its words
+/// joined by single spaces.
+fn bash_command(key: &str) -> Option<String> {
+    let words: Vec<&str> = key.split_whitespace().collect();
+    let [first, _, ..] = words.as_slice() else {
+        return None;
+    };
+    let first = first.to_ascii_lowercase();
+    let program = COMMANDS.contains(&first.as_str())
+        || crate::shell::arity::ARITY
+            .iter()
+            .any(|(k, _)| k.split(' ').next() == Some(first.as_str()));
+    (program && !key.contains(['*', '?', '('])).then(|| words.join(" "))
+}
+
 /// The permission OpenCode checks where the author wrote `key` (`write` → `edit`, a
 /// typo → its correction), or `None` when there is no such permission (a tool that does
 /// not exist, or an unknown name).
@@ -189,7 +217,7 @@ fn meant(key: &str) -> Option<String> {
     if CHECKED.contains(&lower.as_str()) {
         return Some(lower);
     }
-    if COMMANDS.contains(&lower.as_str()) {
+    if COMMANDS.contains(&lower.as_str()) || bash_command(key).is_some() {
         return Some("bash".into());
     }
     match super::did_you_mean(
@@ -254,12 +282,14 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
     if mirrored {
         return Level::Info;
     }
-    let subject = if r.pattern == "*" {
-        "a.ts"
-    } else {
-        r.pattern.as_str()
+    // A command written as a key (`"git push": "deny"`) is asked as itself, under `bash`.
+    let subject = match (bash_command(&r.permission), r.pattern.as_str()) {
+        (Some(command), "*") => command,
+        (Some(command), pattern) => format!("{command} {pattern}"),
+        (None, "*") => "a.ts".to_string(),
+        (None, pattern) => pattern.to_string(),
     };
-    let d = crate::agents::evaluate(&agent.rules, &target, subject, ctx.project.platform);
+    let d = crate::agents::evaluate(&agent.rules, &target, &subject, ctx.project.platform);
     if openness(d.effect) <= openness(wanted) {
         Level::Info
     } else {
@@ -291,7 +321,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 level = Level::Info;
                 message.push_str(" (this config loads plugins: if one adds a tool of this name, the key decides it)");
             }
-            out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
+            let mut f = Finding::at_rule(&CHECK, agent, i, message).with_level(level);
+            if let Some(command) = bash_command(&r.permission) {
+                let (pattern, asked) = match r.pattern.as_str() {
+                    "*" => (format!("{command} *"), command.clone()),
+                    p => (format!("{command} {p}"), format!("{command} {p}")),
+                };
+                // What the bash tool decides for the command today.
+                if level == Level::Warning
+                    && !asked.contains(['*', '?'])
+                    && let Some(w) = ctx.witness_of(agent, "bash", &asked)
+                {
+                    f = f.with_witnesses(vec![w]);
+                }
+                f = f.with_help(format!(
+                    "move it under `bash`, after the bash catch-all: {{\"bash\": {{\"*\": ..., {}: {}}}}}",
+                    serde_json::to_string(&pattern).unwrap_or_default(),
+                    serde_json::to_string(&r.action.to_string()).unwrap_or_default(),
+                ));
+            }
+            out.push(f);
         }
     }
 }
@@ -322,6 +371,9 @@ mod tests {
             ("zzzzzz", "not a permission"),
             ("wrire", "if you meant `write`: file tools"),
             ("git", "write {\"bash\": {\"git *\": ...}}"),
+            ("git push", "write {\"bash\": {\"git push *\": ...}}"),
+            ("npm  run dev", "a shell command"),
+            ("rm -rf", "a shell command"),
         ] {
             let d = diagnose(bad).unwrap_or_default();
             assert!(d.contains(needle), "{bad}: {d}");
