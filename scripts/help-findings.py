@@ -2,7 +2,7 @@
 """Every warning/error of `permaudit check` that carries help, on one half of the real
 configurations, for judging the help (issue 44, "Advice that fits the config").
 
-    python3 scripts/help-findings.py BIN [--half held|tune] [--out FILE] [--totals FILE] [--json DIR]
+    python3 scripts/help-findings.py BIN [--half held|tune] [--out FILE] [--totals FILE] [--json DIR] [--keep DIR]
 
 Cases are tests/real/SPLIT.tsv's rows of the half, staged as scripts/corpus-score.py and the
 shared corpus's score.py stage them: corpus=shared is ../shared/corpus/cases/<case>/ (or
@@ -15,12 +15,16 @@ is copied to a scratch directory, proj/ is `git init`ed, and `BIN check --format
 XDG_DATA_HOME or OPENCODE* variables.
 
 --out (default help-findings.tsv) gets one row per warning/error finding with a non-empty
-help: case, kind, level, location (file:line:col relative to the staged case: home/… or
-proj/…, as judgements.tsv names places), agents (comma-joined), message, help (paths made
-relative the same way; newlines as \\n). --totals (default help-totals.tsv) gets, per case,
+help or a proven suggestion: case, kind, level, location (file:line:col relative to the
+staged case: home/… or proj/…, as judgements.tsv names places), agents (comma-joined),
+message, help (paths made relative the same way; newlines as \\n), suggestions (the JSON
+`suggestions` array reduced to title, file, line, text and effect, as one line of JSON;
+empty when there is none). --totals (default help-totals.tsv) gets, per case,
 the exit code, the number of warning/error findings, how many of them have help, how
 many are printed word for word more than once at one place (same kind, location and
 message: the extra copies), and the same count over findings of every level. --json DIR keeps each case's raw JSON (paths relative) for reading.
+--keep DIR stages the cases in DIR (kept afterwards, e.g. to apply a suggestion's edits to a
+copy) instead of a temporary directory.
 """
 import csv, json, os, re, shutil, subprocess, sys, tempfile
 
@@ -58,7 +62,10 @@ def main():
     split = [r for r in csv.reader(open(os.path.join(REAL, "SPLIT.tsv")), delimiter="\t")][1:]
     shared = {r[1] for r in split if r[2] == "shared"}
     verdicts = index_verdicts()
-    scratch = tempfile.mkdtemp(prefix="permaudit-help-")
+    keep = arg(a, "--keep", None)
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+    scratch = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix="permaudit-help-")
     if json_dir:
         os.makedirs(json_dir, exist_ok=True)
     rows, totals = [], []
@@ -113,15 +120,19 @@ def main():
                 seen[key] = seen.get(key, 0) + 1
                 if seen[key] > 1:
                     dups += 1
-                if (f.get("help") or "").strip():
+                sugg = [{k: g.get(k) for k in ("title", "file", "line", "text", "effect")}
+                        for g in f.get("suggestions") or []]
+                if (f.get("help") or "").strip() or sugg:
                     helped += 1
                     rows.append([case, f["id"], f["level"], loc, ",".join(f.get("agents") or []),
-                                 one_line(f.get("message")), one_line(f.get("help"))])
+                                 one_line(f.get("message")), one_line(f.get("help")),
+                                 one_line(json.dumps(sugg, ensure_ascii=False)) if sugg else ""])
             totals.append([case, corpus, str(p.returncode), str(len(findings)), str(helped), str(dups), str(dups_all)])
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(scratch, ignore_errors=True)
     with open(out_path, "w") as o:
-        o.write("case\tkind\tlevel\tlocation\tagents\tmessage\thelp\n")
+        o.write("case\tkind\tlevel\tlocation\tagents\tmessage\thelp\tsuggestions\n")
         o.writelines("\t".join(r) + "\n" for r in rows)
     with open(totals_path, "w") as o:
         o.write("case\tcorpus\texit\twarnings_errors\twith_help\trepeated_word_for_word\trepeated_word_for_word_any_level\n")
