@@ -206,8 +206,7 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
             out.iter().any(|&j: &usize| {
                 let earlier: &crate::model::Rule = &agent.rules[j];
                 earlier.action.effective() != crate::model::Effect::Allow
-                    && crate::glob::Wildcard::compile(&earlier.pattern)
-                        .is_match(&r.pattern, ctx.project.platform)
+                    && overlaps(&earlier.pattern, &r.pattern, ctx.project.platform)
             })
         } else {
             true
@@ -217,6 +216,18 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
         }
     }
     out
+}
+
+/// Do two patterns of one permission share an input (`documents/obsidian*` and `*.env`
+/// share `documents/obsidian/a.env`)? Decided by the automata; an undecided pair counts as
+/// sharing one (keeping an exception is never wrong).
+fn overlaps(a: &str, b: &str, platform: crate::glob::Platform) -> bool {
+    use crate::glob::analysis::{Analysis, RuleShape};
+    let shapes = [RuleShape::new("p", a), RuleShape::new("p", b)];
+    !matches!(
+        Analysis::new(&shapes, platform).intersection(0, 1),
+        crate::glob::automaton::Outcome::Empty
+    )
 }
 
 /// The help, built for this config: the shared rules to repeat, named, in order; for a

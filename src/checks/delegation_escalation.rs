@@ -256,19 +256,84 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // own helpers (plan is told by OpenCode to start explore), so it is named last,
             // in words, with no snippet.
             let pattern = serde_json::to_string(&agent.rules[i].pattern).unwrap_or_default();
-            let help: String = format!(
-                "write the deny where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"deny\"), or in the shared `permission` block every agent inherits; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}",
-                names.join(", "),
-                if names.len() == 1 { "s" } else { "" },
-                if names.len() == 1 { "its" } else { "their" },
-                agent.name,
-                if escalated.len() == 1 { "it" } else { "them" },
-                if escalated.len() == 1 {
-                    "that helper"
-                } else {
-                    "those helpers"
-                },
-            );
+            // A helper that does it by a rule of its own (`code`'s `edit: allow`, a
+            // `tools: {edit: true}`) does it as its job: writing the deny into it takes
+            // that job from every agent that delegates to it.
+            let workers: Vec<String> = escalated
+                .iter()
+                .filter(|(e, _, k)| {
+                    let who = &project.agents[e.callee];
+                    k.and_then(|k| who.rules.get(k))
+                        .is_some_and(|x| x.loc.is_some() && is_own(x.layer))
+                })
+                .map(|(e, _, _)| format!("`{}`", project.agents[e.callee].name))
+                .collect();
+            let others: Vec<&String> = names.iter().filter(|n| !workers.contains(n)).collect();
+            let route = |who: &[String]| {
+                let routes: Vec<String> = who
+                    .iter()
+                    .map(|n| {
+                        format!(
+                            "{}: \"deny\"",
+                            serde_json::to_string(n.trim_matches('`')).unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                format!(
+                    "`\"task\": {{{}}}` in `{}`'s own block",
+                    routes.join(", "),
+                    agent.name
+                )
+            };
+            let help: String = if others.is_empty() {
+                format!(
+                    "{} {} this by {} own rules, as {} job: delegating it to {} is likely the design; if `{}` must not have it done, deny the route ({}), which also cuts it off from {} for everything else",
+                    workers.join(", "),
+                    if workers.len() == 1 { "does" } else { "do" },
+                    if workers.len() == 1 { "its" } else { "their" },
+                    if workers.len() == 1 { "its" } else { "their" },
+                    if workers.len() == 1 { "it" } else { "them" },
+                    agent.name,
+                    route(&workers),
+                    if workers.len() == 1 {
+                        "that helper"
+                    } else {
+                        "those helpers"
+                    },
+                )
+            } else {
+                let names: Vec<String> = others.iter().map(|n| n.to_string()).collect();
+                format!(
+                    "write the deny where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"deny\"), or in the shared `permission` block every agent inherits; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}{}",
+                    names.join(", "),
+                    if names.len() == 1 { "s" } else { "" },
+                    if names.len() == 1 { "its" } else { "their" },
+                    agent.name,
+                    if escalated.len() == 1 { "it" } else { "them" },
+                    if escalated.len() == 1 {
+                        "that helper"
+                    } else {
+                        "those helpers"
+                    },
+                    if workers.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " ({} {} it by {} own rules, as {} job: leave {} as {})",
+                            workers.join(", "),
+                            if workers.len() == 1 { "does" } else { "do" },
+                            if workers.len() == 1 { "its" } else { "their" },
+                            if workers.len() == 1 { "its" } else { "their" },
+                            if workers.len() == 1 { "it" } else { "them" },
+                            if workers.len() == 1 {
+                                "it is"
+                            } else {
+                                "they are"
+                            },
+                        )
+                    }
+                )
+            };
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)
                     .with_level(level)

@@ -531,8 +531,23 @@ fn same_words_once(project: &Project, out: Vec<Finding>) -> Vec<Finding> {
             continue;
         };
         let key = (f.id, loc, f.message.clone());
+        // The same witnesses, each decided by the same written rule (or both by built-in
+        // ones) in both agents: every agent a finding names decides its witnesses alike.
+        let place = |agent: Option<&String>, w: &Witness| {
+            let a = agent.and_then(|n| project.agent(n))?;
+            Some(w.rule.and_then(|k| a.rules.get(k)).and_then(|r| r.loc))
+        };
+        let alike = |first: &Finding| {
+            first.witnesses.len() == f.witnesses.len()
+                && first.witnesses.iter().zip(&f.witnesses).all(|(x, y)| {
+                    x.permission == y.permission
+                        && x.input == y.input
+                        && x.action == y.action
+                        && place(first.agents.first(), x) == place(f.agents.first(), y)
+                })
+        };
         match at.get(&key).and_then(|&k| kept.get_mut(k)) {
-            Some(first) if first.level == f.level && first.help == f.help => {
+            Some(first) if first.level == f.level && first.help == f.help && alike(first) => {
                 for a in f.agents {
                     if !first.agents.contains(&a) {
                         first.agents.push(a);

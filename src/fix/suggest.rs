@@ -278,6 +278,32 @@ fn deny_bypass(
     if entries.is_empty() {
         return None;
     }
+    // The exceptions the author carved out of the deny (`*.env.example` allow after
+    // `*.env*` deny) stay open to the same commands: their allows after the denies.
+    let platform = project.platform;
+    let deny_glob = crate::glob::Wildcard::compile(&deny.pattern);
+    let exceptions: Vec<String> = agent
+        .rules
+        .iter()
+        .skip(f.rule? + 1)
+        .filter(|r| {
+            r.loc.is_some()
+                && r.permission == deny.permission
+                && r.action.effective() == Effect::Allow
+                && deny_glob.is_match(&r.pattern, platform)
+        })
+        .map(|r| self::core(&r.pattern))
+        .filter(|c| !c.is_empty())
+        .collect();
+    let denied: Vec<String> = entries.iter().map(|(p, _)| p.clone()).collect();
+    for c in commands(&guarded.permission) {
+        if !denied.iter().any(|p| p.starts_with(&format!("{c} "))) {
+            continue;
+        }
+        for e in &exceptions {
+            entries.push((format!("{c} *{e}*"), "allow".into()));
+        }
+    }
     let decider = bash.rule.and_then(|k| agent.rules.get(k));
     // After the rule that lets the commands run, in its own block when it is the user's;
     // else beside the deny itself.
@@ -299,7 +325,7 @@ fn deny_bypass(
             )
         }
     };
-    let names: Vec<String> = entries.iter().map(|(p, _)| format!("`{p}`")).collect();
+    let names: Vec<String> = denied.iter().map(|p| format!("`{p}`")).collect();
     Some(Proposal {
         finding: n,
         title: format!(
@@ -316,7 +342,14 @@ fn deny_bypass(
         edits,
         writes: entries
             .iter()
-            .map(|(p, _)| ("bash".to_string(), p.clone(), Effect::Deny))
+            .map(|(p, a)| {
+                let e = if a == "allow" {
+                    Effect::Allow
+                } else {
+                    Effect::Deny
+                };
+                ("bash".to_string(), p.clone(), e)
+            })
             .collect(),
         about,
         narrows: true,
