@@ -166,6 +166,8 @@ pub fn run(
                 super::never_matches::SEARCH_PATTERN_TOOLS
                     .contains(&agent.rules[k].permission.as_str())
             });
+            // Severity rule (docs/checks.md), clause 3 for the note: an own rule as
+            // specific as what it undoes is the author's deliberate per-agent override.
             let level = if rule.pattern == "*" && !searches_only {
                 Level::Warning
             } else {

@@ -438,12 +438,12 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         if let Some(mut message) = found {
             // The severity rule (docs/checks.md): a deny or ask that never matches protects
-            // nothing: a warning. An allow the agent needs (the input it was written for is
-            // asked or denied today) that never applies: a warning. An allow whose input is
-            // allowed anyway changes nothing the author relies on: info. So is a `**/` gap
-            // under `glob` or `grep`: they are asked with the search pattern (a glob, a
-            // regex), not a file's path, so the root-level file the message names is not
-            // what they weigh; the file itself is `read`'s to protect, and reported there.
+            // nothing: a warning (clause 1). An allow the agent needs (the input it was
+            // written for is asked or denied today) that never applies: a warning (clause
+            // 2). An allow whose input is allowed anyway changes nothing the author relies
+            // on: info (clause 3). So is a `**/` gap under `glob` or `grep`: the rule takes
+            // effect on the search patterns they are asked with (a glob, a regex), and the
+            // root-level file the message names is `read`'s to protect, reported there.
             let search = SEARCH_PATTERN_TOOLS.contains(&r.permission.as_str());
             let allow = r.action.effective() == crate::model::Effect::Allow;
             let mut f = Finding::at_rule(&CHECK, agent, i, String::new());
@@ -491,8 +491,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             out.push(f.with_level(level));
         }
     }
-    // An allow some agents need (a warning) and others do not (a note) is one place: the
-    // warning speaks for it, the agents that lose nothing are not named.
+    // An allow some agents need (a warning, severity rule clause 2) and others do not (a
+    // note, clause 3) is one place: the warning speaks for it, the agents that lose
+    // nothing are not named.
     let needed: std::collections::HashSet<_> = out[start..]
         .iter()
         .filter(|f| f.level == Level::Warning)
