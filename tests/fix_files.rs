@@ -929,6 +929,30 @@ fn the_never_matches_advice_matches_what_was_meant() {
         ],
     );
     // An exact ask under a catch-all ask of nothing: the command with operands asks too.
+    // An allow the agent needs that never applies: writes to /tmp are denied by its own
+    // `*` deny. Outside the project `external_directory` is asked with the directory,
+    // then `edit` with the worktree-relative path: both forms the help gives.
+    help_holds(
+        "never-matches",
+        r#"{"agent": {"scratch": {"mode": "subagent",
+            "permission": {"edit": {"*": "deny", "/tmp/**": "allow"}}}}}"#,
+        r#""external_directory": {"/tmp/*": "allow"}`, and under `edit`, `"../*": "allow"`"#,
+        r#"{"agent": {"scratch": {"mode": "subagent",
+            "permission": {"external_directory": {"/tmp/*": "allow"},
+                           "edit": {"*": "deny", "../*": "allow"}}}}}"#,
+        &[
+            ("scratch", "edit", "/tmp/x/notes.md", "allow"),
+            ("scratch", "edit", "src/main.ts", "deny"),
+        ],
+    );
+    // `~` is asked as `HOME/…/*`: the help's `~/*` is.
+    help_holds(
+        "never-matches",
+        r#"{"permission": {"external_directory": {"~": "allow"}}}"#,
+        r#"write "~/*""#,
+        r#"{"permission": {"external_directory": {"~/*": "allow"}}}"#,
+        &[],
+    );
     // No `default` keyword: the catch-all is `*`, written first so the rest are exceptions.
     help_holds(
         "never-matches",

@@ -22,7 +22,11 @@
 //! against (an absolute or `~/…` pattern under `edit`: see `never-matches`), which an
 //! agent cannot undo; and the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
 //! `"x": "deny"`) and switched on for the one agent that exists to use it; every shared
-//! rule it undoes is a whole-tool switch (pattern `*`), so nothing curated is lost.
+//! rule it undoes is a whole-tool switch off (pattern `*`, deny), so nothing curated is
+//! lost. A shared whole-tool **ask** (`"bash": "ask"`) that an agent's legacy `tools:
+//! {bash: true}` (an agent file's "this tool is on" line) lifts to allow-all is no
+//! opt-in: the ask was written against exactly that, and it is a warning; an explicit
+//! `permission: {bash: allow}` in the agent is a deliberate override, not reported.
 //!
 //! ## Example
 //! Global `{"permission": {"bash": {"rm -rf *": "deny"}}}` and an agent file with
@@ -113,8 +117,17 @@ pub fn run(
             };
             // The opt-in idiom: a tool switched off for everyone (`tools: {x: false}`,
             // `"x": "deny"`) and switched on for the agent that exists to use it. Nothing
-            // curated is lost: the shared rules it undoes are whole-tool switches.
-            if undone.iter().all(|&k| agent.rules[k].pattern == "*") {
+            // curated is lost: the shared rules it undoes are whole-tool switches *off*. A
+            // shared whole-tool ask (`"bash": "ask"`) lifted to allow-all by an agent's
+            // legacy `tools: {bash: true}` (an agent file's "this tool is on" boilerplate)
+            // is not: it is the escalation the ask was written against, and a warning
+            // (issue 45). An agent's explicit `"bash": "allow"` over it is a deliberate
+            // override, written as such (per-agent blocks are for that): not reported.
+            let legacy = agent.rules[d].layer == crate::model::Layer::AgentLegacyTools;
+            if undone.iter().all(|&k| {
+                let s = &agent.rules[k];
+                s.pattern == "*" && (!legacy || s.action.effective() == crate::model::Effect::Deny)
+            }) {
                 continue;
             }
             let rule = &agent.rules[d];
@@ -153,6 +166,8 @@ pub fn run(
                 super::never_matches::SEARCH_PATTERN_TOOLS
                     .contains(&agent.rules[k].permission.as_str())
             });
+            // Severity rule (docs/checks.md), clause 3 for the note: an own rule as
+            // specific as what it undoes is the author's deliberate per-agent override.
             let level = if rule.pattern == "*" && !searches_only {
                 Level::Warning
             } else {

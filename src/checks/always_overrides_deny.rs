@@ -360,7 +360,9 @@ fn finding(
         );
         // The question a person is asked every day (`git push`, `rm file.txt`): one
         // "Always" there is realistic, and the deny it undoes was written to hold. A
-        // question only a contrived command raises stays a note.
+        // question only a contrived command raises stays a note. Severity rule
+        // (docs/checks.md): the deny takes effect today (clause 1 does not apply); an exact
+        // deny's slip is `never-matches`' warning at the same rule, so this is its note.
         let level = if everyday && !exact_slip {
             Level::Warning
         } else {

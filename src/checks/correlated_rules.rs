@@ -81,6 +81,9 @@ pub fn finding(
     // named program (`curl *`): the allow is the more specific word about what runs, and
     // `curl install` allowed is what its author wrote it for: info. A deny keeps its
     // warning (`* --force*` deny, `git push *` allow: the force push was meant to stop).
+    // Severity rule (docs/checks.md): the rule takes effect on its other inputs, so
+    // clause 1 does not apply; a note where the inputs lost are an accident of spelling or
+    // the allow the author wrote on purpose (clause 3).
     let program_allowed = r.action.effective() == Effect::Ask
         && open_program(&r.pattern)
         && d.is_some_and(|d| names_program(&d.pattern));

@@ -236,7 +236,10 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // An agent of mode `all` (the default of an agent file) is often written as a
             // subagent, where it cannot delegate (`subagent_depth` 1): a note, not a warning.
             // An agent whose name, description or prompt says its job is to orchestrate,
-            // coordinate or delegate starts subagents on purpose: a note.
+            // coordinate or delegate starts subagents on purpose: a note. Severity rule
+            // (docs/checks.md): the deny takes effect in the agent itself (clause 1 does not
+            // apply); a subagent that cannot delegate, or delegation the author wants, is
+            // nothing the author relies on (clause 3).
             let level = if agent.mode == crate::agents::Mode::All || delegates(ctx, agent) {
                 Level::Info
             } else {

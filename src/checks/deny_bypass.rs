@@ -107,7 +107,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let decider = d.bash.last().and_then(|x| x.rule);
             // Judged on the real-config corpus: a walked-around deny on a secret (`.env`,
             // keys, credentials) is what authors act on; on other paths (a read-only
-            // subagent's `edit * deny` beside a free bash) it is a note.
+            // subagent's `edit * deny` beside a free bash) it is a note. Severity rule
+            // (docs/checks.md): the deny takes effect on every input its own tool asks, so
+            // clause 1 does not apply; the note says how likely the other route is.
             let level = if crate::map::is_secret_shaped(&path) {
                 Level::Warning
             } else {

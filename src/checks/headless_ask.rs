@@ -60,6 +60,8 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let Some(w) = ctx.recognisable(agent, &[i], input, |w| w.rule == Some(i)) else {
                 continue;
             };
+            // Severity rule (docs/checks.md), clause 3: OpenCode's own built-in asks are
+            // nothing the author wrote or relies on.
             let level = if r.loc.is_some() {
                 CHECK.level
             } else {

@@ -151,6 +151,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     } else {
                         "it comes first among this agent's own rules, so any later rule of the agent for the same permission overrides it"
                     };
+                    // Severity rule (docs/checks.md), clause 3: an entry whose rule takes
+                    // effect, or that the agent's own rule switches back on purpose, changes
+                    // nothing the author relies on (a deprecated spelling that works).
                     let (level, witnesses, reached) = match &reach[ai][i] {
                         Some(Reach::Decides(input)) => (
                             Level::Info,
@@ -302,8 +305,8 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
 }
 
 /// A warning when the user sees a looser decision than the entry says (`bash: false`, yet
-/// bash runs), info when stricter or the same (`bash: true` beside deliberate
-/// `permission.bash` rules).
+/// bash runs: severity rule clause 1, docs/checks.md), info when stricter or the same
+/// (`bash: true` beside deliberate `permission.bash` rules: clause 3).
 fn looser_than(witnesses: &[Witness], intended: Effect) -> Level {
     use super::overlap::openness;
     if witnesses

@@ -24,6 +24,7 @@ pub mod ignored_key;
 pub mod inconclusive;
 pub mod js_key_order;
 pub mod legacy_tools;
+mod needed_allow;
 pub mod never_matches;
 pub mod overlap;
 pub mod overridden_by_later_layer;

@@ -1,11 +1,18 @@
-//! `never-matches` (warning; info for an allow, and for a `**/` gap under `glob`/`grep`)
+//! `never-matches` (warning; info for an allow whose input is allowed anyway, and for a
+//! `**/` gap under `glob`/`grep`)
 //!
 //! ## What it finds
 //! A pattern that cannot match what its permission is checked against:
-//! - an absolute path (also `~/…` and `$HOME/…`, which expand to one) under `read` or
-//!   `edit`, which OpenCode checks as paths relative to the worktree root;
+//! - an absolute path (also `~/…` and `$HOME/…`, which expand to one, and a Windows path
+//!   such as `F:\CD\x`) under `read` or `edit`, which OpenCode checks as paths relative to
+//!   the worktree root;
 //! - an `external_directory` pattern that matches no `/dir/*` string, which is the only
-//!   form OpenCode asks (`/etc` never matches; write `/etc/*`);
+//!   form OpenCode asks (`/etc` never matches; write `/etc/*`; `"~": "allow"` leaves every
+//!   home access asking: write `~/*`). A Windows path (`F:\CD\**`) is judged on Windows
+//!   only (`--platform windows`), where the directory asked is `F:\CD\x\*` and it
+//!   matches; on another platform nothing is claimed. A relative one
+//!   (`.opencode/plans/*.md`, `env:$TMPDIR`) is said to never match, with no directory to
+//!   write: only paths outside the project are asked, absolute;
 //! - `**/` read as a globstar: `src/**/*.ts` does not match `src/a.ts` and `**/.env` does
 //!   not match `.env` at the root (in OpenCode `*` already crosses `/`, `**` is just two
 //!   stars, and the `/` after it must be there). A trailing `/**` is not reported: it
@@ -42,6 +49,16 @@
 //!   (`"docfetcher": "allow"` for the agent `DocFetcher`): the task tool checks the name
 //!   as written, case-sensitively (outside Windows).
 //!
+//! A deny or ask that never matches is a warning. So is an allow the agent needs: the
+//! input it was written for is asked or denied today (an agent's `edit: {"*": "deny",
+//! "/tmp/**": "allow"}` denies every write to /tmp; `"~": "allow"` leaves every home access
+//! asking; a `**/*.md` allow beside a `*` deny misses `README.md`): the finding names that
+//! input as decided today and says what to write, proven to match it: the
+//! `external_directory` form (`/tmp/*`, `~/*`), with `"../*"` under the permission where
+//! its own rules refuse the worktree-relative path, or the worktree-relative form of a
+//! path inside the project. An allow whose input is allowed anyway is a note; an agent
+//! whose tools are all hidden (`compaction`, `title`) is not named for an allow.
+//!
 //! ## Why it matters
 //! The rule looks like it protects or permits something and does nothing (or less than it
 //! seems).
@@ -56,9 +73,11 @@
 //! `external_directory`, one `*` where a globstar was meant, and `"git push *"` for a
 //! command with whatever operands it takes.
 
+use super::needed_allow::{self, spelled, windows_absolute};
 use super::{Check, Ctx, Finding, Level, bare_command};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
+use crate::shell::file::FILE_PERMISSIONS;
 
 pub const CHECK: Check = Check {
     id: "never-matches",
@@ -72,7 +91,8 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
     let p = Wildcard::compile(pattern);
     let slash = Token::Lit(b'/' as u16);
     let star = Token::Lit(b'*' as u16);
-    let forms = [
+    let colon = Token::Lit(b':' as u16);
+    let mut forms = vec![
         Wildcard {
             tokens: vec![slash, star],
             optional_tail: false,
@@ -82,6 +102,19 @@ fn matches_a_dir_subject(pattern: &str, ctx: &Ctx<'_>) -> Option<bool> {
             optional_tail: false,
         },
     ];
+    // On Windows the directory asked has a drive (`F:\CD\x\*`, `/` to the matcher).
+    if ctx.project.platform == crate::glob::wildcard::Platform::Windows {
+        forms.extend([
+            Wildcard {
+                tokens: vec![Token::One, colon, slash, star],
+                optional_tail: false,
+            },
+            Wildcard {
+                tokens: vec![Token::One, colon, slash, Token::Star, slash, star],
+                optional_tail: false,
+            },
+        ]);
+    }
     let mut inconclusive = false;
     for f in &forms {
         match intersection(
@@ -113,6 +146,19 @@ fn task_case_slip<'p>(pattern: &str, ctx: &Ctx<'p>) -> Option<&'p str> {
         return None;
     }
     names().find(|n| w.is_match(n, Platform::Windows))
+}
+
+/// Is `last`, the last segment of an `external_directory` pattern, a file's name
+/// (`hosts.yml`, `.env`)? OpenCode asks for the directory holding a file.
+pub(super) fn file_name(pattern: &str, last: &str) -> bool {
+    !pattern.ends_with('/')
+        && !last.contains(['*', '?'])
+        && last.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && !ext.is_empty()
+                && ext.len() <= 5
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        })
 }
 
 /// Runs of `*` as one (`**` means `*` in OpenCode).
@@ -175,20 +221,27 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
             "`{permission}` is checked against paths relative to the worktree root, so this absolute pattern{how} never matches; outside files are checked as `../…` and through `external_directory`{instead}"
         ));
     }
+    if (permission == "read" || permission == "edit") && windows_absolute(pattern) {
+        return Some(format!(
+            "`{permission}` is checked against paths relative to the worktree root (on Windows too), so this absolute Windows path never matches; outside files are checked as `../…` and through `external_directory`"
+        ));
+    }
+    // A Windows path (`F:\CD\**`): on Windows the directory asked is `F:\CD\x\*`, which it
+    // matches (backslashes are `/` to the matcher); elsewhere no such path is ever asked,
+    // and the config is plainly written for Windows: no claim either way.
+    if permission == "external_directory"
+        && windows_absolute(pattern)
+        && ctx.project.platform != crate::glob::wildcard::Platform::Windows
+    {
+        return None;
+    }
     if permission == "external_directory" && matches_a_dir_subject(pattern, ctx) == Some(false) {
         let trimmed = pattern.trim_end_matches('/');
         let (parent, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
         // A file's name (`hosts.yml`, `.env`): OpenCode asks for the directory holding a
         // file, so `hosts.yml/*` would name a directory that does not exist and never
         // match either.
-        let file = !pattern.ends_with('/')
-            && !last.contains(['*', '?'])
-            && last.rsplit_once('.').is_some_and(|(stem, ext)| {
-                !stem.is_empty()
-                    && !ext.is_empty()
-                    && ext.len() <= 5
-                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
-            });
+        let file = file_name(pattern, last);
         // A file pattern under `**`/`*` (`**/*.pem`, `**/audit.log`): no directory rule
         // names such files only (`**/*` would be every directory outside the project);
         // files are `read`'s and `edit`'s to decide, asked there as `../…` paths.
@@ -209,15 +262,30 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
                 .unwrap_or_default(),
             ));
         }
+        // Not an absolute path (`.opencode/plans/*.md`, `env:$TMPDIR`): no directory to
+        // name; only paths outside the project are asked, absolute, and only `~` and
+        // `$HOME` are expanded.
+        if !pattern.starts_with('/') && !windows_absolute(pattern) {
+            return Some(format!(
+                "`external_directory` is asked only for paths outside the project, as absolute `/dir/*` strings (only `~` and `$HOME` are expanded), so {} never matches",
+                serde_json::to_string(pattern).unwrap_or_default(),
+            ));
+        }
+        // As the author would write them: `~` for the home directory they expand from.
+        let (shown, parent, trimmed) = (
+            spelled(pattern, &home),
+            spelled(parent, &home),
+            spelled(trimmed, &home),
+        );
         if file && !parent.is_empty() {
             return Some(format!(
                 "`external_directory` is asked with `/dir/*` strings only (a file outside the project is asked as the directory holding it), so {} never matches; write `{parent}/*`, which covers every file in {parent}",
-                serde_json::to_string(pattern).unwrap_or_default(),
+                serde_json::to_string(&shown).unwrap_or_default(),
             ));
         }
         return Some(format!(
             "`external_directory` is asked with `/dir/*` strings only, so {} never matches; write `{trimmed}/*`",
-            serde_json::to_string(pattern).unwrap_or_default(),
+            serde_json::to_string(&shown).unwrap_or_default(),
         ));
     }
     if permission == "task"
@@ -300,22 +368,35 @@ fn meant(base: &str) -> String {
 /// `**/` read as a globstar: what the author meant it to match at the top of the
 /// worktree (the `**/` gone, other stars as ordinary text), when the pattern misses it,
 /// and the message.
-fn globstar(pattern: &str, ctx: &Ctx<'_>) -> Option<(String, String)> {
+fn globstar(pattern: &str, ctx: &Ctx<'_>) -> Vec<(String, String)> {
     if !pattern.contains("**/") {
-        return None;
+        return Vec::new();
     }
-    let meant = meant(&collapse_stars(&pattern.replace("**/", "")));
+    let bare = collapse_stars(&pattern.replace("**/", ""));
+    let first = meant(&bare);
+    // A `*` right after a name (`.env*`) is meant for the name alone and for it with a
+    // suffix: `**/.env*` misses both `.env` and `.env.local` at the top.
+    let suffixed = (bare.ends_with('*')
+        && !bare.ends_with("/*")
+        && !bare.ends_with(".*")
+        && !first.is_empty())
+    .then(|| format!("{first}.local"));
     let platform = ctx.project.platform;
-    if meant.is_empty() || Wildcard::compile(pattern).is_match(&meant, platform) {
-        return None;
-    }
-    let message = format!(
-        "`**/` is not a globstar in OpenCode: {} does not match {} (`*` already crosses `/`, and the `/` after `**` must be there); write {}",
-        serde_json::to_string(pattern).unwrap_or_default(),
-        serde_json::to_string(&meant).unwrap_or_default(),
-        serde_json::to_string(&collapse_stars(&pattern.replace("**/", "*"))).unwrap_or_default(),
-    );
-    Some((meant, message))
+    let w = Wildcard::compile(pattern);
+    let write =
+        serde_json::to_string(&collapse_stars(&pattern.replace("**/", "*"))).unwrap_or_default();
+    std::iter::once(first)
+        .chain(suffixed)
+        .filter(|m| !m.is_empty() && !w.is_match(m, platform))
+        .map(|meant| {
+            let message = format!(
+                "`**/` is not a globstar in OpenCode: {} does not match {} (`*` already crosses `/`, and the `/` after `**` must be there); write {write}",
+                serde_json::to_string(pattern).unwrap_or_default(),
+                serde_json::to_string(&meant).unwrap_or_default(),
+            );
+            (meant, message)
+        })
+        .collect()
 }
 
 /// Is the `**/` slip of rule `r` harmless for `agent`: a permission nothing checks, a file
@@ -356,9 +437,10 @@ fn globstar_harmless(
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let start = out.len();
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
     // What a rule's text says is the same in every agent: asked once per text.
-    type Said = (Option<String>, Option<(String, String)>);
+    type Said = (Option<String>, Vec<(String, String)>);
     let mut said: std::collections::HashMap<(&str, &str), Said> = Default::default();
     let mut splitter = None;
     for (agent, i, r) in ctx.written() {
@@ -366,17 +448,29 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .entry((r.permission.as_str(), r.pattern.as_str()))
             .or_insert_with(|| {
                 let diagnosed = diagnose(&r.permission, &r.pattern, ctx);
-                let star = diagnosed
-                    .is_none()
-                    .then(|| globstar(&r.pattern, ctx))
-                    .flatten();
+                // `external_directory` is asked with absolute `/dir/*` strings, which a
+                // leading `**/` matches at any depth (`**/.cargo/registry/src/**` matches
+                // `/home/me/.cargo/registry/src/x/*`): no top-level path is meant there.
+                let star = match diagnosed {
+                    None if r.permission != "external_directory" => globstar(&r.pattern, ctx),
+                    _ => Vec::new(),
+                };
                 (diagnosed, star)
             });
-        let found = diagnosed.clone().or_else(|| {
-            star.as_ref()
-                .filter(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant))
-                .map(|(_, message)| message.clone())
-        });
+        let star = star
+            .iter()
+            .find(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant));
+        // An allow for an agent whose tools are all hidden (`compaction`, `title`, …):
+        // it can make no call the allow was written for, so nothing is lost.
+        if agent.hidden
+            && r.action.effective() == crate::model::Effect::Allow
+            && (diagnosed.is_some() || star.is_some())
+        {
+            continue;
+        }
+        let found = diagnosed
+            .clone()
+            .or_else(|| star.map(|(_, message)| message.clone()));
         // An exact bash deny or ask (`git push --force`, `rm -rf`): it matches that text
         // alone, and the command it was written for, with its operands, is decided less
         // strictly.
@@ -395,21 +489,72 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             );
             continue;
         }
-        if let Some(message) = found {
-            // A deny or ask that never matches protects nothing: a warning. An allow that
-            // never matches costs a question at most: info. So is a `**/` gap under `glob`
-            // or `grep`: they are asked with the search pattern (a glob, a regex), not a
-            // file's path, so the root-level file the message names is not what they
-            // weigh; the file itself is `read`'s to protect, and reported there.
+        if let Some(mut message) = found {
+            // The severity rule (docs/checks.md): a deny or ask that never matches protects
+            // nothing: a warning (clause 1). An allow the agent needs (the input it was
+            // written for is asked or denied today) that never applies: a warning (clause
+            // 2). An allow whose input is allowed anyway changes nothing the author relies
+            // on: info (clause 3). So is a `**/` gap under `glob` or `grep`: the rule takes
+            // effect on the search patterns they are asked with (a glob, a regex), and the
+            // root-level file the message names is `read`'s to protect, reported there.
             let search = SEARCH_PATTERN_TOOLS.contains(&r.permission.as_str());
-            let level = if r.action.effective() == crate::model::Effect::Allow
-                || (search && diagnosed.is_none())
-            {
+            let allow = r.action.effective() == crate::model::Effect::Allow;
+            let mut f = Finding::at_rule(&CHECK, agent, i, String::new());
+            let level = if search && diagnosed.is_none() {
                 Level::Info
-            } else {
+            } else if !allow {
                 Level::Warning
+            } else if let Some(n) = diagnosed
+                .as_ref()
+                .and_then(|_| needed_allow::needed(ctx, agent, i))
+            {
+                message.push_str(&format!("; the agent needs it: {}", n.today));
+                f = f
+                    .with_witnesses(n.witness.into_iter().collect())
+                    .with_help(n.help);
+                Level::Warning
+            } else if let Some((meant, _)) = star.filter(|_| {
+                diagnosed.is_none()
+                    && FILE_PERMISSIONS.contains(&r.permission.as_str())
+                    && !r.pattern.starts_with("**/")
+            }) && let Some(w) = ctx
+                .witness_of(agent, &r.permission, meant)
+                .filter(|w| needed_allow::openable(agent, i, w))
+            {
+                // Not harmless: the input right under the directory it names (`src/a.cs`
+                // for `src/**/*.cs`) is decided by an earlier rule or the default, and not
+                // allowed. A leading `**/` misses the top-level files alone, the rarer place
+                // for what such an allow names (`**/*Test*`): a note.
+                message.push_str(&format!(
+                    "; the agent needs it: {} {} is {} today",
+                    r.permission,
+                    serde_json::to_string(meant).unwrap_or_default(),
+                    if w.action == crate::model::Effect::Ask {
+                        "asked"
+                    } else {
+                        "denied"
+                    }
+                ));
+                f = f.with_witnesses(vec![w]);
+                Level::Warning
+            } else {
+                Level::Info
             };
-            out.push(Finding::at_rule(&CHECK, agent, i, message).with_level(level));
+            f.message = message;
+            out.push(f.with_level(level));
         }
     }
+    // An allow some agents need (a warning, severity rule clause 2) and others do not (a
+    // note, clause 3) is one place: the warning speaks for it, the agents that lose
+    // nothing are not named.
+    let needed: std::collections::HashSet<_> = out[start..]
+        .iter()
+        .filter(|f| f.level == Level::Warning)
+        .filter_map(|f| f.loc)
+        .collect();
+    let mut k = 0;
+    out.retain(|f| {
+        k += 1;
+        k <= start || !(f.level == Level::Info && f.loc.is_some_and(|l| needed.contains(&l)))
+    });
 }

@@ -55,7 +55,8 @@ const SHADOWED_ASK: Shadowing = Shadowing {
     help: "put the ask after the broader allow that overrides it (last match wins)",
 };
 
-/// Dead within its own file, later rules repeating its answer.
+/// Dead within its own file, later rules repeating its answer: a note (severity rule
+/// clause 3, docs/checks.md: the answer is the one written).
 const REDUNDANT: Shadowing = Shadowing {
     check: &dead_rule::CHECK,
     what: "this rule never decides anything (redundant)",
@@ -71,7 +72,8 @@ const SHADOWED: Shadowing = Shadowing {
     help: "move it after the rule that overrides it, or remove it",
 };
 
-/// Given a stricter answer by a rule from a later file or layer.
+/// Given a stricter answer by a rule from a later file or layer: a note (severity rule
+/// clause 3, docs/checks.md: every input it matches ends stricter than it says).
 const OVERRIDDEN: Shadowing = Shadowing {
     check: &overridden_by_later_layer::CHECK,
     what: "this [{layer}] rule is overridden{by}",

@@ -235,6 +235,9 @@ fn meant(key: &str) -> Option<String> {
 /// decides at least as strictly (`"write": "deny"` beside `"edit": "deny"`): then info.
 fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) -> Level {
     use super::overlap::openness;
+    // Severity rule (docs/checks.md): a deny or ask nothing checks is a warning (clause 1)
+    // unless what OpenCode does check is as strict, or there is nothing to check (clause 3
+    // for each note below). An allow nothing checks costs a question at most: clause 3.
     let wanted = r.action.effective();
     if wanted == crate::model::Effect::Allow || ELSEWHERE.contains(&r.permission.as_str()) {
         return Level::Info;
@@ -311,6 +314,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // running the plugin tells, so it is said, not warned.
             // A plugin tool is switched as a whole (`"memory": "deny"`): patterns under an
             // unknown name (`"tool": {"codegraph*": "allow"}`) stay a warning.
+            // Severity rule clause 3 (docs/checks.md): nothing is shown to be lost.
             if audit.plugins
                 && r.pattern == "*"
                 && meant(&r.permission).is_none()

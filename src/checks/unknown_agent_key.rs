@@ -147,7 +147,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 );
                 // `skill: true` beside a `skill` block: nothing believed is lost; nor is a
                 // `doom_loop: deny` beside `permission: {doom_loop: deny}`, when the agent
-                // denies that permission whatever the input.
+                // denies that permission whatever the input (severity rule clause 3,
+                // docs/checks.md).
                 if !k.lost_protection || denied_anyway(ctx, k.agent.as_deref(), key) {
                     level = Level::Info;
                 }

@@ -1,0 +1,265 @@
+//! An allow that never matches, where the agent needs it: the input its author wrote it
+//! for is asked or denied today (`never-matches` reports such an allow as a warning, with
+//! what to write instead; an allow that never matches where the input is allowed anyway
+//! loses nothing and stays a note).
+//!
+//! What OpenCode 1.18.34 asks, for the inputs the patterns were meant for (spec §2.5,
+//! `shell::file`; checked on the binary: under `"edit": {"*": "deny", "/tmp/**": "allow"}`
+//! with `"external_directory": {"/tmp/*": "allow"}`, `debug agent build --tool write` is
+//! refused for `/tmp/s/a.txt`, and written with `"../*": "allow"` in place of `/tmp/**`):
+//! - `read`/`edit` of an absolute path inside the project: the path relative to the
+//!   worktree root (`/home/me/proj/src/*` is asked as `src/…`);
+//! - outside the project: `external_directory` with the file's directory (`/tmp/*`), then
+//!   the tool's permission with the worktree-relative path (`../../tmp/x`);
+//! - `external_directory` alone for a directory written without its `/*` (`"~": "allow"`:
+//!   every home access is asked as `HOME/…/*`).
+
+use super::{Ctx, Witness};
+use crate::agents::Agent;
+use crate::call::{self, Asks};
+use crate::glob::Wildcard;
+use crate::model::Effect;
+use crate::shell::Places;
+
+/// Why the agent needs the allow, and what to write instead.
+pub(super) struct Needed {
+    /// The input the allow was meant for, decided today (asked or denied).
+    pub witness: Option<Witness>,
+    /// Said after the message: what happens to that input today.
+    pub today: String,
+    pub help: String,
+}
+
+/// A path as its author would write it: `~/…` for one in the home directory.
+pub(super) fn spelled(path: &str, home: &str) -> String {
+    match path.strip_prefix(home) {
+        Some("") => "~".to_string(),
+        Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+        _ => path.to_string(),
+    }
+}
+
+/// The directory a path pattern names before its first wildcard (`/tmp/**` → `/tmp`,
+/// `/a/b/*.md` → `/a/b`), without a trailing `/`.
+fn literal_dir(pattern: &str) -> &str {
+    let literal = pattern.split(['*', '?']).next().unwrap_or(pattern);
+    match literal.rsplit_once('/') {
+        Some((dir, _)) => dir,
+        None => "",
+    }
+}
+
+/// A path the pattern was written for: its stars filled with `x`, runs of them as one.
+fn filled(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    for c in pattern.chars() {
+        match c {
+            '*' if out.ends_with('\u{0}') => {}
+            '*' | '?' => out.push('\u{0}'),
+            c => out.push(c),
+        }
+    }
+    out.replace('\u{0}', "x")
+}
+
+/// Is `w` an input this allow would decide, were it written right, and one the author
+/// can mean to open: decided by an earlier rule or the default (a later rule decides it
+/// whatever the allow says), and not by a built-in agent's own deny (plan's edit deny,
+/// `compaction`'s `*` deny: a read-only built-in stays read-only).
+pub(super) fn openable(agent: &Agent, i: usize, w: &Witness) -> bool {
+    let builtin_deny = w.rule.and_then(|k| agent.rules.get(k)).is_some_and(|r| {
+        r.layer == crate::model::Layer::AgentBuiltin && r.action.effective() == Effect::Deny
+    });
+    w.action != Effect::Allow && w.rule.is_none_or(|k| k < i) && !builtin_deny
+}
+
+fn how(e: Effect) -> &'static str {
+    match e {
+        Effect::Allow => "allowed",
+        Effect::Ask => "asked",
+        Effect::Deny => "denied",
+    }
+}
+
+/// Rule `i` of `agent`, an allow whose pattern never matches what its permission is
+/// asked with: is the input it was written for asked or denied today, and what would
+/// allow it? `None` when the input is allowed anyway, or nothing exact can be said.
+pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
+    let r = agent.rules.get(i)?;
+    if r.action.effective() != Effect::Allow {
+        return None;
+    }
+    let paths = ctx.project.loaded.paths();
+    let home = paths.home.to_string_lossy().into_owned();
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    match r.permission.as_str() {
+        "external_directory" => {
+            let dir = external_dir(&r.pattern)?;
+            let subject = format!("{dir}/*");
+            let w = ctx.witness_of(agent, "external_directory", &subject)?;
+            if !openable(agent, i, &w) {
+                return None;
+            }
+            let write = format!("{}/*", spelled(&dir, &home));
+            Some(Needed {
+                today: format!(
+                    "every access in {} is {} today",
+                    spelled(&dir, &home),
+                    how(w.action)
+                ),
+                help: format!(
+                    "write {}: `external_directory` is asked with the directory of the file and `/*` (`{}/…/*`), which the trailing `*` matches at any depth",
+                    q(&write),
+                    spelled(&dir, &home)
+                ),
+                witness: Some(w),
+            })
+        }
+        "read" | "edit" if r.pattern.starts_with('/') => {
+            let permission = r.permission.as_str();
+            let meant = filled(&r.pattern);
+            let places = Places::of(paths);
+            let is_dir = |p: &str| call::assumed_dir(&places, p);
+            let env = places.env(&is_dir);
+            let req = crate::shell::file::request(permission, &meant, &env)?;
+            let platform = ctx.project.platform;
+            let Some(ext) = &req.external else {
+                // Inside the project: the worktree-relative pattern.
+                let worktree = paths.worktree.to_string_lossy();
+                let relative = r.pattern.strip_prefix(&format!("{worktree}/"))?;
+                let w = ctx.witness_of(agent, permission, &req.pattern)?;
+                if !openable(agent, i, &w)
+                    || !Wildcard::compile(relative).is_match(&req.pattern, platform)
+                {
+                    return None;
+                }
+                return Some(Needed {
+                    today: format!(
+                        "{permission} {} is {} today",
+                        q(&req.pattern),
+                        how(w.action)
+                    ),
+                    help: format!(
+                        "write {}: `{permission}` is asked with the path relative to the worktree root",
+                        q(relative)
+                    ),
+                    witness: Some(w),
+                });
+            };
+            let hiding = call::hiding_rule(&agent.rules, permission, platform);
+            let asks = Asks::File(req.clone());
+            let decided = call::decide(&asks, permission, &meant, hiding, |p, s| {
+                ctx.decision(agent, p, s)
+            });
+            if decided.effect == Effect::Allow || hiding.is_some() {
+                return None;
+            }
+            let dir = literal_dir(&r.pattern);
+            let ext_pattern = format!("{dir}/*");
+            let ew = ctx.witness_of(agent, "external_directory", ext)?;
+            let pw = ctx.witness_of(agent, permission, &req.pattern)?;
+            // Each ask that refuses must be one the author can open (the permission's by
+            // this very rule: decided before it).
+            let builtin_deny = |w: &Witness| {
+                w.rule.and_then(|k| agent.rules.get(k)).is_some_and(|r| {
+                    r.layer == crate::model::Layer::AgentBuiltin
+                        && r.action.effective() == Effect::Deny
+                })
+            };
+            if (ew.action != Effect::Allow && builtin_deny(&ew))
+                || (pw.action != Effect::Allow && !openable(agent, i, &pw))
+            {
+                return None;
+            }
+            let proven = Wildcard::compile(&ext_pattern).is_match(ext, platform)
+                && req.pattern.starts_with("../")
+                && Wildcard::compile("../*").is_match(&req.pattern, platform);
+            if !proven {
+                return None;
+            }
+            let mut help = format!(
+                "outside the project the tool asks `external_directory` with the file's directory first, then `{permission}` with the path relative to the worktree (`../…`): write `\"external_directory\": {{{}: \"allow\"}}`",
+                q(&format!("{}/*", spelled(dir, &home))),
+            );
+            if pw.action != Effect::Allow {
+                help.push_str(&format!(
+                    ", and under `{permission}`, `\"../*\": \"allow\"` after its catch-all (every outside path `external_directory` lets through: other directories still ask there first)"
+                ));
+            }
+            let today = format!(
+                "`{permission}` of {} is {} today (`external_directory` {} is {}, then `{permission}` of the path relative to the worktree is {})",
+                q(&spelled(&meant, &home)),
+                how(decided.effect),
+                q(&format!("{}/*", spelled(dirname_of(ext), &home))),
+                how(ew.action),
+                how(pw.action),
+            );
+            // The `external_directory` ask as the example where it is not allowed: an
+            // absolute subject reads the same on every machine, as does a path relative to
+            // the worktree into the home directory; one into `/tmp` depends on where the
+            // project is, and is said in words only.
+            let witness = if ew.action != Effect::Allow {
+                Some(ew)
+            } else {
+                meant.starts_with(&format!("{home}/")).then_some(pw)
+            };
+            Some(Needed {
+                witness,
+                today,
+                help,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `/dir` of an `external_directory` subject `/dir/*`.
+fn dirname_of(subject: &str) -> &str {
+    subject.strip_suffix("/*").unwrap_or(subject)
+}
+
+/// The absolute directory an `external_directory` pattern names when written without
+/// `/*` (`/tmp`, `~` expanded, `/tmp/`, `~/.ssh/config` → `~/.ssh`): the pattern itself,
+/// or the directory of a file's name. `None` for anything else (a relative or Windows
+/// path, a wildcard).
+fn external_dir(pattern: &str) -> Option<String> {
+    if !pattern.starts_with('/') || pattern.contains(['*', '?']) {
+        return None;
+    }
+    let trimmed = pattern.trim_end_matches('/');
+    let (parent, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
+    let dir = if super::never_matches::file_name(pattern, last) && !parent.is_empty() {
+        parent
+    } else {
+        trimmed
+    };
+    (!dir.is_empty()).then(|| dir.to_string())
+}
+
+/// Is `pattern` a Windows absolute path (`F:\CD\**`, `C:/Users/x`)?
+pub(super) fn windows_absolute(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_the_patterns_were_written_for() {
+        assert_eq!(filled("/tmp/**"), "/tmp/x");
+        assert_eq!(filled("/a/*.md"), "/a/x.md");
+        assert_eq!(literal_dir("/tmp/**"), "/tmp");
+        assert_eq!(literal_dir("/a/b/*.md"), "/a/b");
+        assert_eq!(spelled("/h/u/.cache", "/h/u"), "~/.cache");
+        assert_eq!(spelled("/h/u", "/h/u"), "~");
+        assert_eq!(spelled("/h/uv", "/h/u"), "/h/uv");
+        assert_eq!(external_dir("/tmp").as_deref(), Some("/tmp"));
+        assert_eq!(external_dir("/tmp/").as_deref(), Some("/tmp"));
+        assert_eq!(external_dir("/etc/hosts.yml").as_deref(), Some("/etc"));
+        assert_eq!(external_dir("env:$TMPDIR"), None);
+        assert!(windows_absolute("F:\\CD\\**"));
+        assert!(!windows_absolute("/tmp"));
+    }
+}
