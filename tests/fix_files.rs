@@ -676,6 +676,35 @@ fn the_deny_bypass_help_closes_the_shell_route_and_holds() {
 }
 
 #[test]
+fn the_write_mode_help_asks_for_the_mode_alone_and_holds() {
+    // `sed *` allowed under an edit ask: `sed -i` edits without the prompt. The help asks
+    // for `sed -i` alone; the rest of sed stays allowed.
+    help_holds(
+        "deny-bypass",
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow"}}}"#,
+        r#""sed -i*": "ask", "sed * -i*": "ask""#,
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow", "sed -i*": "ask", "sed * -i*": "ask"}}}"#,
+        &[
+            ("build", "bash", "sed -i s/a/b/ src/main.ts", "ask"),
+            ("build", "bash", "sed -E -i s/a/b/ src/main.ts", "ask"),
+            ("build", "bash", "sed -n 1,20p src/main.ts", "allow"),
+        ],
+    );
+    // `find *` allowed while `rm` asks: `find … -delete` deletes unasked.
+    help_holds(
+        "deny-bypass",
+        r#"{"permission": {"bash": {"*": "ask", "find *": "allow", "rm *": "ask"}}}"#,
+        r#""find *-delete*": "ask", "find *-exec*": "ask""#,
+        r#"{"permission": {"bash": {"*": "ask", "find *": "allow", "rm *": "ask", "find *-delete*": "ask", "find *-exec*": "ask"}}}"#,
+        &[
+            ("build", "bash", "find . -name '*.log' -delete", "ask"),
+            ("build", "bash", "find . -name x -exec rm {} +", "ask"),
+            ("build", "bash", "find . -name '*.ts'", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_agent_overrides_shared_help_restores_the_shared_rule_and_holds() {
     help_holds(
         "agent-overrides-shared",

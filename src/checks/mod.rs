@@ -278,6 +278,13 @@ pub fn written_with(
         .filter(move |(_, r)| r.loc.is_some() && layer(r.layer) && r.action.effective() == effect)
 }
 
+/// Is the place in a markdown file's frontmatter (YAML), rather than JSON? Help that
+/// proposes entries writes them in that file's syntax.
+pub fn in_frontmatter(project: &Project, loc: Loc) -> bool {
+    matches!(&project.loaded.sources.get(loc.source).origin,
+        crate::source::Origin::File(p) if p.extension().is_some_and(|e| e == "md"))
+}
+
 /// Is the layer one an agent wrote for itself?
 pub fn is_own(layer: Layer) -> bool {
     matches!(
