@@ -705,6 +705,22 @@ fn the_write_mode_help_asks_for_the_mode_alone_and_holds() {
 }
 
 #[test]
+fn the_open_allow_list_help_puts_a_catch_all_first_and_holds() {
+    help_holds(
+        "open-allow-list",
+        r#"{"permission": {"bash": "allow"}, "agent": {"reviewer": {"mode": "subagent", "permission": {"edit": "deny", "bash": {"git diff*": "allow", "git log*": "allow"}}}}}"#,
+        r#""bash": {"*": "deny", "git diff*": "allow""#,
+        r#"{"permission": {"bash": "allow"}, "agent": {"reviewer": {"mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "deny", "git diff*": "allow", "git log*": "allow"}}}}}"#,
+        &[
+            ("reviewer", "bash", "rm -rf src", "deny"),
+            ("reviewer", "bash", "git diff HEAD~1", "allow"),
+            ("reviewer", "bash", "git log --oneline", "allow"),
+            ("build", "bash", "rm -rf src", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_agent_overrides_shared_help_restores_the_shared_rule_and_holds() {
     help_holds(
         "agent-overrides-shared",

@@ -24,6 +24,7 @@ pub mod inconclusive;
 pub mod js_key_order;
 pub mod legacy_tools;
 pub mod never_matches;
+pub mod open_allow_list;
 pub mod overlap;
 pub mod overridden_by_later_layer;
 mod quick;
@@ -203,6 +204,7 @@ pub const CHECKS: &[Check] = &[
     // (these two sit on an agent's first deny only to have a place).
     self_modification::CHECK,
     deny_bypass::CHECK,
+    open_allow_list::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
     legacy_tools::CHECK,
@@ -423,6 +425,7 @@ fn run_places(
     read_only_agent_writes::run(&ctx, &mut out);
     self_modification::run(&ctx, &mut out);
     deny_bypass::run(&ctx, &reach, &mut out);
+    let open = open_allow_list::run(&ctx, &mut out);
     match SharedView::new(project) {
         None => order_checks(&ctx, &reach, &mut out),
         Some(view) => {
@@ -452,6 +455,7 @@ fn run_places(
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
+    open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
     unasked::drop_unchecked(project, &mut out);
     places(project, consolidate(project, out), once_per_place)
