@@ -1,6 +1,7 @@
 //! `permaudit check` on the fixture trees of `fixtures/checks/<id>/{fires,clean}/`: each
-//! finding kind fires on its `fires` tree and not on its `clean` one, and the human output
-//! (`--color never`) equals the stored `expected.txt` of the tree.
+//! finding kind fires on its `fires` tree and not on its `clean` one (and on any further
+//! `fires-NAME` tree, not on any `clean-NAME` one), and the human output (`--color never`)
+//! equals the stored `expected.txt` of the tree.
 //!
 //! A tree holds `project/` (where OpenCode would start), `home/` (an empty HOME unless the
 //! case needs a global config) and optionally `env` (`NAME=value` lines). It is copied to a
@@ -29,6 +30,9 @@ fn args(dir: &Path, base: &[&str]) -> Vec<String> {
     v
 }
 
+/// Every kind's `fires` and `clean` trees, then its further trees of either kind
+/// (`fires-write-mode`, `clean-write-mode`: one more shape of the kind, kept apart so each
+/// tree's snapshot shows one thing), sorted by name.
 fn cases() -> Vec<(String, &'static str, PathBuf)> {
     let mut out = Vec::new();
     for c in permaudit::checks::CHECKS {
@@ -41,6 +45,26 @@ fn cases() -> Vec<(String, &'static str, PathBuf)> {
             );
             out.push((c.id.to_string(), kind, dir));
         }
+        let mut more: Vec<(&'static str, PathBuf)> = std::fs::read_dir(fixtures().join(c.id))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter_map(|p| {
+                let name = p.file_name()?.to_str()?.to_string();
+                let kind = if name.starts_with("fires-") {
+                    "fires"
+                } else if name.starts_with("clean-") {
+                    "clean"
+                } else {
+                    return None;
+                };
+                p.join("project").is_dir().then_some((kind, p))
+            })
+            .collect();
+        more.sort_by(|a, b| a.1.cmp(&b.1));
+        out.extend(
+            more.into_iter()
+                .map(|(kind, p)| (c.id.to_string(), kind, p)),
+        );
     }
     out
 }

@@ -745,6 +745,51 @@ fn the_deny_bypass_suggestion_denies_the_readers_and_keeps_bash_allowed() {
 }
 
 #[test]
+fn the_write_mode_help_asks_for_the_mode_alone_and_holds() {
+    // `sed *` allowed under an edit ask: `sed -i` edits without the prompt. The help asks
+    // for `sed -i` alone; the rest of sed stays allowed.
+    help_holds(
+        "deny-bypass",
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow"}}}"#,
+        r#""sed -i*": "ask", "sed * -i*": "ask""#,
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow", "sed -i*": "ask", "sed * -i*": "ask"}}}"#,
+        &[
+            ("build", "bash", "sed -i s/a/b/ src/main.ts", "ask"),
+            ("build", "bash", "sed -E -i s/a/b/ src/main.ts", "ask"),
+            ("build", "bash", "sed -n 1,20p src/main.ts", "allow"),
+        ],
+    );
+    // `find *` allowed while `rm` asks: `find … -delete` deletes unasked.
+    help_holds(
+        "deny-bypass",
+        r#"{"permission": {"bash": {"*": "ask", "find *": "allow", "rm *": "ask"}}}"#,
+        r#""find *-delete*": "ask", "find *-exec*": "ask""#,
+        r#"{"permission": {"bash": {"*": "ask", "find *": "allow", "rm *": "ask", "find *-delete*": "ask", "find *-exec*": "ask"}}}"#,
+        &[
+            ("build", "bash", "find . -name '*.log' -delete", "ask"),
+            ("build", "bash", "find . -name x -exec rm {} +", "ask"),
+            ("build", "bash", "find . -name '*.ts'", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn the_open_allow_list_help_puts_a_catch_all_first_and_holds() {
+    help_holds(
+        "open-allow-list",
+        r#"{"permission": {"bash": "allow"}, "agent": {"reviewer": {"mode": "subagent", "permission": {"edit": "deny", "bash": {"git diff*": "allow", "git log*": "allow"}}}}}"#,
+        r#""bash": {"*": "deny", "git diff*": "allow""#,
+        r#"{"permission": {"bash": "allow"}, "agent": {"reviewer": {"mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "deny", "git diff*": "allow", "git log*": "allow"}}}}}"#,
+        &[
+            ("reviewer", "bash", "rm -rf src", "deny"),
+            ("reviewer", "bash", "git diff HEAD~1", "allow"),
+            ("reviewer", "bash", "git log --oneline", "allow"),
+            ("build", "bash", "rm -rf src", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_agent_overrides_shared_suggestion_repeats_the_list_with_its_exceptions() {
     // The agent's own `bash: allow` undoes the shared asks; repeating them after it keeps
     // the shared exception (`git push --dry-run *` allow) and leaves the shared catch-all

@@ -1,4 +1,5 @@
-//! `deny-bypass` (warning on secret-shaped paths; info otherwise)
+//! `deny-bypass` (warning on secret-shaped paths and for an allowed command's write mode;
+//! info otherwise)
 //!
 //! ## What it finds
 //! A `read` or `edit` deny on a path that the same agent can walk around with bash,
@@ -12,16 +13,40 @@
 //! bash walks around (the same commands pass the others). An agent that asks before
 //! every such command is not reported.
 //!
+//! And, at the allow (a warning): a command you allow by name (`"find *": "allow"`,
+//! `"sed *": "allow"`, `"echo *": "allow"`, `"git branch *": "allow"`) whose write or
+//! destroy mode runs without asking where your other rules ask or deny for what that mode
+//! does: `sed -i` or `echo x > FILE` (`printf` too) writes a file your `edit` rules ask or
+//! deny for; `find … -delete` (or `-exec rm`) deletes files while a rule of yours asks or
+//! denies `rm` or `find … -exec`; `git branch -D` or `git stash drop` deletes git work
+//! while `git reset --hard`, `git clean` or `git stash drop` asks or is denied. Decided as
+//! `explain bash` decides it (`crate::call`), on commands checked on the binary. Only
+//! allows naming the program (`git *` allows the whole program; it is no list entry), only
+//! modes the allow itself decides (`"sed -n *": "allow"`, or a later `"sed -i*": "ask"`,
+//! opens nothing), and only against a rule written for that harm: a catch-all (`"*":
+//! "ask"`, `"git *": "ask"`) is what the allow is an exception to, not such a rule.
+//! Judged on the real-config corpus, read-only entries stay silent: `git log*` and `ls *`
+//! have no such mode, and `cat *` writes only through a redirection, as every command
+//! does. One finding per block (an agent's `bash` object in one file), at its first such
+//! entry, naming the others; a deny above that `sed -i` walks around through such an
+//! allow is reported there, once.
+//!
 //! ## Why it matters
 //! OpenCode checks the `read` permission in the read tool only. A model refused
 //! `read .env` often tries `cat .env` next; with bash allowed (the default for `build`),
-//! it runs.
+//! it runs. Likewise the bash tool matches the whole command text against your patterns:
+//! `find *` matches `find . -name x -delete`, and `echo *` matches `echo x > src/main.ts`
+//! (a redirection is part of the text OpenCode checks).
 //!
 //! ## Example
 //! ```json
 //! {"permission": {"read": {"*": "allow", "*.env": "deny"}}}
 //! ```
 //! `cat .env` still runs without asking.
+//! ```json
+//! {"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow"}}}
+//! ```
+//! `sed -i s/x/y/ src/main.ts` edits the file without the edit prompt.
 //!
 //! ## How to fix
 //! Deny the commands that walk around it too, right after the rule that lets them run
@@ -29,11 +54,20 @@
 //! it; `check` proposes those rules for your config once it has proven them (the finding
 //! gone, nothing else denied that you decided). Or keep secrets outside the project.
 //! Listing readers never covers interpreters (`python`, `node`) that read files too.
+//! For an allowed command's write mode, ask (or deny) for exactly that mode after the
+//! allow, in the same block: `"sed *": "allow", "sed -i*": "ask", "sed * -i*": "ask"`; the
+//! rest of `sed` stays allowed.
 
 use super::always_overrides_deny::decide_command;
 use super::read_only_agent_writes::samples;
 use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use crate::agents::Agent;
+use crate::call::{self, Asks};
+use crate::glob::Wildcard;
 use crate::model::{Action, Effect};
+use crate::shell::decide::Decided;
+use crate::shell::{Places, Splitter};
+use std::collections::HashSet;
 
 pub const CHECK: Check = Check {
     id: "deny-bypass",
@@ -62,11 +96,15 @@ fn plain(path: &str) -> bool {
 
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
     let mut splitter = ctx.splitter();
+    let places = Places::of(ctx.project.loaded.paths());
+    // The allows whose write mode is reported (agent, rule): a deny that the same mode
+    // walks around is that finding's story, told once at its cause.
+    let opened = write_modes(ctx, reach, &mut splitter, &places, out);
     for (a, agent) in ctx.project.agents.iter().enumerate() {
         if agent.hidden {
             continue;
         }
-        let mut reported = std::collections::HashSet::new();
+        let mut reported = HashSet::new();
         for (i, r) in agent.rules.iter().enumerate() {
             if r.loc.is_none() {
                 continue;
@@ -105,6 +143,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let Some((command, d)) = found else { continue };
             reported.insert(permission);
             let decider = d.bash.last().and_then(|x| x.rule);
+            if decider.is_some_and(|k| opened.contains(&(a, k))) {
+                continue; // said at the allow, where the fix goes
+            }
             // Judged on the real-config corpus: a walked-around deny on a secret (`.env`,
             // keys, credentials) is what authors act on; on other paths (a read-only
             // subagent's `edit * deny` beside a free bash) it is a note. Severity rule
@@ -154,4 +195,587 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             );
         }
     }
+}
+
+/// What a write or destroy mode does, and so which of your other rules say you want to be
+/// asked before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Harm {
+    /// Writes `FILE`: your `edit` rules ask or deny for that file.
+    Writes,
+    /// Deletes files: a bash rule of yours asks or denies `rm` or `find … -exec`. (An
+    /// `edit` ask alone is no such rule: judged on the real-config corpus, `find *` beside
+    /// `edit: deny` is a reader's allow-list, and every allowed command deletes through
+    /// some mode.)
+    Deletes,
+    /// Deletes git work: a bash rule of yours asks or denies `git reset --hard`,
+    /// `git clean`, `git stash drop` ….
+    DeletesGitWork,
+}
+
+/// A write or destroy mode of a command people allow by name, mostly to read.
+struct WriteMode {
+    /// The program an allow-list entry names (`find`, `git branch`).
+    program: &'static str,
+    /// The command in that mode: `FILE` a worktree path, `NAME` its file name.
+    command: &'static str,
+    /// What it does, after "it" (`FILE` as in `command`).
+    does: &'static str,
+    harm: Harm,
+    /// Patterns for exactly this mode, to write after the allow.
+    patterns: &'static [&'static str],
+}
+
+/// Checked on the binary (1.18.34, `debug agent build --tool bash` under
+/// `{"*": "deny", "<entry>": "allow"}`): each runs, and each pattern written after the allow
+/// stops it. A redirection is part of the text the bash tool checks (`docs/research/D-bash.md`
+/// §2: a redirected statement's text).
+const WRITE_MODES: &[WriteMode] = &[
+    WriteMode {
+        program: "sed",
+        command: "sed -i s/x/y/ FILE",
+        does: "edits `FILE` in place",
+        harm: Harm::Writes,
+        patterns: &["sed -i*", "sed * -i*"],
+    },
+    WriteMode {
+        program: "find",
+        command: "find . -name NAME -delete",
+        does: "deletes every `NAME` it finds",
+        harm: Harm::Deletes,
+        patterns: &["find *-delete*"],
+    },
+    WriteMode {
+        program: "find",
+        command: "find . -name NAME -exec rm {} +",
+        does: "deletes every `NAME` it finds",
+        harm: Harm::Deletes,
+        patterns: &["find *-exec*"],
+    },
+    WriteMode {
+        program: "echo",
+        command: "echo x > FILE",
+        does: "overwrites `FILE`",
+        harm: Harm::Writes,
+        patterns: &["echo *>*"],
+    },
+    WriteMode {
+        program: "printf",
+        command: "printf x > FILE",
+        does: "overwrites `FILE`",
+        harm: Harm::Writes,
+        patterns: &["printf *>*"],
+    },
+    WriteMode {
+        program: "git branch",
+        command: "git branch -D x",
+        does: "deletes branch `x`, merged or not",
+        harm: Harm::DeletesGitWork,
+        patterns: &["git branch -D*"],
+    },
+    WriteMode {
+        program: "git stash",
+        command: "git stash drop",
+        does: "deletes the latest stash",
+        harm: Harm::DeletesGitWork,
+        patterns: &["git stash drop*", "git stash clear*"],
+    },
+];
+
+/// Commands doing what a [`Harm`] does another way: a bash rule of yours that asks or
+/// denies one of them (and not the mode itself) is one written against that harm.
+fn kin(harm: Harm) -> &'static [&'static str] {
+    match harm {
+        Harm::Writes => &[],
+        Harm::Deletes => &[
+            "rm FILE",
+            "rm -rf DIR",
+            "find . -name NAME -exec rm {} +",
+            "find . -name NAME -delete",
+        ],
+        Harm::DeletesGitWork => &[
+            "git reset --hard",
+            "git clean -fd",
+            "git stash drop",
+            "git checkout -- .",
+            "git restore .",
+            "git branch -D x",
+        ],
+    }
+}
+
+/// Commands of an agent that writes git history.
+const GIT_WRITES: &[&str] = &[
+    "git commit -m x",
+    "git commit --amend",
+    "git rebase -i main",
+    "git reset --soft HEAD~1",
+    "git cherry-pick x",
+];
+
+/// `template` for the worktree path `file`.
+fn with_file(template: &str, file: &str) -> String {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    let dir = file.rsplit_once('/').map_or(".", |(d, _)| d);
+    template
+        .replace("FILE", file)
+        .replace("NAME", name)
+        .replace("DIR", dir)
+}
+
+/// The bash tool's call of `command` for `agent`, as `explain bash` decides it
+/// ([`crate::call`]): the tool hidden, an outside directory, then every part.
+fn call_bash(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    splitter: &mut Splitter,
+    places: &Places,
+    command: &str,
+) -> Decided {
+    let is_dir = |p: &str| call::assumed_dir(places, p);
+    let asks = Asks::of("bash", command, &places.env(&is_dir), splitter);
+    let hiding = call::hiding_rule(&agent.rules, "bash", ctx.project.platform);
+    call::decide(&asks, "bash", command, hiding, |perm, pattern| {
+        ctx.decision(agent, perm, pattern)
+    })
+}
+
+/// The rule's literal text before its first wildcard.
+fn literal_prefix(pattern: &str) -> &str {
+    pattern.find(['*', '?']).map_or(pattern, |k| &pattern[..k])
+}
+
+/// Is the rule an allow-list entry for `program` (`find *`, `find*`, `git branch *`), not an
+/// allow of every command or of a whole program family (`*`, `git *`)?
+fn names_program(pattern: &str, program: &str) -> bool {
+    let lit = literal_prefix(pattern);
+    lit == program || lit.starts_with(&format!("{program} "))
+}
+
+/// One entry as the block's syntax writes it.
+fn entry(pattern: &str, action: Effect, yaml: bool) -> String {
+    let key = serde_json::to_string(pattern).unwrap_or_default();
+    let action = match action {
+        Effect::Deny => "deny",
+        _ => "ask",
+    };
+    if yaml {
+        format!("{key}: {action}")
+    } else {
+        format!("{key}: \"{action}\"")
+    }
+}
+
+/// A guard's decision in words.
+fn what_it_does(effect: Effect) -> &'static str {
+    if effect == Effect::Deny {
+        "is denied"
+    } else {
+        "asks"
+    }
+}
+
+/// One guard found: the witness it decides, in words for the message.
+struct Guard {
+    witness: Witness,
+    /// What the rule does, in words (`` `rm src/main.ts` asks ``).
+    said: String,
+    /// The rule and its place.
+    rule_at: String,
+    /// The harm is denied, not just this file: the help may deny the mode. (A `*.env`
+    /// deny beside an `edit` ask asks for `echo x > src/main.ts`: denying every redirection
+    /// would deny what you only ask for.)
+    denied: bool,
+}
+
+/// A rule of yours that asks or denies what `mode` does, for `agent`, with `file` the path
+/// it touches: an `edit` rule on that file (writes, deletions), or a bash rule on a kindred
+/// command that does not match the mode itself (a catch-all `*` or `git *` ask is no rule
+/// written against this harm: the allow is its exception).
+fn guard(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    splitter: &mut Splitter,
+    places: &Places,
+    mode: &WriteMode,
+    command: &str,
+    file: &str,
+) -> Option<Guard> {
+    let platform = ctx.project.platform;
+    let yours = |k: Option<usize>| {
+        k.and_then(|k| agent.rules.get(k))
+            .filter(|r| r.loc.is_some())
+    };
+    // An agent that commits or rewrites history unasked writes git on purpose: deleting a
+    // branch or a stash is its business (judged on the real-config corpus: a git agent
+    // for "rebases, commits, branch cleanup" allows `git branch *` for that).
+    if mode.harm == Harm::DeletesGitWork
+        && GIT_WRITES
+            .iter()
+            .any(|c| call_bash(ctx, agent, splitter, places, c).effect == Effect::Allow)
+    {
+        return None;
+    }
+    // A bash rule against the same harm says it best (`rm` asks); else the file's edit rule.
+    for template in kin(mode.harm) {
+        let probe = with_file(template, file);
+        if probe == command {
+            continue;
+        }
+        let d = call_bash(ctx, agent, splitter, places, &probe);
+        if d.effect == Effect::Allow {
+            continue;
+        }
+        let Some(rule) = d.decision().and_then(|x| x.rule) else {
+            continue;
+        };
+        let Some(r) = yours(Some(rule)) else { continue };
+        if Wildcard::compile(&r.pattern).is_match(command, platform) {
+            continue; // a catch-all the allow is an exception to
+        }
+        let said = format!("`{probe}` {}", what_it_does(d.effect));
+        let rule_at = ctx.rule_at(r);
+        // Denied in general only when the plainest way is (`rm FILE`, `git reset
+        // --hard`): a `rm -rf *` deny beside a catch-all ask asks for `rm FILE`, and the
+        // help must not deny what you ask for.
+        let denied = d.effect == Effect::Deny
+            && kin(mode.harm).first().is_some_and(|plain| {
+                let plain = with_file(plain, file);
+                plain == probe
+                    || call_bash(ctx, agent, splitter, places, &plain).effect == Effect::Deny
+            });
+        return Some(Guard {
+            witness: Witness {
+                permission: "bash".into(),
+                input: probe,
+                action: d.effect,
+                rule: Some(rule),
+            },
+            said,
+            rule_at,
+            denied,
+        });
+    }
+    if mode.harm == Harm::Writes {
+        let w = ctx.witness_of(agent, "edit", file)?;
+        if w.action != Effect::Allow
+            && let Some(r) = yours(w.rule)
+        {
+            let said = format!("editing `{file}` {}", what_it_does(w.action));
+            let rule_at = ctx.rule_at(r);
+            let denied = ["src/main.ts", file].iter().all(|f| {
+                ctx.witness_of(agent, "edit", f)
+                    .is_some_and(|x| x.action == Effect::Deny)
+            });
+            return Some(Guard {
+                witness: w,
+                said,
+                rule_at,
+                denied,
+            });
+        }
+    }
+    None
+}
+
+/// The worktree paths to try for an agent: what its own `edit` asks and denies name, then
+/// an everyday source file.
+fn files(agent: &Agent) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // Denied files first: `echo x > .env` beside a `*.env` deny says more than an ask.
+    for effect in [Effect::Deny, Effect::Ask] {
+        for r in agent
+            .rules
+            .iter()
+            .filter(|r| r.loc.is_some() && r.permission == "edit" && r.action.effective() == effect)
+        {
+            let mut c = samples("edit", &r.pattern);
+            c.rotate_right(1);
+            out.extend(c.into_iter().filter(|p| plain(p)));
+        }
+    }
+    out.push("src/main.ts".into());
+    let mut seen = HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
+    out.truncate(8);
+    out
+}
+
+/// One allow-list entry's mode found open: the rule, the mode, its command, the guard.
+struct Opened<'m> {
+    rule: usize,
+    mode: &'m WriteMode,
+    command: String,
+    file: String,
+    guard: Guard,
+}
+
+/// The allow-list entries whose write or destroy mode runs without asking against what the
+/// agent's other rules ask or deny (see the module docs): one finding per block (an agent's
+/// `bash` object in one file), at its first such entry, naming the others; returns (agent,
+/// rule) of every entry found.
+fn write_modes(
+    ctx: &Ctx<'_>,
+    reach: &[Vec<Option<Reach>>],
+    splitter: &mut Splitter,
+    places: &Places,
+    out: &mut Vec<Finding>,
+) -> HashSet<(usize, usize)> {
+    let platform = ctx.project.platform;
+    let mut opened = HashSet::new();
+    let mut found_blocks: Vec<(usize, Vec<Opened>)> = Vec::new();
+    for (a, agent) in ctx.project.agents.iter().enumerate() {
+        if agent.hidden {
+            continue;
+        }
+        let mut files_of: Option<Vec<String>> = None;
+        // Blocks in order of their first entry found: (file, layer, permission key).
+        type Block = (crate::source::SourceId, crate::model::Layer, String);
+        let mut blocks: Vec<(Block, Vec<Opened>)> = Vec::new();
+        for (i, r) in agent.rules.iter().enumerate() {
+            let Some(loc) = r.loc else { continue };
+            if r.action != Action::Allow
+                || !Wildcard::compile(&r.permission).is_match("bash", platform)
+                || matches!(
+                    r.layer,
+                    crate::model::Layer::LegacyTools | crate::model::Layer::AgentLegacyTools
+                )
+                || !matches!(reach[a].get(i), Some(Some(Reach::Decides(_))))
+            {
+                continue;
+            }
+            let modes: Vec<&WriteMode> = WRITE_MODES
+                .iter()
+                .filter(|m| names_program(&r.pattern, m.program))
+                // A pattern of the help already written in this block: the order finding
+                // at it (an ask above the allow) is the one to read.
+                .filter(|m| {
+                    !agent.rules.iter().any(|x| {
+                        x.loc.map(|l| l.source) == Some(loc.source)
+                            && x.permission == r.permission
+                            && m.patterns.contains(&x.pattern.as_str())
+                    })
+                })
+                .collect();
+            if modes.is_empty() {
+                continue;
+            }
+            let files = files_of.get_or_insert_with(|| files(agent));
+            for m in modes {
+                let hit = files.iter().find_map(|file| {
+                    let command = with_file(m.command, file);
+                    let d = call_bash(ctx, agent, splitter, places, &command);
+                    if d.effect != Effect::Allow || d.bash.len() != 1 || d.bash[0].rule != Some(i) {
+                        return None;
+                    }
+                    // The allow is the cause: without it the mode would be asked (the one
+                    // part's text is the command). An allow-list under an inherited `*`
+                    // allow opens nothing itself; that is `open-allow-list`'s.
+                    let before =
+                        crate::agents::evaluate(&agent.rules[..i], "bash", &command, platform);
+                    if before.effect == Effect::Allow {
+                        return None;
+                    }
+                    let g = guard(ctx, agent, splitter, places, m, &command, file)?;
+                    Some((command, file.clone(), g))
+                });
+                let Some((command, file, guard)) = hit else {
+                    continue;
+                };
+                opened.insert((a, i));
+                let key: Block = (loc.source, r.layer, r.permission.clone());
+                let found = Opened {
+                    rule: i,
+                    mode: m,
+                    command,
+                    file,
+                    guard,
+                };
+                match blocks.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(found),
+                    None => blocks.push((key, vec![found])),
+                }
+            }
+        }
+        found_blocks.extend(blocks.into_iter().map(|(_, found)| (a, found)));
+    }
+    // One finding per shared block and what it shows: the agents for which the same modes
+    // open against the same kind of rule (each agent's own `edit: deny`, say) are named
+    // together, each one's rule listed as its decider.
+    type Shows = Vec<(
+        Option<crate::source::Loc>,
+        String,
+        String,
+        String,
+        Effect,
+        bool,
+    )>;
+    let shows = |a: usize, found: &[Opened]| -> Shows {
+        let agent = &ctx.project.agents[a];
+        found
+            .iter()
+            .map(|o| {
+                let w = &o.guard.witness;
+                (
+                    agent.rules[o.rule].loc,
+                    o.command.clone(),
+                    w.permission.clone(),
+                    w.input.clone(),
+                    w.action,
+                    o.guard.denied,
+                )
+            })
+            .collect()
+    };
+    type Members<'m> = Vec<(usize, Vec<Opened<'m>>)>;
+    let mut groups: Vec<(Shows, Members)> = Vec::new();
+    for (a, found) in found_blocks {
+        let key = shows(a, &found);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push((a, found)),
+            None => groups.push((key, vec![(a, found)])),
+        }
+    }
+    for (_, members) in groups {
+        let Some((a, found)) = members.first() else {
+            continue;
+        };
+        let agent = &ctx.project.agents[*a];
+        let guards = |(b, f): &(usize, Vec<Opened>)| -> Vec<Option<crate::source::Loc>> {
+            f.iter()
+                .map(|o| {
+                    o.guard
+                        .witness
+                        .rule
+                        .and_then(|k| ctx.project.agents[*b].rules.get(k))
+                        .and_then(|r| r.loc)
+                })
+                .collect()
+        };
+        // Each guard at one place for all the agents? A guard that is each agent's own
+        // rule is named in the message, not as a witness: a witness's deciding rule is one
+        // place for every agent a finding names.
+        let first = guards(&members[0]);
+        let alike: Vec<bool> = (0..first.len())
+            .map(|k| members.iter().all(|m| guards(m).get(k) == first.get(k)))
+            .collect();
+        let mut f = block_finding(ctx, agent, found, &alike);
+        f.agents = members
+            .iter()
+            .map(|(b, _)| ctx.project.agents[*b].name.clone())
+            .collect();
+        out.push(f);
+    }
+    opened
+}
+
+/// The finding of one block's open modes (`found` is not empty).
+fn block_finding(ctx: &Ctx<'_>, agent: &Agent, found: &[Opened], alike: &[bool]) -> Finding {
+    let Some(first) = found.first() else {
+        return Finding::at(&CHECK, None, String::new());
+    };
+    let i = first.rule;
+    let rule = &agent.rules[i];
+    let mut message = format!(
+        "this allow lets `{}` run without asking, and it {}, while {} ({}{})",
+        first.command,
+        with_file(first.mode.does, &first.file),
+        first.guard.said,
+        if alike.first().copied().unwrap_or(true) {
+            ""
+        } else {
+            "by a rule of each agent named, e.g. "
+        },
+        first.guard.rule_at
+    );
+    // The block's other entries, each once, with its first open mode.
+    let mut others: Vec<String> = Vec::new();
+    for o in found.iter().filter(|o| o.rule != i) {
+        let pattern = serde_json::to_string(&agent.rules[o.rule].pattern).unwrap_or_default();
+        if !others.iter().any(|x| x.starts_with(&format!("{pattern} "))) {
+            others.push(format!("{pattern} (`{}`)", o.command));
+        }
+    }
+    if !others.is_empty() {
+        message.push_str(&format!(
+            "; so do this block's {}",
+            super::named_list(&others, 4)
+        ));
+    }
+    let action = if found.iter().all(|o| o.guard.denied) {
+        Effect::Deny
+    } else {
+        Effect::Ask
+    };
+    let yaml = rule
+        .loc
+        .is_some_and(|l| super::in_frontmatter(ctx.project, l));
+    let mut entries: Vec<String> = Vec::new();
+    let mut programs: Vec<&str> = Vec::new();
+    for o in found {
+        for p in o.mode.patterns {
+            let e = entry(p, action, yaml);
+            if !entries.contains(&e) {
+                entries.push(e);
+            }
+        }
+        if !programs.contains(&o.mode.program) {
+            programs.push(o.mode.program);
+        }
+    }
+    let programs: Vec<String> = programs.iter().map(|p| format!("`{p}`")).collect();
+    let help = format!(
+        "{} exactly {} after {} in the same block (its end will do): {}; the rest of {} stays allowed",
+        if action == Effect::Deny {
+            "deny"
+        } else {
+            "ask for"
+        },
+        if found.len() == 1 {
+            "that mode"
+        } else {
+            "those modes"
+        },
+        if others.is_empty() {
+            "the allow"
+        } else {
+            "the allows"
+        },
+        entries.join(", "),
+        programs.join(", ")
+    );
+    let mut witnesses: Vec<Witness> = Vec::new();
+    let mut related = Vec::new();
+    for (k, o) in found.iter().enumerate() {
+        let w = Witness {
+            permission: "bash".into(),
+            input: o.command.clone(),
+            action: Effect::Allow,
+            rule: Some(o.rule),
+        };
+        let shared = alike.get(k).copied().unwrap_or(true);
+        for w in std::iter::once(w).chain(shared.then(|| o.guard.witness.clone())) {
+            if !witnesses.contains(&w) {
+                witnesses.push(w);
+            }
+        }
+        if o.rule != i
+            && let Some(l) = agent.rules[o.rule].loc
+            && !related.iter().any(|(m, _)| *m == l)
+        {
+            related.push((l, format!("also opens `{}`", o.command)));
+        }
+        if shared
+            && let Some(x) = o.guard.witness.rule.and_then(|k| agent.rules.get(k))
+            && let Some(l) = x.loc
+            && !related.iter().any(|(m, _)| *m == l)
+        {
+            related.push((l, format!("{}: {}", agent.name, describe(x))));
+        }
+    }
+    Finding::at_rule(&CHECK, agent, i, message)
+        .with_level(Level::Warning)
+        .with_related(related)
+        .with_witnesses(witnesses)
+        .with_help(help)
 }

@@ -26,6 +26,7 @@ pub mod js_key_order;
 pub mod legacy_tools;
 mod needed_allow;
 pub mod never_matches;
+pub mod open_allow_list;
 pub mod overlap;
 pub mod overridden_by_later_layer;
 mod quick;
@@ -205,6 +206,7 @@ pub const CHECKS: &[Check] = &[
     // (these two sit on an agent's first deny only to have a place).
     self_modification::CHECK,
     deny_bypass::CHECK,
+    open_allow_list::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
     // Before `legacy-tools`: a `tools: {read: true}` entry voids the built-in `.env` read
@@ -281,6 +283,13 @@ pub fn written_with(
         .iter()
         .enumerate()
         .filter(move |(_, r)| r.loc.is_some() && layer(r.layer) && r.action.effective() == effect)
+}
+
+/// Is the place in a markdown file's frontmatter (YAML), rather than JSON? Help that
+/// proposes entries writes them in that file's syntax.
+pub fn in_frontmatter(project: &Project, loc: Loc) -> bool {
+    matches!(&project.loaded.sources.get(loc.source).origin,
+        crate::source::Origin::File(p) if p.extension().is_some_and(|e| e == "md"))
 }
 
 /// Is the layer one an agent wrote for itself?
@@ -421,6 +430,7 @@ fn run_places(
     read_only_agent_writes::run(&ctx, &mut out);
     self_modification::run(&ctx, &mut out);
     deny_bypass::run(&ctx, &reach, &mut out);
+    let open = open_allow_list::run(&ctx, &mut out);
     match SharedView::new(project) {
         None => order_checks(&ctx, &reach, &mut out),
         Some(view) => {
@@ -450,6 +460,7 @@ fn run_places(
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
+    open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
     unasked::drop_unchecked(project, &mut out);
     places(project, consolidate(project, out), once_per_place)
