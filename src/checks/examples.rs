@@ -231,7 +231,13 @@ pub fn is_asked(permission: &str, input: &str) -> bool {
                     .next()
                     .is_some_and(|name| crate::shell::split::NO_PATTERN.contains(&name))
         }
-        "external_directory" => input.starts_with('/') && input.ends_with("/*"),
+        // On Windows the directory has a drive (`F:\CD\x\*`, which the matcher reads as
+        // `F:/CD/x/*`): a config written for Windows is judged with it.
+        "external_directory" => {
+            (input.starts_with('/') && input.ends_with("/*"))
+                || (super::needed_allow::windows_absolute(input)
+                    && (input.ends_with("/*") || input.ends_with("\\*")))
+        }
         "edit" => !input.ends_with('/') && !input.starts_with('/'),
         "read" => !input.starts_with('/'),
         _ => true,
@@ -252,6 +258,10 @@ fn asked_forms(permission: &str, input: &str) -> Vec<String> {
             } else {
                 vec![format!("{parent}/*"), format!("{dir}/*")]
             }
+        }
+        "external_directory" if super::needed_allow::windows_absolute(input) => {
+            let dir = input.trim_end_matches(['*', '/', '\\']);
+            vec![format!("{dir}\\x\\*"), format!("{dir}\\*")]
         }
         // A word (`example`): a directory of that name outside the project.
         "external_directory" => match input.trim_matches(['/', '*']) {
@@ -433,6 +443,10 @@ mod tests {
         assert!(!is_asked("bash", "pushd src"));
         assert!(is_asked("bash", "cdk deploy"));
         assert!(!is_asked("edit", "/home/u/.ssh/config"));
+        // A Windows directory, as OpenCode on Windows asks it.
+        assert!(is_asked("external_directory", "F:\\CD\\x\\*"));
+        assert!(is_asked("external_directory", "F:/CD/x/*"));
+        assert!(!is_asked("external_directory", "F:/CD"));
         assert!(!is_asked("read", "/etc/passwd"));
         assert!(is_asked("read", "../../etc/passwd"));
         assert!(!is_asked("bash", ""));

@@ -15,8 +15,10 @@
 //!   write: only paths outside the project are asked, absolute;
 //! - `**/` read as a globstar: `src/**/*.ts` does not match `src/a.ts` and `**/.env` does
 //!   not match `.env` at the root (in OpenCode `*` already crosses `/`, `**` is just two
-//!   stars, and the `/` after it must be there). A trailing `/**` is not reported: it
-//!   only misses the directory itself, which no tool asks about. Nor is a `**/` slip that
+//!   stars, and the `/` after it must be there; `**/.env*` misses `.env` and `.env.local`
+//!   alike). A trailing `/**` is not reported: it only misses the directory itself,
+//!   which no tool asks about; nor is a leading `**/` under `external_directory`, whose
+//!   absolute `/dir/*` subjects it matches at any depth. Nor is a `**/` slip that
 //!   loses nothing: under a permission no tool checks (`write:`, reported by
 //!   `unchecked-permission`), for a file that lives in the home directory (`**/.ssh/**`,
 //!   `**/.netrc`, `**/id_ed25519`: OpenCode checks it as a `../…` path, which `**/`
