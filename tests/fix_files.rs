@@ -1023,3 +1023,120 @@ fn the_never_matches_advice_matches_what_was_meant() {
         &["always-overrides-deny"],
     );
 }
+
+#[test]
+fn unsafe_fixes_apply_the_proven_suggestion_as_printed() {
+    // No fix of its own repairs a deny-bypass; with `--unsafe-fixes` the suggestion `check`
+    // prints (proven, narrowing only) is applied, exactly as printed.
+    let before = r#"{"permission": {"read": {"*.env": "deny"}, "bash": "allow"}}"#;
+    let t = Tree::new().file("project/opencode.json", before);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "deny-bypass");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let printed = check_support::apply_suggestion(before, &found[0]["suggestions"][0]);
+    // Plain `--fix` applies only safe fixes and says a narrowing one waits.
+    let plain = t.run(&["check", "--fix"]);
+    assert_eq!(
+        std::fs::read_to_string(t.project().join("opencode.json")).unwrap(),
+        before,
+        "{}",
+        plain.stdout
+    );
+    assert!(plain.stdout.contains("--unsafe-fixes"), "{}", plain.stdout);
+    let run = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert!(matches!(run.code, 0 | 1), "{}\n{}", run.stdout, run.stderr);
+    let fixed = std::fs::read_to_string(t.project().join("opencode.json")).unwrap();
+    assert_eq!(fixed, printed, "{}", run.stdout);
+    let again = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&again, "deny-bypass").is_empty(),
+        "{again:#}"
+    );
+    decided_as(
+        &t,
+        "deny-bypass",
+        &[
+            ("build", "bash", "cat .env", "deny"),
+            ("build", "bash", "ls", "allow"),
+            ("build", "read", ".env", "deny"),
+        ],
+    );
+}
+
+#[test]
+fn a_shadowed_exact_command_deny_is_told_to_take_its_operands_too() {
+    // Moved after the allow, `"git push": "deny"` would deny the bare command alone: the
+    // help says to write `git push *`, which denies `git push origin main` too.
+    help_holds(
+        "shadowed-deny",
+        r#"{"permission": {"bash": {"git push": "deny", "*": "allow"}}}"#,
+        r#"write it as "git push *""#,
+        r#"{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git push origin main", "deny"),
+            ("build", "bash", "git push", "deny"),
+            ("build", "bash", "git status", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn a_catch_all_written_last_names_the_broader_allow_that_would_still_override() {
+    // Moving `*` first is not enough: `git *` allow, written after the git denies, would
+    // then decide them. The help names it, and following it holds.
+    help_holds(
+        "shadowed-deny",
+        r#"{"permission": {"bash": {"git push *": "deny", "git reset *": "deny", "rm *": "deny", "git *": "allow", "*": "ask"}}}"#,
+        r#"then `bash` "git *" allow"#,
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow", "git push *": "deny", "git reset *": "deny", "rm *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git push origin main", "deny"),
+            ("build", "bash", "git reset --hard", "deny"),
+            ("build", "bash", "git status", "allow"),
+            ("build", "bash", "rm x", "deny"),
+            ("build", "bash", "ls", "ask"),
+        ],
+    );
+}
+
+#[test]
+fn a_rule_over_every_permission_is_told_what_to_repeat_per_permission() {
+    // The agent's own `"*": "allow"` undoes the shared `.env` deny; the help lists, per
+    // permission, the rules to repeat with their exception, and following it holds.
+    help_holds(
+        "agent-overrides-shared",
+        r#"{"permission": {"read": {"*.env*": "deny", "*.env.example": "allow"}}, "agent": {"build": {"permission": {"*": "allow"}}}}"#,
+        r#"under `read` "*.env*": "deny" and "*.env.example": "allow""#,
+        r#"{"permission": {"read": {"*.env*": "deny", "*.env.example": "allow"}}, "agent": {"build": {"permission": {"*": "allow", "read": {"*.env*": "deny", "*.env.example": "allow"}}}}}"#,
+        &[
+            ("build", "read", ".env", "deny"),
+            ("build", "read", ".env.example", "allow"),
+            ("build", "bash", "ls", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn a_narrow_shared_edit_allow_gets_the_choice_in_words_not_a_block() {
+    // `docs/plans/*.md` allowed for everyone: plan writing its plans there is likely the
+    // point, so the help says the choice and proposes no block taking it away.
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"edit": {"docs/plans/*.md": "allow"}}}"#,
+    );
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "read-only-agent-writes");
+    assert!(!found.is_empty(), "{report:#}");
+    for f in found {
+        let help = f["help"].as_str().unwrap_or_default();
+        assert!(help.contains("\"docs/plans/*.md\""), "{help}");
+        assert!(help.contains("nothing needs to change"), "{help}");
+        assert!(!help.contains("{\"agent\""), "{help}");
+    }
+}

