@@ -457,6 +457,23 @@ fn the_delegation_suggestion_denies_where_the_subagents_inherit_and_keeps_the_ro
 }
 
 #[test]
+fn the_delegation_suggestion_for_an_ask_asks_where_the_subagents_inherit() {
+    // An ask escapes the same way: `build` asks before pushing, `general` pushes unasked.
+    // The suggestion copies the ask (not a deny) into the subagents' own blocks.
+    suggestion_holds(
+        "delegation-escalation",
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push*": "ask"}}}}}"#,
+        r#""general": {"permission": {"bash": {"git push*": "ask"}}}"#,
+        &[
+            ("explore", "bash", "git push origin main", "ask"),
+            ("general", "bash", "git push origin main", "ask"),
+            ("general", "bash", "git status", "allow"),
+            ("build", "task", "general", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_external_directory_help_for_a_file_names_its_directory_and_holds() {
     // `…/hosts.yml/*` (the old advice) names a directory that does not exist: the help
     // proposes the directory holding the file, and with it OpenCode's read of the file

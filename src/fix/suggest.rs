@@ -357,14 +357,24 @@ fn deny_bypass(
     })
 }
 
-/// `delegation-escalation`: the caller's deny written where the subagent gets it too: its
+/// The action a caller's rule is copied with (`deny`, or `ask` for any other: an ask that
+/// escapes through a subagent is copied as an ask).
+fn rule_action(r: &Rule) -> (&'static str, Effect) {
+    match r.action.effective() {
+        Effect::Deny => ("deny", Effect::Deny),
+        _ => ("ask", Effect::Ask),
+    }
+}
+
+/// `delegation-escalation`: the caller's deny (or ask) written where the subagent gets it too: its
 /// own block when the user wrote one, else the shared block (after the shared rules of the
 /// same permission).
 fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) -> Option<Proposal> {
     let caller = project.agent(f.agents.first()?)?;
     let deny = caller.rules.get(f.rule?)?;
     let sub = project.agent(&f.witnesses.get(1)?.input)?;
-    let entries = vec![(deny.pattern.clone(), "deny".to_string())];
+    let (action, effect) = rule_action(deny);
+    let entries = vec![(deny.pattern.clone(), action.to_string())];
     let own = |r: &&Rule| matches!(r.layer, Layer::AgentConfig | Layer::MarkdownAgent);
     let shared = |r: &&Rule| {
         crate::checks::is_shared(r.layer)
@@ -404,14 +414,14 @@ fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) ->
     Some(Proposal {
         finding: n,
         title: format!(
-            "deny {} {} in {whose}, as `{}` does",
+            "{action} {} {} in {whose}, as `{}` does",
             deny.permission,
             serde_json::to_string(&deny.pattern).unwrap_or_default(),
             caller.name
         ),
         source: l.source,
         edits,
-        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), effect)],
         about: Vec::new(),
         narrows: true,
         agents: subagents(f),
@@ -473,17 +483,18 @@ fn beside_caller(
     if subs.is_empty() || subs.iter().any(|s| taken(s)) {
         return None;
     }
+    let (action, effect) = rule_action(deny);
     let block = format!(
         "{{\"permission\": {{{}: {}}}}}",
         text::quoted(&deny.permission),
-        text::object_text(*syntax, &[(deny.pattern.clone(), "deny".into())])
+        text::object_text(*syntax, &[(deny.pattern.clone(), action.into())])
     );
     let entries: Vec<(String, String)> = subs.iter().map(|s| (s.clone(), block.clone())).collect();
     let edits = text::append(text, agents, &entries)?;
     Some(Proposal {
         finding: n,
         title: format!(
-            "deny {} {} for {} in their own blocks, as `{}` does",
+            "{action} {} {} for {} in their own blocks, as `{}` does",
             deny.permission,
             serde_json::to_string(&deny.pattern).unwrap_or_default(),
             subs.iter()
@@ -494,7 +505,7 @@ fn beside_caller(
         ),
         source: l.source,
         edits,
-        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), effect)],
         about: Vec::new(),
         narrows: true,
         agents: subs,
@@ -526,23 +537,24 @@ fn top_level(
     {
         return None;
     }
+    let (action, effect) = rule_action(deny);
     let block = format!(
         "{{{}: {}}}",
         text::quoted(&deny.permission),
-        text::object_text(*syntax, &[(deny.pattern.clone(), "deny".into())])
+        text::object_text(*syntax, &[(deny.pattern.clone(), action.into())])
     );
     let edits = text::append(text, root, &[("permission".into(), block)])?;
     Some(Proposal {
         finding: n,
         title: format!(
-            "deny {} {} in a shared `permission` block every agent inherits, as `{}` does",
+            "{action} {} {} in a shared `permission` block every agent inherits, as `{}` does",
             deny.permission,
             serde_json::to_string(&deny.pattern).unwrap_or_default(),
             caller.name
         ),
         source: l.source,
         edits,
-        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), effect)],
         about: Vec::new(),
         narrows: true,
         agents: subagents(f),
