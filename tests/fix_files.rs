@@ -762,6 +762,21 @@ fn the_deny_bypass_suggestion_denies_the_readers_and_keeps_bash_allowed() {
 }
 
 #[test]
+fn the_write_mode_suggestion_asks_for_the_mode_at_the_end_of_the_block() {
+    // The proven suggestion writes what the help says, after the allow in its block.
+    suggestion_holds(
+        "deny-bypass",
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow", "ls *": "allow"}}}"#,
+        r#""sed -i*": "ask""#,
+        &[
+            ("build", "bash", "sed -i s/a/b/ src/main.ts", "ask"),
+            ("build", "bash", "sed -n 1,20p src/main.ts", "allow"),
+            ("build", "bash", "ls -la", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_write_mode_help_asks_for_the_mode_alone_and_holds() {
     // `sed *` allowed under an edit ask: `sed -i` edits without the prompt. The help asks
     // for `sed -i` alone; the rest of sed stays allowed.

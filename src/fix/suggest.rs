@@ -247,6 +247,10 @@ fn deny_bypass(
 ) -> Option<Proposal> {
     let agent = project.agent(f.agents.first()?)?;
     let deny = agent.rules.get(f.rule?)?;
+    // At an allow: an allow-listed command's write mode (`sed -i` under `"sed *"`).
+    if deny.action.effective() == Effect::Allow {
+        return write_modes(project, files, n, f, agent);
+    }
     let [guarded, bash] = f.witnesses.as_slice() else {
         return None;
     };
@@ -352,6 +356,77 @@ fn deny_bypass(
             })
             .collect(),
         about,
+        narrows: true,
+        agents: f.agents.clone(),
+    })
+}
+
+/// `deny-bypass` at an allow-listed command: ask (or deny, as the help says) for exactly
+/// the write modes it opens, at the end of the block that holds the allows; the rest of
+/// each command stays allowed.
+fn write_modes(
+    project: &Project,
+    files: &mut Files<'_>,
+    n: usize,
+    f: &Finding,
+    agent: &crate::agents::Agent,
+) -> Option<Proposal> {
+    let platform = project.platform;
+    // The help chose deny only where the harm is denied outright (`rm FILE` itself).
+    let (action, effect) = if f.help.as_deref().is_some_and(|h| h.starts_with("deny ")) {
+        ("deny", Effect::Deny)
+    } else {
+        ("ask", Effect::Ask)
+    };
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut allows: Vec<&Rule> = Vec::new();
+    for w in &f.witnesses {
+        if w.permission != "bash" || w.action != Effect::Allow {
+            continue;
+        }
+        let Some(r) = w.rule.and_then(|k| agent.rules.get(k)) else {
+            continue;
+        };
+        for p in crate::checks::deny_bypass::mode_patterns(&w.input, platform) {
+            if !entries.iter().any(|(q, _)| q == p) {
+                entries.push((p.to_string(), action.to_string()));
+            }
+        }
+        if !allows.iter().any(|a| a.loc == r.loc) {
+            allows.push(r);
+        }
+    }
+    let last = allows.last()?;
+    let l = written(last)?;
+    if entries.is_empty()
+        || allows
+            .iter()
+            .any(|a| a.loc.map(|x| x.source) != Some(l.source))
+    {
+        return None;
+    }
+    let (syntax, cs) = files.get(l.source)?;
+    let text = &project.loaded.sources.get(l.source).text;
+    let edits = after_rule(text, cs, *syntax, last, "bash", &entries)?;
+    let names: Vec<String> = entries.iter().map(|(p, _)| format!("`{p}`")).collect();
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "{} exactly the write modes ({}) at the end of the block; the rest of each command stays allowed",
+            if effect == Effect::Deny {
+                "deny"
+            } else {
+                "ask for"
+            },
+            names.join(", ")
+        ),
+        source: l.source,
+        edits,
+        writes: entries
+            .iter()
+            .map(|(p, _)| ("bash".to_string(), p.clone(), effect))
+            .collect(),
+        about: allows.iter().filter_map(|a| a.loc).collect(),
         narrows: true,
         agents: f.agents.clone(),
     })
