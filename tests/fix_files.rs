@@ -457,6 +457,23 @@ fn the_delegation_suggestion_denies_where_the_subagents_inherit_and_keeps_the_ro
 }
 
 #[test]
+fn the_delegation_suggestion_for_an_ask_asks_where_the_subagents_inherit() {
+    // An ask escapes the same way: `build` asks before pushing, `general` pushes unasked.
+    // The suggestion copies the ask (not a deny) into the subagents' own blocks.
+    suggestion_holds(
+        "delegation-escalation",
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push*": "ask"}}}}}"#,
+        r#""general": {"permission": {"bash": {"git push*": "ask"}}}"#,
+        &[
+            ("explore", "bash", "git push origin main", "ask"),
+            ("general", "bash", "git push origin main", "ask"),
+            ("general", "bash", "git status", "allow"),
+            ("build", "task", "general", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_external_directory_help_for_a_file_names_its_directory_and_holds() {
     // `…/hosts.yml/*` (the old advice) names a directory that does not exist: the help
     // proposes the directory holding the file, and with it OpenCode's read of the file
@@ -740,6 +757,21 @@ fn the_deny_bypass_suggestion_denies_the_readers_and_keeps_bash_allowed() {
             ("build", "bash", "ls", "allow"),
             ("build", "bash", "cat README.md", "allow"),
             ("build", "read", ".env", "deny"),
+        ],
+    );
+}
+
+#[test]
+fn the_write_mode_suggestion_asks_for_the_mode_at_the_end_of_the_block() {
+    // The proven suggestion writes what the help says, after the allow in its block.
+    suggestion_holds(
+        "deny-bypass",
+        r#"{"permission": {"edit": "ask", "bash": {"*": "ask", "sed *": "allow", "ls *": "allow"}}}"#,
+        r#""sed -i*": "ask""#,
+        &[
+            ("build", "bash", "sed -i s/a/b/ src/main.ts", "ask"),
+            ("build", "bash", "sed -n 1,20p src/main.ts", "allow"),
+            ("build", "bash", "ls -la", "allow"),
         ],
     );
 }

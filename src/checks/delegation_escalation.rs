@@ -2,12 +2,12 @@
 //!
 //! ## What it finds
 //! An agent whose own block denies something (`agent.build.permission.bash."git push *":
-//! "deny"`) while it may start, through the `task` tool and without being asked, a
-//! subagent that does that very thing without asking. OpenCode builds a subagent's session
-//! from the *subagent's* ruleset: the caller's agent rules do not follow it (only the
-//! caller *session's* denies do, e.g. `opencode run`'s). The finding names the deny, the
-//! subagent, the `task` rule that lets the caller start it, the subagent's deciding rule,
-//! and an input.
+//! "deny"`), or asks before something it names (`"git push*": "ask"`), while it may start,
+//! through the `task` tool and without being asked, a subagent that does that very thing
+//! without asking. OpenCode builds a subagent's session from the *subagent's* ruleset: the
+//! caller's agent rules do not follow it (only the caller *session's* denies do, e.g.
+//! `opencode run`'s). The finding names the rule, the subagent, the `task` rule that lets
+//! the caller start it, the subagent's deciding rule, and an input.
 //!
 //! Only delegation left to OpenCode's default (`task` allowed by the built-in `*` allow)
 //! counts: a `task` allow you wrote is delegation on purpose (an orchestrator that does
@@ -20,15 +20,22 @@
 //! the URL its `webfetch` deny guards, or on a search page for `websearch`): delegating
 //! adds nothing; for files that way round the deny is `deny-bypass`'s, and a web deny
 //! beside an open bash shapes a role.
-//! Reported once per agent, at its first such deny (the way out, `task`, is the same for
-//! all of them). Only denies the agent wrote for itself are judged: a deny in a shared file reaches the
-//! subagent too, and a subagent's own block overriding it is that block's business.
-//! With `--headless` a `task` ask is rejected (no escalation through it); with
-//! `--headless=auto` it is approved, and so is an ask in the subagent.
+//! An ask counts only for something it names: judged on the real-config corpus, a
+//! catch-all ask (`"bash": "ask"`, `"edit": "ask"`) beside subagents that do the work is
+//! how a delegating agent is written; and a subagent whose own rule allows exactly that
+//! (`"npm test *": "allow"` in a developer agent) does it on purpose.
+//! Reported once per agent, at its first such deny, else its first such ask (the others
+//! escape the same way). Only rules the agent wrote for itself are judged: a rule in a
+//! shared file reaches the subagent too, and a subagent's own block overriding it is that
+//! block's business.
+//! With `--headless` a `task` ask is rejected (no escalation through it), and an ask of the
+//! caller is a deny; with `--headless=auto` a `task` ask is approved, and so is every other
+//! ask (the caller's asks then guard nothing).
 //!
 //! ## Why it matters
 //! The deny looks like a guarantee and is one delegation away from nothing: the model asks
-//! `general` to push, and it does.
+//! `general` to push, and it does. An ask is the same promise ("I am asked before any
+//! push") until `general` pushes.
 //!
 //! ## Example
 //! ```json
@@ -38,7 +45,7 @@
 //! runs `git push x` without asking.
 //!
 //! ## How to fix
-//! Write the deny where the subagent gets it too: in its own block, or in the shared
+//! Write the deny (or ask) where the subagent gets it too: in its own block, or in the shared
 //! `permission` block every agent inherits; `check` proposes the rule, at its place in
 //! your files, once it has proven it (the finding gone, nothing you decided changed).
 //! Keeping the agent from starting them (`"task": {"explore": "deny"}`) also closes the
@@ -47,7 +54,7 @@
 
 use super::always_overrides_deny::decide_command_with;
 use super::read_only_agent_writes::samples;
-use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own, written_with};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
 use crate::agents::{Agent, Decision};
 use crate::delegation;
 use crate::glob::analysis::Input;
@@ -144,8 +151,26 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 (*e, delegation::child_session_rules(&session, sub))
             })
             .collect();
-        for (i, r) in written_with(&agent.rules, is_own, Effect::Deny) {
+        // Denies first: they speak for the agent when it has both. An ask counts only for
+        // something named (`git push*`): judged on the real-config corpus, a catch-all ask
+        // (`"bash": "ask"`, `"edit": "ask"`) beside subagents that do the work is how an
+        // orchestrating agent is written, not a rule they get round.
+        let universal = |p: &str| p.chars().all(|c| c == '*');
+        let own_rules = [Effect::Deny, Effect::Ask].into_iter().flat_map(|effect| {
+            agent.rules.iter().enumerate().filter(move |(_, r)| {
+                r.loc.is_some()
+                    && is_own(r.layer)
+                    && r.action.effective() == effect
+                    && (effect == Effect::Deny || !universal(&r.pattern))
+            })
+        });
+        for (i, r) in own_rules {
             if !matches!(reach[a].get(i), Some(Some(Reach::Decides(_)))) {
+                continue;
+            }
+            let effect = r.action.effective();
+            // An ask the run approves (`--headless=auto`) guards nothing to escalate past.
+            if mode.resolve(effect) == Effect::Allow {
                 continue;
             }
             let perm_glob = Wildcard::compile(&r.permission);
@@ -158,34 +183,41 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let escalations = |permission: &str, input: &str| {
                 let splitter = &mut *splitter.borrow_mut();
                 let (own, _) = decide_in(ctx, splitter, agent, &session, permission, input);
-                if own != Effect::Deny {
+                if own != effect {
                     return Vec::new();
                 }
                 children
                     .iter()
                     .filter_map(|(e, child)| {
                         let sub = &project.agents[e.callee];
-                        let (effect, rule) =
-                            decide_in(ctx, splitter, sub, child, permission, input);
-                        (mode.resolve(effect) == Effect::Allow).then_some((*e, effect, rule))
+                        let (got, rule) = decide_in(ctx, splitter, sub, child, permission, input);
+                        // A subagent's own allow of exactly this (`"npm test *": "allow"`
+                        // in a developer agent) does what the caller asks about on purpose.
+                        let named = rule.and_then(|k| sub.rules.get(k)).is_some_and(|x| {
+                            x.loc.is_some() && is_own(x.layer) && !universal(&x.pattern)
+                        });
+                        (mode.resolve(got) == Effect::Allow && !(effect == Effect::Ask && named))
+                            .then_some((*e, got, rule))
                     })
                     .collect::<Vec<_>>()
             };
-            // A recognisable input this deny decides and some subagent does.
+            // A recognisable input this rule decides and some subagent does.
             let found = permissions.iter().find_map(|&permission| {
-                samples(permission, &r.pattern)
-                    .into_iter()
-                    .find_map(|fallback| {
-                        let fallback = Input::new(permission, &fallback);
-                        if !ctx.rule_decides(a, i, &fallback) {
-                            return None;
-                        }
-                        let w = ctx.recognisable(agent, &[i], &fallback, |w| {
-                            w.rule == Some(i) && !escalations(permission, &w.input).is_empty()
-                        })?;
-                        let escalated = escalations(permission, &w.input);
-                        Some((permission, w.input, escalated))
-                    })
+                let mut fallbacks = samples(permission, &r.pattern);
+                // The glob without its wildcards first (`git push*` is `git push`, not
+                // `git pushx`), as `deny-bypass` tries them.
+                fallbacks.rotate_right(1);
+                fallbacks.into_iter().find_map(|fallback| {
+                    let fallback = Input::new(permission, &fallback);
+                    if !ctx.rule_decides(a, i, &fallback) {
+                        return None;
+                    }
+                    let w = ctx.recognisable(agent, &[i], &fallback, |w| {
+                        w.rule == Some(i) && !escalations(permission, &w.input).is_empty()
+                    })?;
+                    let escalated = escalations(permission, &w.input);
+                    Some((permission, w.input, escalated))
+                })
             });
             let Some((permission, input, escalated)) = found else {
                 continue;
@@ -209,7 +241,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             if itself {
                 continue;
             }
-            let (edge, effect, sub_rule) = escalated[0];
+            let (edge, got, sub_rule) = escalated[0];
             let sub = &project.agents[edge.callee];
             let decider = |who: &Agent, k: Option<usize>| {
                 k.and_then(|k| who.rules.get(k))
@@ -220,7 +252,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 .iter()
                 .map(|(e, _, _)| format!("`{}`", project.agents[e.callee].name))
                 .collect();
-            let how = if effect == Effect::Ask {
+            let how = if got == Effect::Ask {
                 "approved without asking under `opencode run --auto`"
             } else {
                 "without asking"
@@ -245,8 +277,13 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 CHECK.level
             };
+            let verb = if effect == Effect::Deny {
+                "denies"
+            } else {
+                "asks before"
+            };
             let message = format!(
-                "`{}` denies {permission} {} here, but may start {} through the task tool ({}), and `{}` does it {how} ({})",
+                "`{}` {verb} {permission} {} here, but may start {} through the task tool ({}), and `{}` does it {how} ({})",
                 agent.name,
                 serde_json::to_string(&input).unwrap_or_default(),
                 names.join(", "),
@@ -259,6 +296,11 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // own helpers (plan is told by OpenCode to start explore), so it is named last,
             // in words, with no snippet.
             let pattern = serde_json::to_string(&agent.rules[i].pattern).unwrap_or_default();
+            let action = if effect == Effect::Deny {
+                "deny"
+            } else {
+                "ask"
+            };
             // A helper that does it by a rule of its own (`code`'s `edit: allow`, a
             // `tools: {edit: true}`) does it as its job: writing the deny into it takes
             // that job from every agent that delegates to it.
@@ -307,7 +349,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 let names: Vec<String> = others.iter().map(|n| n.to_string()).collect();
                 format!(
-                    "write the deny where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"deny\"), or in the shared `permission` block every agent inherits; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}{}",
+                    "write the {action} where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"{action}\"), or in the shared `permission` block every agent inherits; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}{}",
                     names.join(", "),
                     if names.len() == 1 { "s" } else { "" },
                     if names.len() == 1 { "its" } else { "their" },
@@ -345,7 +387,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         Witness {
                             permission: permission.to_string(),
                             input: input.clone(),
-                            action: Effect::Deny,
+                            action: effect,
                             rule: Some(i),
                         },
                         Witness {
@@ -357,7 +399,8 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     ])
                     .with_help(help),
             );
-            // Once per agent: the way out (task) is the same for all its denies.
+            // Once per agent, at its first deny (else ask) a subagent gets round: the others
+            // escape the same way, through the same subagents.
             break;
         }
     }

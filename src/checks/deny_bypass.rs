@@ -304,6 +304,20 @@ fn kin(harm: Harm) -> &'static [&'static str] {
     }
 }
 
+/// The patterns that ask for exactly the write mode `command` is in (`sed -i*`, `sed * -i*`
+/// for `sed -i s/x/y/ f`): a mode's own patterns match its commands. For the suggestion
+/// that writes them (`fix::suggest`).
+pub fn mode_patterns(command: &str, platform: crate::glob::Platform) -> &'static [&'static str] {
+    WRITE_MODES
+        .iter()
+        .find(|m| {
+            m.patterns
+                .first()
+                .is_some_and(|p| Wildcard::compile(p).is_match(command, platform))
+        })
+        .map_or(&[], |m| m.patterns)
+}
+
 /// Commands of an agent that writes git history.
 const GIT_WRITES: &[&str] = &[
     "git commit -m x",

@@ -247,6 +247,10 @@ fn deny_bypass(
 ) -> Option<Proposal> {
     let agent = project.agent(f.agents.first()?)?;
     let deny = agent.rules.get(f.rule?)?;
+    // At an allow: an allow-listed command's write mode (`sed -i` under `"sed *"`).
+    if deny.action.effective() == Effect::Allow {
+        return write_modes(project, files, n, f, agent);
+    }
     let [guarded, bash] = f.witnesses.as_slice() else {
         return None;
     };
@@ -357,14 +361,95 @@ fn deny_bypass(
     })
 }
 
-/// `delegation-escalation`: the caller's deny written where the subagent gets it too: its
+/// `deny-bypass` at an allow-listed command: ask (or deny, as the help says) for exactly
+/// the write modes it opens, at the end of the block that holds the allows; the rest of
+/// each command stays allowed.
+fn write_modes(
+    project: &Project,
+    files: &mut Files<'_>,
+    n: usize,
+    f: &Finding,
+    agent: &crate::agents::Agent,
+) -> Option<Proposal> {
+    let platform = project.platform;
+    // The help chose deny only where the harm is denied outright (`rm FILE` itself).
+    let (action, effect) = if f.help.as_deref().is_some_and(|h| h.starts_with("deny ")) {
+        ("deny", Effect::Deny)
+    } else {
+        ("ask", Effect::Ask)
+    };
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut allows: Vec<&Rule> = Vec::new();
+    for w in &f.witnesses {
+        if w.permission != "bash" || w.action != Effect::Allow {
+            continue;
+        }
+        let Some(r) = w.rule.and_then(|k| agent.rules.get(k)) else {
+            continue;
+        };
+        for p in crate::checks::deny_bypass::mode_patterns(&w.input, platform) {
+            if !entries.iter().any(|(q, _)| q == p) {
+                entries.push((p.to_string(), action.to_string()));
+            }
+        }
+        if !allows.iter().any(|a| a.loc == r.loc) {
+            allows.push(r);
+        }
+    }
+    let last = allows.last()?;
+    let l = written(last)?;
+    if entries.is_empty()
+        || allows
+            .iter()
+            .any(|a| a.loc.map(|x| x.source) != Some(l.source))
+    {
+        return None;
+    }
+    let (syntax, cs) = files.get(l.source)?;
+    let text = &project.loaded.sources.get(l.source).text;
+    let edits = after_rule(text, cs, *syntax, last, "bash", &entries)?;
+    let names: Vec<String> = entries.iter().map(|(p, _)| format!("`{p}`")).collect();
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "{} exactly the write modes ({}) at the end of the block; the rest of each command stays allowed",
+            if effect == Effect::Deny {
+                "deny"
+            } else {
+                "ask for"
+            },
+            names.join(", ")
+        ),
+        source: l.source,
+        edits,
+        writes: entries
+            .iter()
+            .map(|(p, _)| ("bash".to_string(), p.clone(), effect))
+            .collect(),
+        about: allows.iter().filter_map(|a| a.loc).collect(),
+        narrows: true,
+        agents: f.agents.clone(),
+    })
+}
+
+/// The action a caller's rule is copied with (`deny`, or `ask` for any other: an ask that
+/// escapes through a subagent is copied as an ask).
+fn rule_action(r: &Rule) -> (&'static str, Effect) {
+    match r.action.effective() {
+        Effect::Deny => ("deny", Effect::Deny),
+        _ => ("ask", Effect::Ask),
+    }
+}
+
+/// `delegation-escalation`: the caller's deny (or ask) written where the subagent gets it too: its
 /// own block when the user wrote one, else the shared block (after the shared rules of the
 /// same permission).
 fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) -> Option<Proposal> {
     let caller = project.agent(f.agents.first()?)?;
     let deny = caller.rules.get(f.rule?)?;
     let sub = project.agent(&f.witnesses.get(1)?.input)?;
-    let entries = vec![(deny.pattern.clone(), "deny".to_string())];
+    let (action, effect) = rule_action(deny);
+    let entries = vec![(deny.pattern.clone(), action.to_string())];
     let own = |r: &&Rule| matches!(r.layer, Layer::AgentConfig | Layer::MarkdownAgent);
     let shared = |r: &&Rule| {
         crate::checks::is_shared(r.layer)
@@ -404,14 +489,14 @@ fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) ->
     Some(Proposal {
         finding: n,
         title: format!(
-            "deny {} {} in {whose}, as `{}` does",
+            "{action} {} {} in {whose}, as `{}` does",
             deny.permission,
             serde_json::to_string(&deny.pattern).unwrap_or_default(),
             caller.name
         ),
         source: l.source,
         edits,
-        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), effect)],
         about: Vec::new(),
         narrows: true,
         agents: subagents(f),
@@ -473,17 +558,18 @@ fn beside_caller(
     if subs.is_empty() || subs.iter().any(|s| taken(s)) {
         return None;
     }
+    let (action, effect) = rule_action(deny);
     let block = format!(
         "{{\"permission\": {{{}: {}}}}}",
         text::quoted(&deny.permission),
-        text::object_text(*syntax, &[(deny.pattern.clone(), "deny".into())])
+        text::object_text(*syntax, &[(deny.pattern.clone(), action.into())])
     );
     let entries: Vec<(String, String)> = subs.iter().map(|s| (s.clone(), block.clone())).collect();
     let edits = text::append(text, agents, &entries)?;
     Some(Proposal {
         finding: n,
         title: format!(
-            "deny {} {} for {} in their own blocks, as `{}` does",
+            "{action} {} {} for {} in their own blocks, as `{}` does",
             deny.permission,
             serde_json::to_string(&deny.pattern).unwrap_or_default(),
             subs.iter()
@@ -494,7 +580,7 @@ fn beside_caller(
         ),
         source: l.source,
         edits,
-        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), effect)],
         about: Vec::new(),
         narrows: true,
         agents: subs,
@@ -526,23 +612,24 @@ fn top_level(
     {
         return None;
     }
+    let (action, effect) = rule_action(deny);
     let block = format!(
         "{{{}: {}}}",
         text::quoted(&deny.permission),
-        text::object_text(*syntax, &[(deny.pattern.clone(), "deny".into())])
+        text::object_text(*syntax, &[(deny.pattern.clone(), action.into())])
     );
     let edits = text::append(text, root, &[("permission".into(), block)])?;
     Some(Proposal {
         finding: n,
         title: format!(
-            "deny {} {} in a shared `permission` block every agent inherits, as `{}` does",
+            "{action} {} {} in a shared `permission` block every agent inherits, as `{}` does",
             deny.permission,
             serde_json::to_string(&deny.pattern).unwrap_or_default(),
             caller.name
         ),
         source: l.source,
         edits,
-        writes: vec![(deny.permission.clone(), deny.pattern.clone(), Effect::Deny)],
+        writes: vec![(deny.permission.clone(), deny.pattern.clone(), effect)],
         about: Vec::new(),
         narrows: true,
         agents: subagents(f),
