@@ -1142,7 +1142,7 @@ fn a_rule_over_every_permission_is_told_what_to_repeat_per_permission() {
     help_holds(
         "agent-overrides-shared",
         r#"{"permission": {"read": {"*.env*": "deny", "*.env.example": "allow"}}, "agent": {"build": {"permission": {"*": "allow"}}}}"#,
-        r#"under `read` "*.env*": "deny" and "*.env.example": "allow""#,
+        r#"under `read` "*.env*": "deny", "*.env.example": "allow""#,
         r#"{"permission": {"read": {"*.env*": "deny", "*.env.example": "allow"}}, "agent": {"build": {"permission": {"*": "allow", "read": {"*.env*": "deny", "*.env.example": "allow"}}}}}"#,
         &[
             ("build", "read", ".env", "deny"),

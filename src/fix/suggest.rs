@@ -787,7 +787,14 @@ pub fn as_fixes(
         let mut fix = super::Fix::new(f, p.source, at, super::Safety::Narrowing, p.title)
             .with_edits(p.edits)
             .touching(p.writes.iter().map(|(perm, _, _)| perm.clone()));
+        // OpenCode's internal agents (compaction, summary, title) call no tool: the
+        // suggestion's proof sets them aside, and the fix's proof may let them change too.
         fix.agents = p.agents;
+        for a in project.agents.iter().filter(|a| a.native && a.hidden) {
+            if !fix.agents.contains(&a.name) {
+                fix.agents.push(a.name.clone());
+            }
+        }
         fix.permissions = p.writes;
         fix.repairs = vec![p.finding];
         out.push(fix);
