@@ -3,13 +3,17 @@
 # Debian's Chromium (apt-get, once) driven by playwright-core (npm, into
 # target/report-browser, once), on the page made for fixtures/report as a git repository.
 # tests/browser/report.mjs checks it against permaudit's own JSON for the same project
-# (rules, map --delegation, check): no console error, no network request, cell → rules,
+# (rules, map --delegation, check): no console error, no network request, axe-core
+# (WCAG 2 AA) with no serious or critical violation in light and dark, every user agent
+# shown (only OpenCode's internal ones hidden), the first screen's errors, warnings and
+# escalations, cells named by their text, cell → rules brought into view, permalinks,
 # graph edges, finding filters, keyboard, dark mode, a non-blank screenshot
 # (target/report-browser/report.png; PERMAUDIT_UPDATE_SCREENSHOT=1 copies it to
 # docs/report.png, the README's). Needs root or sudo for apt-get when Chromium is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 PLAYWRIGHT_VERSION=1.65.2
+AXE_VERSION=4.14.1
 
 if [ ! -x /usr/bin/chromium ]; then
     step "installing Debian's chromium"
@@ -24,6 +28,11 @@ if [ ! -f "$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json" ] ||
     step "installing playwright-core $PLAYWRIGHT_VERSION from npm into $PLAYWRIGHT_DIR"
     mkdir -p "$PLAYWRIGHT_DIR"
     npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION"
+fi
+if [ ! -f "$PLAYWRIGHT_DIR/node_modules/axe-core/package.json" ] ||
+    [ "$(node -p "require('$PLAYWRIGHT_DIR/node_modules/axe-core/package.json').version")" != "$AXE_VERSION" ]; then
+    step "installing axe-core $AXE_VERSION from npm into $PLAYWRIGHT_DIR"
+    npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION" "axe-core@$AXE_VERSION"
 fi
 export PLAYWRIGHT_DIR
 

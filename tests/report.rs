@@ -626,8 +626,9 @@ fn only_compaction_summary_and_title_are_internal() {
 #[test]
 fn base_names_the_agents_diff_names() {
     let r = repo();
-    // The user's agents decide read themselves; the built-in and internal agents take the
-    // shared `*.env` rule, which the change widens.
+    // The auditor and the fixer decide read themselves; the built-in agents, the internal
+    // ones and the runner take the shared `*.env` rule, which the change widens: diff
+    // names them without the internal ones, and so must the page.
     let path = r.root.join("opencode.json");
     let text = std::fs::read_to_string(&path)
         .unwrap()
@@ -660,5 +661,5 @@ fn base_names_the_agents_diff_names() {
         .map(|a| a.as_str().unwrap())
         .collect();
     assert_eq!(shown, said, "{}", human.stdout);
-    assert_eq!(shown, ["build, explore, general, plan"], "{}", human.stdout);
+    assert_eq!(shown, ["build, explore, general, plan, runner"], "{}", human.stdout);
 }
