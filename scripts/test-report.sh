@@ -7,9 +7,10 @@
 # (WCAG 2 AA) with no serious or critical violation in light and dark, every user agent
 # shown (only OpenCode's internal ones hidden), the first screen's errors, warnings and
 # escalations, cells named by their text, cell → rules brought into view, permalinks,
-# graph edges, finding filters, keyboard, dark mode, a non-blank screenshot
-# (target/report-browser/report.png; PERMAUDIT_UPDATE_SCREENSHOT=1 copies it to
-# docs/report.png, the README's). Needs root or sudo for apt-get when Chromium is missing.
+# graph edges, finding filters, keyboard, dark mode, a non-blank screenshot, a phone's
+# compact header (target/report-browser/report.png and report-phone.png;
+# PERMAUDIT_UPDATE_SCREENSHOT=1 copies them to docs/report.png, the README's, and
+# docs/report-phone.png). Needs root or sudo for apt-get when Chromium is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 PLAYWRIGHT_VERSION=1.65.2
@@ -72,6 +73,7 @@ shot="$PLAYWRIGHT_DIR/report.png"
 timeout 300 node "$ROOT/tests/browser/report.mjs" "$TMP/report.html" "$TMP/expect.json" "$shot"
 if [ "${PERMAUDIT_UPDATE_SCREENSHOT:-}" = 1 ]; then
     cp "$shot" "$ROOT/docs/report.png"
-    step "copied the screenshot to docs/report.png"
+    cp "${shot%.png}-phone.png" "$ROOT/docs/report-phone.png"
+    step "copied the screenshots to docs/report.png and docs/report-phone.png"
 fi
 step "ok"

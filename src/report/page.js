@@ -126,21 +126,28 @@
       sec.appendChild(ul);
     }
     sec.appendChild(el("h3", { text: "What each agent may do without asking" }));
-    var by = {}, order = [];
-    D.risks.forEach(function (r) { if (!by[r.agent]) { by[r.agent] = []; order.push(r.agent); } by[r.agent].push(r); });
-    if (!order.length) { sec.appendChild(el("p", { cls: "hint", text: "No agent runs any command, edits any file, reaches outside the project, pushes, deletes, edits the project's OpenCode config, reads .env or starts a stronger subagent without asking." })); return; }
+    // One line per risk, naming every agent it holds for (each name a link to the cell
+    // behind it): 85 agents that all run any command make one line, not 85.
+    var groups = [], byText = {}, risky = {};
+    D.risks.forEach(function (r) {
+      var key = r.permission + "\u0000" + r.text;
+      if (!byText[key]) { byText[key] = { r: r, agents: [] }; groups.push(byText[key]); }
+      byText[key].agents.push(r.agent);
+      risky[r.agent] = true;
+    });
+    if (!groups.length) { sec.appendChild(el("p", { cls: "hint", text: "No agent runs any command, edits any file, reaches outside the project, pushes, deletes, edits the project's OpenCode config, reads .env or starts a stronger subagent without asking." })); return; }
     var list = el("ul", { id: "glance-risks" });
-    order.forEach(function (name) {
-      var ai = byName[name], items = [el("strong", { text: name }), ": "];
-      by[name].forEach(function (r, k) {
-        var pi = D.permissions.indexOf(r.permission);
-        if (k) items.push("; ");
-        items.push(pi >= 0 ? el("a", { href: cellHash(ai, pi), text: r.text }) : r.text);
+    groups.forEach(function (g) {
+      var pi = D.permissions.indexOf(g.r.permission);
+      var items = [el("strong", { text: g.r.text }), ": "];
+      g.agents.forEach(function (name, k) {
+        if (k) items.push(", ");
+        items.push(pi >= 0 ? el("a", { href: cellHash(byName[name], pi), text: name }) : name);
       });
-      list.appendChild(el("li", { "data-agent": name }, items));
+      list.appendChild(el("li", { "data-permission": g.r.permission, "data-agents": g.agents.join(" ") }, items));
     });
     sec.appendChild(list);
-    var quiet = agents.filter(function (a) { return !a.internal && !by[a.name]; }).map(function (a) { return a.name; });
+    var quiet = agents.filter(function (a) { return !a.internal && !risky[a.name]; }).map(function (a) { return a.name; });
     if (quiet.length) sec.appendChild(el("p", { cls: "hint", text: "None of these without asking: " + quiet.join(", ") + "." }));
   }
 
@@ -150,7 +157,7 @@
     var body = document.getElementById("matrix-body");
     body.textContent = "";
     var internal = agents.filter(function (a) { return a.internal; }).length;
-    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny; ⊘ the tool is hidden from the model). \"✓ allow ±2\": allowed unless one of 2 rules decides otherwise (depends on the input). Colour is risk: red where a risky tool (bash, edit, outside the project, subagents, the web, MCP and custom tools) runs without asking, amber where it asks or some inputs run unasked, grey where it is denied. The edit column is asked by the edit, write and apply_patch tools. Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
+    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny; ⊘ the tool is hidden from the model). \"✓ allow ±2\": allowed unless one of 2 rules decides otherwise (depends on the input). Colour is risk: red where a risky tool (bash, edit, outside the project, MCP and custom tools) runs without asking, amber where it asks or some inputs run unasked, grey where it is denied. The edit column is asked by the edit, write and apply_patch tools. Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
     var controls = el("div", { cls: "controls" });
     var show = el("input", { type: "checkbox", id: "show-internal" });
     controls.appendChild(el("label", { "for": "show-internal" }, [show, "show OpenCode's internal agents (" + internal + ")"]));
@@ -195,8 +202,8 @@
     renderUnconsulted(body);
   }
   // The permissions whose allow costs the most when it is not asked.
-  var RISKY = { bash: 1, edit: 1, external_directory: 1, task: 1, webfetch: 1, websearch: 1 };
-  var BASE = ["read", "edit", "bash", "glob", "grep", "task", "webfetch", "websearch", "external_directory", "skill", "lsp", "todowrite", "question", "doom_loop"];
+  var RISKY = { bash: 1, edit: 1, external_directory: 1 };
+  var BASE = ["read", "edit", "bash", "glob", "grep", "task", "webfetch", "websearch", "external_directory", "skill", "lsp", "todowrite", "question", "doom_loop", "plan_enter", "plan_exit"];
   function riskClass(ai, perm, c) {
     var s = c[0], def = c[3], ex = c[4] || [];
     if (c[1] || s === "deny") return "r-off";
@@ -237,7 +244,7 @@
       ]));
     });
     t.appendChild(tb);
-    box.appendChild(el("div", { cls: "scroll" }, [t]));
+    box.appendChild(el("div", { cls: "scroll", tabindex: "0", role: "region", "aria-label": "rules OpenCode never consults" }, [t]));
     body.appendChild(box);
   }
   function moveFocus(ev) {
@@ -322,7 +329,7 @@
       ]));
     });
     t.appendChild(tb);
-    box.appendChild(el("div", { cls: "scroll" }, [t]));
+    box.appendChild(el("div", { cls: "scroll", tabindex: "0", role: "region", "aria-label": a.name + " · " + perm + " rules" }, [t]));
   }
 
   // ---- Files and commands ----
@@ -417,7 +424,7 @@
       ]));
     });
     t.appendChild(tb);
-    box.appendChild(el("div", { cls: "scroll" }, [t]));
+    box.appendChild(el("div", { cls: "scroll", tabindex: "0", role: "region", "aria-label": "the project's commands" }, [t]));
   }
 
   // ---- Delegation (text alternative of the graph) ----

@@ -619,8 +619,8 @@ fn risks(p: &Project, permissions: &[String], cells: &[Vec<Cell>], edges: &[Draw
             && !bash_default_allow
         {
             for (command, what) in [
-                ("git push origin main", "may push (`git push`)"),
-                ("rm -rf build", "may delete files (`rm -rf`)"),
+                ("git push origin main", "may push (git push)"),
+                ("rm -rf build", "may delete files (rm -rf)"),
             ] {
                 if decide("bash", command) == Effect::Allow {
                     push("bash", format!("{what} without asking"));
@@ -634,11 +634,11 @@ fn risks(p: &Project, permissions: &[String], cells: &[Vec<Cell>], edges: &[Draw
             for (path, what) in [
                 (
                     "opencode.json",
-                    "edits the project's OpenCode config (`opencode.json`)",
+                    "edits the project's OpenCode config (opencode.json)",
                 ),
                 (
                     ".opencode/agent/build.md",
-                    "edits the project's agents (`.opencode/agent/`)",
+                    "edits the project's agents (.opencode/agent/)",
                 ),
             ] {
                 if decide("edit", path) == Effect::Allow {
@@ -650,7 +650,7 @@ fn risks(p: &Project, permissions: &[String], cells: &[Vec<Cell>], edges: &[Draw
             && !c.hidden
             && decide("read", ".env") == Effect::Allow
         {
-            push("read", "reads secrets (`.env`) without asking".into());
+            push("read", "reads secrets (.env) without asking".into());
         }
         for e in edges.iter().filter(|e| e.caller == ai) {
             if let Some(why) = &e.escalation {

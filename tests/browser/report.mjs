@@ -82,7 +82,9 @@ try {
     // Each escalation is said there in words, linked to the caller's task cell.
     for (const e of expect.escalations) {
       const [caller, sub] = e.split("→");
-      const said = await page.$$eval(`#glance-risks li[data-agent="${caller}"] a`, (as, sub) => as.filter((a) => a.textContent.includes(sub)).map((a) => a.getAttribute("href")), sub);
+      const said = await page.$$eval(`#glance-risks li[data-permission="task"]`, (lis, [caller, sub]) => lis
+        .filter((li) => li.querySelector("strong").textContent.includes(sub) && li.getAttribute("data-agents").split(" ").includes(caller))
+        .map((li) => [...li.querySelectorAll("a")].find((a) => a.textContent === caller).getAttribute("href")), [caller, sub]);
       check(said.length === 1 && said[0] === "#cell/" + caller + "/task", `the first screen says ${caller} may start ${sub} (${said})`);
     }
 
@@ -173,6 +175,18 @@ try {
     check(colours.distinct > 50 && colours.ink > 0.02, `screenshot not blank (${colours.distinct} colours, ${(colours.ink * 100).toFixed(1)}% ink)`);
     await ctx.close();
   }
+  // A phone: the header leaves the screen to the page, and a screenshot of it
+  // (SCREENSHOT with -phone before .png).
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "light" });
+  const pp = await phone.newPage();
+  await pp.goto(pathToFileURL(page_file).href);
+  await pp.waitForSelector("body[data-ready=true]");
+  const header = await pp.$eval("header", (h) => h.getBoundingClientRect().height);
+  check(header < 844 * 0.2, `phone: the header is ${header}px of 844`);
+  const wide = await pp.evaluate(() => document.documentElement.scrollWidth);
+  check(wide <= 390, `phone: the page does not scroll sideways (${wide}px wide)`);
+  await pp.screenshot({ path: shot.replace(/\.png$/, "-phone.png") });
+  await phone.close();
 } finally {
   await browser.close();
 }
