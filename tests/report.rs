@@ -575,6 +575,46 @@ fn every_cell_agrees_with_explain_and_unconsulted_keys_are_apart() {
 }
 
 #[test]
+fn a_cell_mixed_only_by_built_in_rules_says_its_default() {
+    // No read rule of the user's: build's read is OpenCode's own `*` allow with its `.env`
+    // asks. The cell says allow with two exceptions, both built in (the page then says so
+    // in words), and explain agrees input by input.
+    let r = repo();
+    std::fs::write(
+        r.root.join("opencode.json"),
+        r#"{"permission": {"bash": "ask"}}"#,
+    )
+    .unwrap();
+    let d = data(&r.page(&[]));
+    cells_agree_with_the_explain_binary(&r, &d);
+    let build = report_support::agent(&d, "build");
+    let ai = report_support::names(&d)
+        .iter()
+        .position(|n| *n == "build")
+        .unwrap();
+    let read = report_support::permissions(&d)
+        .iter()
+        .position(|p| *p == "read")
+        .unwrap();
+    let cell = &d["cells"][ai][read];
+    assert_eq!(
+        (cell[0].as_str(), cell[3].as_str()),
+        (Some("mixed"), Some("allow")),
+        "{cell}"
+    );
+    let exceptions = cell[4].as_array().unwrap();
+    assert_eq!(exceptions.len(), 2, "{cell}");
+    for i in exceptions {
+        let rule = &build["rules"][i.as_u64().unwrap() as usize];
+        assert_eq!(
+            (rule[2].as_str(), rule[3].as_str()),
+            (Some("ask"), Some("defaults")),
+            "{rule}"
+        );
+    }
+}
+
+#[test]
 fn only_compaction_summary_and_title_are_internal() {
     let r = repo();
     std::fs::write(r.root.join("opencode.json"), TRIAGE).unwrap();
@@ -661,5 +701,10 @@ fn base_names_the_agents_diff_names() {
         .map(|a| a.as_str().unwrap())
         .collect();
     assert_eq!(shown, said, "{}", human.stdout);
-    assert_eq!(shown, ["build, explore, general, plan, runner"], "{}", human.stdout);
+    assert_eq!(
+        shown,
+        ["build, explore, general, plan, runner"],
+        "{}",
+        human.stdout
+    );
 }

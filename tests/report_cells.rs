@@ -55,6 +55,126 @@ fn host_of(entry: &Path) -> MemHost {
     host
 }
 
+/// `explain PERMISSION --agent A --format json` for each input: its JSON answers (a file
+/// tool's name asked as `edit`, as the CLI asks it).
+fn explain(
+    project: &Project,
+    agent: &permaudit::agents::Agent,
+    permission: &str,
+    inputs: &[String],
+    env: &permaudit::shell::Env<'_>,
+) -> Vec<Value> {
+    let asked = permaudit::model::meaning::asked_as(permission);
+    let mut explainer = Explainer::new(project, agent, asked);
+    let mut render = Renderer::new(project, agent, asked, true, Style { color: false }, None);
+    inputs
+        .iter()
+        .map(|input| {
+            let mut out = Vec::new();
+            let call = explainer.decide(input, env);
+            render.write(&mut out, input, &call).unwrap();
+            serde_json::from_str(String::from_utf8(out).unwrap().trim_end()).unwrap()
+        })
+        .collect()
+}
+
+/// The first screen's risks held to `explain`, both ways: each risk said is true (a whole
+/// tool: its cell's default is allow and the tool shown; one input: `explain` allows it; a
+/// delegation: an escalation edge whose `task` call is not denied), and each one-input risk
+/// `explain` proves for an agent (not one of OpenCode's internal agents) is said.
+fn risks_agree(project: &Project, d: &Value, env: &permaudit::shell::Env<'_>) -> Vec<String> {
+    let permissions = report_support::permissions(d);
+    let risks = d["risks"].as_array().unwrap();
+    let said = |agent: &str, text: &str| {
+        risks
+            .iter()
+            .any(|r| r["agent"] == agent && r["text"].as_str().unwrap().contains(text))
+    };
+    // One input each: (permission, input, the risk's words, the whole-tool risk it yields to).
+    let single = [
+        (
+            "bash",
+            "git push origin main",
+            "may push",
+            "runs any command",
+        ),
+        ("bash", "rm -rf build", "may delete", "runs any command"),
+        ("edit", "opencode.json", "OpenCode config", "edits any file"),
+        (
+            "edit",
+            ".opencode/agent/build.md",
+            "the project's agents",
+            "edits any file",
+        ),
+        ("read", ".env", "reads secrets", ""),
+    ];
+    let mut problems = Vec::new();
+    for (ai, agent) in project.agents.iter().enumerate() {
+        let a = &d["agents"][ai];
+        let name = agent.name.as_str();
+        let allows = |permission: &str, input: &str| {
+            explain(project, agent, permission, &[input.to_string()], env)[0]["action"] == "allow"
+        };
+        for r in risks.iter().filter(|r| r["agent"] == name) {
+            let (permission, text) = (
+                r["permission"].as_str().unwrap(),
+                r["text"].as_str().unwrap(),
+            );
+            let cell = permissions
+                .iter()
+                .position(|p| *p == permission)
+                .map(|k| &d["cells"][ai][k]);
+            let ok = if ["runs any", "edits any", "reaches files"]
+                .iter()
+                .any(|w| text.starts_with(w))
+            {
+                cell.is_some_and(|c| c[1] == false && c[3] == "allow")
+            } else if let Some((p, input, ..)) = single.iter().find(|s| text.contains(s.2)) {
+                allows(p, input)
+            } else if let Some(sub) = text
+                .strip_prefix("may start ")
+                .and_then(|t| t.split(',').next())
+            {
+                d["delegation"]["edges"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| {
+                        e["caller"] == name && e["subagent"] == sub && !e["escalation"].is_null()
+                    })
+                    && explain(project, agent, "task", &[sub.to_string()], env)[0]["action"]
+                        != "deny"
+            } else {
+                false
+            };
+            if !ok {
+                problems.push(format!(
+                    "{name}: the first screen says {text:?}, explain does not"
+                ));
+            }
+        }
+        if a["internal"] == true {
+            continue;
+        }
+        for (permission, input, words, whole) in single {
+            let hidden = permissions
+                .iter()
+                .position(|p| *p == permission)
+                .is_some_and(|k| d["cells"][ai][k][1] == true);
+            if !hidden
+                && allows(permission, input)
+                && !said(name, words)
+                && (whole.is_empty() || !said(name, whole))
+            {
+                problems.push(format!(
+                    "{name}: explain allows {permission} {input:?} without asking, the first screen does not say so"
+                ));
+            }
+        }
+    }
+    problems
+}
+
 #[test]
 fn every_cell_of_every_real_config_agrees_with_explain() {
     let entries = check_support::real_entries();
@@ -62,6 +182,7 @@ fn every_cell_of_every_real_config_agrees_with_explain() {
     let mut tally = report_support::Tally::default();
     let (mut loaded, mut refused) = (0, 0);
     let mut problems = Vec::new();
+    let mut risks = 0;
     for entry in &entries {
         let name = entry.file_name().unwrap().to_string_lossy().to_string();
         let host = host_of(entry);
@@ -91,18 +212,7 @@ fn every_cell_of_every_real_config_agrees_with_explain() {
             for (pi, permission) in permissions.iter().enumerate() {
                 let cell = &d["cells"][ai][pi];
                 let inputs = report_support::inputs_of(cell, a, permission, &names);
-                let asked = permaudit::model::meaning::asked_as(permission);
-                let mut explainer = Explainer::new(&project, agent, asked);
-                let mut render =
-                    Renderer::new(&project, agent, asked, true, Style { color: false }, None);
-                let mut answers = Vec::new();
-                for input in &inputs {
-                    let mut out = Vec::new();
-                    let call = explainer.decide(input, &env);
-                    render.write(&mut out, input, &call).unwrap();
-                    let line = String::from_utf8(out).unwrap();
-                    answers.push(serde_json::from_str::<Value>(line.trim_end()).unwrap());
-                }
+                let answers = explain(&project, agent, permission, &inputs, &env);
                 for p in
                     report_support::check_cell(a, permission, cell, &inputs, &answers, &mut tally)
                 {
@@ -110,15 +220,20 @@ fn every_cell_of_every_real_config_agrees_with_explain() {
                 }
             }
         }
+        risks += d["risks"].as_array().unwrap().len();
+        for p in risks_agree(&project, &d, &env) {
+            problems.push(format!("{name}: {p}"));
+        }
     }
     eprintln!(
-        "{loaded} entries ({refused} refused), {} cells, {} explain answers ({} decided by an external_directory ask first), {} disagree",
+        "{loaded} entries ({refused} refused), {} cells, {} explain answers ({} decided by an external_directory ask first), {risks} first-screen risks, {} disagree",
         tally.cells,
         tally.answers,
         tally.after_external,
         problems.len()
     );
     assert!(tally.cells > 10_000, "only {} cells", tally.cells);
+    assert!(risks > 1_000, "only {risks} first-screen risks");
     assert!(
         problems.is_empty(),
         "{} cells disagree with explain:\n{}",

@@ -734,7 +734,9 @@ fn short(s: &str, max: usize) -> String {
 
 /// The delegation graph as SVG: callers on the left, the subagents they may start on the
 /// right, one curve per edge (solid: allowed, dashed: asked), escalations red and thick.
-/// Every node and edge has a text alternative (`<title>`, `aria-label`).
+/// Every node and edge has a text alternative (`<title>`, `aria-label`); no edge is a tab
+/// stop (hundreds of them stood between the matrix and the findings): the list below the
+/// graph says the same in text.
 fn delegation_svg(p: &Project, edges: &[Drawn]) -> String {
     let mut callers: Vec<usize> = edges.iter().map(|e| e.caller).collect();
     callers.sort_unstable();
@@ -784,7 +786,7 @@ fn delegation_svg(p: &Project, edges: &[Drawn]) -> String {
                 .unwrap_or_default()
         );
         out.push_str(&format!(
-            "<g class=\"edge {}{}\" data-caller=\"{}\" data-subagent=\"{}\" tabindex=\"0\" role=\"img\" aria-label=\"{}\"><title>{}</title><path d=\"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}\" marker-end=\"url(#{})\"/></g>\n",
+            "<g class=\"edge {}{}\" data-caller=\"{}\" data-subagent=\"{}\" role=\"img\" aria-label=\"{}\"><title>{}</title><path d=\"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}\" marker-end=\"url(#{})\"/></g>\n",
             e.action,
             if esc { " escalation" } else { "" },
             escape(caller),

@@ -131,6 +131,8 @@ try {
     check(JSON.stringify(esc) === JSON.stringify(expect.escalations.slice().sort()), `escalation edges ${esc} (expected ${expect.escalations})`);
     const labelled = await page.$$eval("#delegation-graph g.edge", (gs) => gs.every((g) => (g.getAttribute("aria-label") || "").length > 0 && g.querySelector("title")));
     check(labelled, "every edge has a text alternative");
+    const stops = await page.$$eval("#delegation-graph [tabindex]", (n) => n.length);
+    check(stops === 0, `no edge of the graph is a tab stop (${stops} are)`);
 
     // Findings: the same count as check, and the filters change it.
     const count = async () => Number(await page.getAttribute("#findings-count", "data-shown"));
