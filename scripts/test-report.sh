@@ -8,7 +8,8 @@
 # shown (only OpenCode's internal ones hidden), the first screen's errors, warnings and
 # escalations, cells named by their text, cell → rules brought into view, permalinks,
 # graph edges, finding filters, keyboard, dark mode, a non-blank screenshot, a phone's
-# compact header (target/report-browser/report.png and report-phone.png;
+# compact header, and with --base the changed cells marked as diff lists them and each
+# widening in words (target/report-browser/report.png and report-phone.png;
 # PERMAUDIT_UPDATE_SCREENSHOT=1 copies them to docs/report.png, the README's, and
 # docs/report-phone.png). Needs root or sudo for apt-get when Chromium is missing.
 set -euo pipefail
@@ -68,9 +69,17 @@ fs.writeFileSync(out, JSON.stringify({
   escalations: ["auditor→fixer"],
 }));' "$TMP/rules.json" "$TMP/delegation.json" "$TMP/check.json" "$TMP/expect.json"
 
+# A change against the committed config: the auditor may now run every command.
+sed 's/"bash": "deny",/"bash": "allow",/' "$repo/opencode.json" > "$TMP/changed.json"
+cp "$repo/opencode.json" "$TMP/committed.json"
+cp "$TMP/changed.json" "$repo/opencode.json"
+"$BIN" -C "$repo" report --base HEAD -o "$TMP/base.html"
+"$BIN" -C "$repo" diff HEAD --format json > "$TMP/diff.json" || [ $? = 1 ]
+cp "$TMP/committed.json" "$repo/opencode.json"
+
 step "opening it in Chromium"
 shot="$PLAYWRIGHT_DIR/report.png"
-timeout 300 node "$ROOT/tests/browser/report.mjs" "$TMP/report.html" "$TMP/expect.json" "$shot"
+timeout 300 node "$ROOT/tests/browser/report.mjs" "$TMP/report.html" "$TMP/expect.json" "$shot" "$TMP/base.html" "$TMP/diff.json"
 if [ "${PERMAUDIT_UPDATE_SCREENSHOT:-}" = 1 ]; then
     cp "$shot" "$ROOT/docs/report.png"
     cp "${shot%.png}-phone.png" "$ROOT/docs/report-phone.png"

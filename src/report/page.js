@@ -59,8 +59,17 @@
       var where = r.source ? r.source.path + ":" + r.source.line + ":" + r.source.column : "built-in (" + (r.builtin || "") + ")";
       return r.permission + " " + q(r.pattern) + " " + r.action + " at " + where;
     }
+    // A change in words: "auditor may now run "ls" without asking".
+    var VERB = { bash: "run", edit: "edit", read: "read", task: "start", webfetch: "fetch", websearch: "search the web for", external_directory: "reach", glob: "search for", grep: "search for", skill: "load the skill" };
+    function words(c, k) {
+      var g = c.regions[0], who = (D.diff_agents || [])[k] || c.agents.join(", ");
+      var what = (VERB[c.permission] || "use " + c.permission + " with") + " " + q(g.input);
+      if (c.class === "widened") return who + " may now " + what + (g.after === "allow" ? " without asking" : " after asking") + (c.regions.length > 1 ? " (and " + plural(c.regions.length - 1, "more input", "more inputs") + ")" : "");
+      return who + (g.after === "deny" ? " may no longer " + what : " must now ask to " + what) + (c.regions.length > 1 ? " (and " + plural(c.regions.length - 1, "more input", "more inputs") + ")" : "");
+    }
     function cause(c, k) {
       var box = el("div", { cls: "cause " + c.class });
+      box.appendChild(el("p", { cls: "cause-words", text: words(c, k) }));
       box.appendChild(el("div", null, [el("strong", { text: c.class + " " }), el("code", { text: c.permission }), " — " + plural(c.regions.length, "region", "regions") + ", caused by ", el("code", { text: rule(c.rule) })]));
       // The agents as `permaudit diff` names them (all, or without OpenCode's internal ones).
       box.appendChild(el("div", { cls: "meta cause-agents", text: "agents: " + ((D.diff_agents || [])[k] || c.agents.join(", ")) }));
@@ -153,6 +162,12 @@
 
   // ---- Matrix ----
   var matrixButtons = [];
+  // With a base side: the cells whose decisions changed (diff's changes and tool events).
+  var changed = {};
+  if (D.diff) {
+    D.diff.changes.forEach(function (c) { changed[c.agent + "\u0000" + c.permission] = c.class; });
+    D.diff.events.forEach(function (e) { if (e.tool) changed[e.agent + "\u0000" + e.tool] = e.class; });
+  }
   function renderMatrix() {
     var body = document.getElementById("matrix-body");
     body.textContent = "";
@@ -182,7 +197,8 @@
           "data-agent": a.name, "data-permission": perm, "data-summary": s,
           title: cellWords(ai, pi),
           onclick: function () { openCell(ai, pi, b, true); }
-        }, [cellText(c)]);
+        }, [cellText(c) + (changed[a.name + "\u0000" + perm] ? " Δ" : "")]);
+        if (changed[a.name + "\u0000" + perm]) { b.classList.add("changed"); b.title += " (" + changed[a.name + "\u0000" + perm] + " since " + D.diff.base.label + ")"; }
         b.tabIndex = -1;
         row.push(b);
         tr.appendChild(el("td", null, [b]));
@@ -199,6 +215,7 @@
     });
     body.appendChild(el("div", { cls: "scroll" }, [table]));
     body.appendChild(el("div", { id: "cell-detail", cls: "detail", "aria-live": "polite", tabindex: "-1" }, [el("p", { cls: "hint", text: "Select a cell (click, or Enter) to see that agent's rules for the permission." })]));
+    if (D.diff) body.insertBefore(el("p", { cls: "hint", id: "changed-legend", text: "Δ: the cell's decisions changed since " + D.diff.base.label + " (" + Object.keys(changed).length + " cells)." }), body.querySelector(".controls"));
     renderUnconsulted(body);
   }
   // The permissions whose allow costs the most when it is not asked.

@@ -9,7 +9,7 @@ import { readFileSync } from "fs";
 import { pathToFileURL } from "url";
 const require = createRequire(process.env.PLAYWRIGHT_DIR + "/");
 const { chromium } = require("playwright-core");
-const [page_file, expect_file, shot] = process.argv.slice(2);
+const [page_file, expect_file, shot, base_file, diff_file] = process.argv.slice(2);
 const expect = JSON.parse(readFileSync(expect_file, "utf8"));
 let failures = 0;
 function check(ok, what) {
@@ -189,6 +189,20 @@ try {
   check(wide <= 390, `phone: the page does not scroll sideways (${wide}px wide)`);
   await pp.screenshot({ path: shot.replace(/\.png$/, "-phone.png") });
   await phone.close();
+  // With --base: the changed cells are marked (exactly diff's changes and tool events), and
+  // each widening is said in words with the agents diff names.
+  if (base_file) {
+    const diff = JSON.parse(readFileSync(diff_file, "utf8"));
+    const bp = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await bp.goto(pathToFileURL(base_file).href);
+    await bp.waitForSelector("body[data-ready=true]");
+    const marked = await bp.$$eval("button.cell.changed", (bs) => bs.map((b) => b.getAttribute("data-agent") + " " + b.getAttribute("data-permission")).sort());
+    const want = [...new Set(diff.changes.map((c) => c.agent + " " + c.permission).concat(diff.events.filter((e) => e.tool).map((e) => e.agent + " " + e.tool)))].sort();
+    check(want.length > 0 && JSON.stringify(marked) === JSON.stringify(want), `--base: changed cells ${marked} (diff: ${want})`);
+    const said = await bp.$$eval(".cause.widened .cause-words", (ps) => ps.map((p) => p.textContent));
+    const widened = diff.causes.filter((c) => c.class === "widened");
+    check(said.length === widened.length && widened.every((c, k) => said[k].startsWith(c.agents.join(", ") + " may now ") && said[k].includes(JSON.stringify(c.regions[0].input))), `--base: each widening in words (${said.join(" | ")})`);
+  }
 } finally {
   await browser.close();
 }
