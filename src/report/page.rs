@@ -10,12 +10,21 @@
 //! before any script runs. Same input, same bytes: nothing depends on time, the machine or
 //! hash order.
 //!
+//! The matrix's columns are the permissions 1.18.34's tools ask ([`PERMISSIONS`]: `edit`
+//! for the edit, write and apply_patch tools) and the literal names a tool may ask; rules of
+//! the others ([`never_consulted`]) are listed apart, never as deciding anything.
+//!
 //! A matrix cell's summary: the permission's rules (those whose permission glob matches the
-//! name), the last `*` pattern among them (or OpenCode's default ask when there is none),
-//! and every later rule that decides some input ([`crate::checks::Ctx::live_input`], the
-//! same search `check` and the language server's hover use). One effect: that effect;
-//! more: `mixed`. A tool whose last matching rule is `* deny` is hidden from the model
-//! ([`crate::agents::is_hidden`]): `deny`, marked hidden.
+//! name), the last `*` pattern among them (the cell's default; OpenCode's default ask when
+//! there is none), and every later rule that decides some input a tool asks
+//! ([`crate::checks::Ctx::live_input`], the same search `check` and the language server's
+//! hover use, kept by [`is_asked`]); those with another effect are the cell's exceptions.
+//! One effect: that effect; more: `mixed`. A tool whose last matching rule is `* deny` is
+//! hidden from the model ([`crate::agents::is_hidden`]): `deny`, marked hidden. Every cell
+//! is what `explain` answers (`tests/report_cells.rs`).
+//!
+//! The first screen ([`risks`]) says per agent what it may do without asking that an admin
+//! would regret; only [`is_internal`] agents are left out of it and hidden by default.
 
 use crate::agents::{Agent, NOT_TOOLS, is_hidden};
 use crate::checks::{Ctx, Finding};
