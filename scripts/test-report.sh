@@ -3,13 +3,19 @@
 # Debian's Chromium (apt-get, once) driven by playwright-core (npm, into
 # target/report-browser, once), on the page made for fixtures/report as a git repository.
 # tests/browser/report.mjs checks it against permaudit's own JSON for the same project
-# (rules, map --delegation, check): no console error, no network request, cell → rules,
-# graph edges, finding filters, keyboard, dark mode, a non-blank screenshot
-# (target/report-browser/report.png; PERMAUDIT_UPDATE_SCREENSHOT=1 copies it to
-# docs/report.png, the README's). Needs root or sudo for apt-get when Chromium is missing.
+# (rules, map --delegation, check): no console error, no network request, axe-core
+# (WCAG 2 AA) with no serious or critical violation in light and dark, every user agent
+# shown (only OpenCode's internal ones hidden), the first screen's errors, warnings and
+# escalations, cells named by their text, cell → rules brought into view, permalinks,
+# graph edges, finding filters, keyboard, dark mode, a non-blank screenshot, a phone's
+# compact header, and with --base the changed cells marked as diff lists them and each
+# widening in words (target/report-browser/report.png and report-phone.png;
+# PERMAUDIT_UPDATE_SCREENSHOT=1 copies them to docs/report.png, the README's, and
+# docs/report-phone.png). Needs root or sudo for apt-get when Chromium is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 PLAYWRIGHT_VERSION=1.65.2
+AXE_VERSION=4.14.1
 
 if [ ! -x /usr/bin/chromium ]; then
     step "installing Debian's chromium"
@@ -24,6 +30,11 @@ if [ ! -f "$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json" ] ||
     step "installing playwright-core $PLAYWRIGHT_VERSION from npm into $PLAYWRIGHT_DIR"
     mkdir -p "$PLAYWRIGHT_DIR"
     npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION"
+fi
+if [ ! -f "$PLAYWRIGHT_DIR/node_modules/axe-core/package.json" ] ||
+    [ "$(node -p "require('$PLAYWRIGHT_DIR/node_modules/axe-core/package.json').version")" != "$AXE_VERSION" ]; then
+    step "installing axe-core $AXE_VERSION from npm into $PLAYWRIGHT_DIR"
+    npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION" "axe-core@$AXE_VERSION"
 fi
 export PLAYWRIGHT_DIR
 
@@ -58,11 +69,20 @@ fs.writeFileSync(out, JSON.stringify({
   escalations: ["auditor→fixer"],
 }));' "$TMP/rules.json" "$TMP/delegation.json" "$TMP/check.json" "$TMP/expect.json"
 
+# A change against the committed config: the auditor may now run every command.
+sed 's/"bash": "deny",/"bash": "allow",/' "$repo/opencode.json" > "$TMP/changed.json"
+cp "$repo/opencode.json" "$TMP/committed.json"
+cp "$TMP/changed.json" "$repo/opencode.json"
+"$BIN" -C "$repo" report --base HEAD -o "$TMP/base.html"
+"$BIN" -C "$repo" diff HEAD --format json > "$TMP/diff.json" || [ $? = 1 ]
+cp "$TMP/committed.json" "$repo/opencode.json"
+
 step "opening it in Chromium"
 shot="$PLAYWRIGHT_DIR/report.png"
-timeout 300 node "$ROOT/tests/browser/report.mjs" "$TMP/report.html" "$TMP/expect.json" "$shot"
+timeout 300 node "$ROOT/tests/browser/report.mjs" "$TMP/report.html" "$TMP/expect.json" "$shot" "$TMP/base.html" "$TMP/diff.json"
 if [ "${PERMAUDIT_UPDATE_SCREENSHOT:-}" = 1 ]; then
     cp "$shot" "$ROOT/docs/report.png"
-    step "copied the screenshot to docs/report.png"
+    cp "${shot%.png}-phone.png" "$ROOT/docs/report-phone.png"
+    step "copied the screenshots to docs/report.png and docs/report-phone.png"
 fi
 step "ok"

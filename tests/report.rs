@@ -4,6 +4,8 @@
 //! `check`, `map`, `map --commands`, `map --delegation`, `diff`). Every rule's example
 //! input is re-decided with the evaluator. The browser half is scripts/test-report.sh.
 
+mod report_support;
+
 use permaudit::agents::evaluate;
 use permaudit::glob::{Platform, Wildcard};
 use permaudit::model::{Action, Form, Layer, Rule};
@@ -167,12 +169,7 @@ fn rules_and_matrix_agree_with_rules_json() {
     let want: Vec<&Value> = rules["agents"].as_array().unwrap().iter().collect();
     let agents = d["agents"].as_array().unwrap();
     assert_eq!(agents.len(), want.len());
-    let perms: Vec<&str> = d["permissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap())
-        .collect();
+    let perms = report_support::permissions(&d);
     for ((a, w), cells) in agents.iter().zip(&want).zip(d["cells"].as_array().unwrap()) {
         assert_eq!(a["name"], w["key"]);
         let page_rules = a["rules"].as_array().unwrap();
@@ -304,12 +301,7 @@ fn findings_delegation_files_and_commands_agree_with_their_commands() {
     // Files: map's read and edit actions for every agent and file.
     let map = r.run(&["map", "--format", "json"]);
     assert_eq!(map.code, 0, "{}", map.stderr);
-    let names: Vec<&str> = d["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["name"].as_str().unwrap())
-        .collect();
+    let names = report_support::names(&d);
     let paths = d["files"]["paths"].as_array().unwrap();
     let letter = |s: &str| match s {
         "allow" => 'a',
@@ -449,5 +441,270 @@ fn base_dir_compares_that_directory_with_the_start_directory() {
             && c["agents"].as_array().unwrap().contains(&"fixer".into())),
         "{}",
         d["diff"]
+    );
+}
+
+/// Every cell of the fixture's page against the `explain` binary: one `explain PERMISSION
+/// --agent A --stdin -z --format json` per cell, with the inputs `report_support` puts.
+fn cells_agree_with_the_explain_binary(r: &Repo, d: &Value) -> usize {
+    let names = report_support::names(d);
+    let mut tally = report_support::Tally::default();
+    let mut problems = Vec::new();
+    for (ai, a) in d["agents"].as_array().unwrap().iter().enumerate() {
+        for (pi, p) in d["permissions"].as_array().unwrap().iter().enumerate() {
+            let permission = p.as_str().unwrap();
+            let cell = &d["cells"][ai][pi];
+            let inputs = report_support::inputs_of(cell, a, permission, &names);
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_permaudit"));
+            cmd.arg("-C").arg(&r.root).args([
+                "explain", permission, "--stdin", "-z", "--agent", names[ai], "--format", "json",
+            ]);
+            for (k, _) in std::env::vars_os() {
+                let k = k.to_string_lossy().into_owned();
+                if k.starts_with("OPENCODE") || k.starts_with("XDG_") {
+                    cmd.env_remove(&k);
+                }
+            }
+            let mut child = cmd
+                .env("HOME", &r.home)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let stdin: Vec<u8> = inputs.iter().flat_map(|i| i.bytes().chain([0])).collect();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), &stdin).unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let answers: Vec<Value> = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            problems.extend(report_support::check_cell(
+                a, permission, cell, &inputs, &answers, &mut tally,
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    tally.answers
+}
+
+/// A config exercising what OpenCode never consults, a hidden user subagent and rules the
+/// matrix must not misstate: `write`/`list`/`codesearch`/`todoread`/`Bash` keys, an
+/// absolute `read` path (never asked: OpenCode asks worktree-relative paths).
+const TRIAGE: &str = r#"{
+  "permission": {
+    "edit": "allow",
+    "write": "deny",
+    "list": "deny",
+    "codesearch": "allow",
+    "todoread": "deny",
+    "Bash": "ask",
+    "read": {"*": "allow", "/etc/passwd": "deny"},
+    "bash": {"*": "ask", "git push *": "allow"}
+  },
+  "agent": {
+    "helper": {"mode": "subagent", "hidden": true, "description": "started by others", "permission": {"bash": "allow"}},
+    "reviewer": {"mode": "primary", "permission": {"edit": "deny", "bash": "deny", "task": {"*": "deny", "helper": "allow"}}}
+  }
+}"#;
+
+#[test]
+fn every_cell_agrees_with_explain_and_unconsulted_keys_are_apart() {
+    let r = repo();
+    let n = cells_agree_with_the_explain_binary(&r, &data(&r.page(&[])));
+    assert!(n > 300, "{n} answers");
+    std::fs::write(r.root.join("opencode.json"), TRIAGE).unwrap();
+    let d = data(&r.page(&[]));
+    cells_agree_with_the_explain_binary(&r, &d);
+    let perms = report_support::permissions(&d);
+    // No column for a key no tool asks, nor for tools 1.18.34 does not have.
+    for key in [
+        "write",
+        "list",
+        "codesearch",
+        "todoread",
+        "Bash",
+        "patch",
+        "multiedit",
+    ] {
+        assert!(!perms.contains(&key), "a {key} column: {perms:?}");
+    }
+    // Each such key's rule is listed apart, once, with why and every agent holding it.
+    let unconsulted = d["unconsulted"].as_array().unwrap();
+    let agents = d["agents"].as_array().unwrap().len();
+    for key in ["write", "list", "codesearch", "todoread", "Bash"] {
+        let listed: Vec<&Value> = unconsulted
+            .iter()
+            .filter(|u| {
+                u["permission"] == key && !u["place"].as_str().unwrap().starts_with("built-in")
+            })
+            .collect();
+        assert_eq!(listed.len(), 1, "{key}: {unconsulted:?}");
+        assert_eq!(
+            listed[0]["agents"].as_array().unwrap().len(),
+            agents,
+            "{key}"
+        );
+        assert!(!listed[0]["why"].as_str().unwrap().is_empty());
+    }
+    assert!(unconsulted.iter().all(|u| u["permission"] != "edit"));
+    // The write tool is decided by `edit`: explain write says what the edit column says.
+    let build = d["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|a| a["name"] == "build")
+        .unwrap();
+    let edit = perms.iter().position(|p| *p == "edit").unwrap();
+    let w = r.run(&["explain", "write", "src/a.ts", "--format", "json"]);
+    let w: Value = serde_json::from_str(&w.stdout).unwrap();
+    assert_eq!(w["action"], d["cells"][build][edit][0], "{w}");
+    // The absolute read path is never asked: the read cell shows no input for it and stays
+    // allow (explain agrees: cells_agree_with_the_explain_binary).
+    let read = perms.iter().position(|p| *p == "read").unwrap();
+    let rules = d["agents"][build]["rules"].as_array().unwrap();
+    let passwd = rules.iter().position(|x| x[1] == "/etc/passwd").unwrap();
+    assert!(rules[passwd][5].is_null(), "{}", rules[passwd]);
+    assert_eq!(d["cells"][build][read][0], "allow");
+}
+
+#[test]
+fn a_cell_mixed_only_by_built_in_rules_says_its_default() {
+    // No read rule of the user's: build's read is OpenCode's own `*` allow with its `.env`
+    // asks. The cell says allow with two exceptions, both built in (the page then says so
+    // in words), and explain agrees input by input.
+    let r = repo();
+    std::fs::write(
+        r.root.join("opencode.json"),
+        r#"{"permission": {"bash": "ask"}}"#,
+    )
+    .unwrap();
+    let d = data(&r.page(&[]));
+    cells_agree_with_the_explain_binary(&r, &d);
+    let build = report_support::agent(&d, "build");
+    let ai = report_support::names(&d)
+        .iter()
+        .position(|n| *n == "build")
+        .unwrap();
+    let read = report_support::permissions(&d)
+        .iter()
+        .position(|p| *p == "read")
+        .unwrap();
+    let cell = &d["cells"][ai][read];
+    assert_eq!(
+        (cell[0].as_str(), cell[3].as_str()),
+        (Some("mixed"), Some("allow")),
+        "{cell}"
+    );
+    let exceptions = cell[4].as_array().unwrap();
+    assert_eq!(exceptions.len(), 2, "{cell}");
+    for i in exceptions {
+        let rule = &build["rules"][i.as_u64().unwrap() as usize];
+        assert_eq!(
+            (rule[2].as_str(), rule[3].as_str()),
+            (Some("ask"), Some("defaults")),
+            "{rule}"
+        );
+    }
+}
+
+#[test]
+fn only_compaction_summary_and_title_are_internal() {
+    let r = repo();
+    std::fs::write(r.root.join("opencode.json"), TRIAGE).unwrap();
+    let d = data(&r.page(&[]));
+    let internal: Vec<&str> = d["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["internal"] == true)
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(internal, ["compaction", "summary", "title"]);
+    let helper = report_support::agent(&d, "helper");
+    assert_eq!(
+        (helper["hidden"].clone(), helper["internal"].clone()),
+        (true.into(), false.into())
+    );
+    // The page's script hides rows and picker entries by `internal` only.
+    let page = r.page(&[]);
+    assert!(!page.contains("a.hidden; })") && page.contains("return !agents[i].internal;"));
+    // The hidden subagent runs any command unasked, and the reviewer (no bash, no edit) may
+    // start it: both on the first screen.
+    let risks = d["risks"].as_array().unwrap();
+    let said = |agent: &str, permission: &str| {
+        risks
+            .iter()
+            .any(|x| x["agent"] == agent && x["permission"] == permission)
+    };
+    assert!(said("helper", "bash"), "{risks:?}");
+    assert!(said("reviewer", "task"), "{risks:?}");
+    assert!(
+        !said("reviewer", "bash") && !said("reviewer", "edit"),
+        "{risks:?}"
+    );
+    assert!(
+        risks
+            .iter()
+            .all(|x| !["compaction", "summary", "title"].contains(&x["agent"].as_str().unwrap()))
+    );
+    // build may push without asking (`git push *` allow beside an ask catch-all).
+    assert!(
+        risks
+            .iter()
+            .any(|x| x["agent"] == "build" && x["text"].as_str().unwrap().contains("push")),
+        "{risks:?}"
+    );
+}
+
+#[test]
+fn base_names_the_agents_diff_names() {
+    let r = repo();
+    // The auditor and the fixer decide read themselves; the built-in agents, the internal
+    // ones and the runner take the shared `*.env` rule, which the change widens: diff
+    // names them without the internal ones, and so must the page.
+    let path = r.root.join("opencode.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace(
+            "\"edit\": \"deny\",",
+            "\"edit\": \"deny\", \"read\": \"allow\",",
+        )
+        .replace(
+            "\"edit\": \"allow\",",
+            "\"edit\": \"allow\", \"read\": \"allow\",",
+        );
+    std::fs::write(&path, &text).unwrap();
+    git(&r.root, &["commit", "-qam", "base"]);
+    std::fs::write(
+        &path,
+        text.replace("\"*.env\": \"deny\"", "\"*.env\": \"allow\""),
+    )
+    .unwrap();
+    let d = data(&r.page(&["--base", "HEAD"]));
+    let human = r.run(&["diff", "HEAD"]);
+    let said: Vec<&str> = human
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("help: agents: "))
+        .collect();
+    let shown: Vec<&str> = d["diff_agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(shown, said, "{}", human.stdout);
+    assert_eq!(
+        shown,
+        ["build, explore, general, plan, runner"],
+        "{}",
+        human.stdout
     );
 }

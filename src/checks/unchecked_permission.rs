@@ -300,6 +300,28 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
     }
 }
 
+/// A key no typo of a checked permission, no command and no Claude Code rule, in a config
+/// that loads plugins: a plugin may add a tool of that name, which the key then decides.
+fn may_be_plugin_tool(audit: &crate::load::Audit, key: &str) -> bool {
+    audit.plugins
+        && meant(key).is_none()
+        && !key.contains('(')
+        && !matches!(key, "list" | "todoread")
+        && !ELSEWHERE.contains(&key)
+}
+
+/// Why OpenCode 1.18.34 never consults rules of `key` in `project` ([`diagnose`]'s words),
+/// or `None` when a tool may ask it: a checked permission, a tool the project defines
+/// (`.opencode/tool/NAME.ts`), an MCP or plugin tool's name, or a plain name a plugin the
+/// config loads may add. The report page shows such rules apart from the matrix.
+pub fn never_consulted(project: &crate::project::Project, key: &str) -> Option<String> {
+    let audit = &project.loaded.audit;
+    if audit.custom_tools.iter().any(|t| t == key) || may_be_plugin_tool(audit, key) {
+        return None;
+    }
+    diagnose(key)
+}
+
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let audit = &ctx.project.loaded.audit;
     // One finding per agent; `consolidate` makes it one per place, naming every agent.
@@ -315,13 +337,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // A plugin tool is switched as a whole (`"memory": "deny"`): patterns under an
             // unknown name (`"tool": {"codegraph*": "allow"}`) stay a warning.
             // Severity rule clause 3 (docs/checks.md): nothing is shown to be lost.
-            if audit.plugins
-                && r.pattern == "*"
-                && meant(&r.permission).is_none()
-                && !r.permission.contains('(')
-                && !matches!(r.permission.as_str(), "list" | "todoread")
-                && !ELSEWHERE.contains(&r.permission.as_str())
-            {
+            if r.pattern == "*" && may_be_plugin_tool(audit, &r.permission) {
                 level = Level::Info;
                 message.push_str(" (this config loads plugins: if one adds a tool of this name, the key decides it)");
             }

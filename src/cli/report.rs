@@ -80,14 +80,10 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         crate::map::decide(&agents, set, project.platform, threads, &|_| {})
     });
     let commands = commands(&project);
-    let diff = match (&args.base, &args.base_dir) {
-        (None, None) => None,
-        (base, base_dir) => Some(diff(
-            ctx,
-            base.clone(),
-            base_dir.clone(),
-            setup.project_only,
-        )?),
+    let (diff, diff_agents) = match (&args.base, &args.base_dir) {
+        (None, None) => (None, Vec::new()),
+        (base, base_dir) => diff(ctx, base.clone(), base_dir.clone(), setup.project_only)
+            .map(|(d, agents)| (Some(d), agents))?,
     };
     // The project's directory name: the page does not depend on where the checkout is.
     let title = setup.root.file_name().map_or_else(
@@ -104,6 +100,7 @@ pub fn run(ctx: &Context, args: &ReportArgs, out: &mut dyn Write) -> Result<i32,
         },
         commands: &commands,
         diff,
+        diff_agents,
         title: &title,
     };
     let page = report::page::html(&inputs);
@@ -185,13 +182,14 @@ fn commands(project: &Project) -> Vec<report::page::CommandRow> {
         .collect()
 }
 
-/// What `diff` reports (its JSON) for the base side against this project.
+/// What `diff` reports (its JSON) for the base side against this project, and per cause the
+/// agents as its help line names them.
 fn diff(
     ctx: &Context,
     base: Option<String>,
     base_dir: Option<PathBuf>,
     project_only: bool,
-) -> Result<serde_json::Value, i32> {
+) -> Result<(serde_json::Value, Vec<String>), i32> {
     // The start directory itself (not `.`, which diff would name `DIR/.`).
     let head_dir = base_dir.as_ref().map(|_| ctx.cwd.clone());
     let spec = Spec {
@@ -203,8 +201,9 @@ fn diff(
         project_only,
     };
     let compared = super::sides::compare(ctx, &spec)?;
-    Ok(report::diff::json(
-        &compared.comparison.diff,
-        &compared.view(),
+    let (d, view) = (&compared.comparison.diff, compared.view());
+    Ok((
+        report::diff::json(d, &view),
+        report::diff::agents_shown(d, &view),
     ))
 }

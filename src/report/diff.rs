@@ -621,6 +621,15 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
     out
 }
 
+/// Per cause of [`json`] (in its order): the agents as `diff`'s help line names them
+/// (`all`, or without OpenCode's internal agents), for the report page to say the same.
+pub fn agents_shown(d: &Diff, s: &Sides<'_>) -> Vec<String> {
+    causes(d, s)
+        .iter()
+        .map(|k| agents_text(s, &k.agents))
+        .collect()
+}
+
 /// `agents` as a help line names them: `all` when they are every agent of either side
 /// (the head side's first).
 fn agents_text<S: AsRef<str>>(s: &Sides<'_>, agents: &[S]) -> String {

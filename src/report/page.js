@@ -59,19 +59,31 @@
       var where = r.source ? r.source.path + ":" + r.source.line + ":" + r.source.column : "built-in (" + (r.builtin || "") + ")";
       return r.permission + " " + q(r.pattern) + " " + r.action + " at " + where;
     }
-    function cause(c) {
+    // A change in words: "auditor may now run "ls" without asking".
+    var VERB = { bash: "run", edit: "edit", read: "read", task: "start", webfetch: "fetch", websearch: "search the web for", external_directory: "reach", glob: "search for", grep: "search for", skill: "load the skill" };
+    function words(c, k) {
+      var g = c.regions[0], who = (D.diff_agents || [])[k] || c.agents.join(", ");
+      var what = (VERB[c.permission] || "use " + c.permission + " with") + " " + q(g.input);
+      if (c.class === "widened") return who + " may now " + what + (g.after === "allow" ? " without asking" : " after asking") + (c.regions.length > 1 ? " (and " + plural(c.regions.length - 1, "more input", "more inputs") + ")" : "");
+      return who + (g.after === "deny" ? " may no longer " + what : " must now ask to " + what) + (c.regions.length > 1 ? " (and " + plural(c.regions.length - 1, "more input", "more inputs") + ")" : "");
+    }
+    function cause(c, k) {
       var box = el("div", { cls: "cause " + c.class });
+      box.appendChild(el("p", { cls: "cause-words", text: words(c, k) }));
       box.appendChild(el("div", null, [el("strong", { text: c.class + " " }), el("code", { text: c.permission }), " — " + plural(c.regions.length, "region", "regions") + ", caused by ", el("code", { text: rule(c.rule) })]));
+      // The agents as `permaudit diff` names them (all, or without OpenCode's internal ones).
+      box.appendChild(el("div", { cls: "meta cause-agents", text: "agents: " + ((D.diff_agents || [])[k] || c.agents.join(", ")) }));
       var ul = el("ul");
       c.regions.slice(0, 8).forEach(function (g) {
-        ul.appendChild(el("li", null, ["e.g. ", el("code", { text: q(g.input) }), " ", badge(g.before), " → ", badge(g.after), " for " + g.agents.join(", ")]));
+        ul.appendChild(el("li", null, ["e.g. ", el("code", { text: q(g.input) }), " ", badge(g.before), " → ", badge(g.after), g.agents.length === c.agents.length ? "" : " (agents: " + g.agents.join(", ") + ")"]));
       });
       if (c.regions.length > 8) ul.appendChild(el("li", { text: "… " + (c.regions.length - 8) + " more regions" }));
       box.appendChild(ul);
       return box;
     }
-    if (widened.length) { sec.appendChild(el("h3", { text: "Widened (more allowed than before)" })); widened.forEach(function (c) { sec.appendChild(cause(c)); }); }
-    if (narrowed.length) { sec.appendChild(el("h3", { text: "Narrowed" })); narrowed.forEach(function (c) { sec.appendChild(cause(c)); }); }
+    var at = function (c) { return d.causes.indexOf(c); };
+    if (widened.length) { sec.appendChild(el("h3", { text: "Widened (more allowed than before)" })); widened.forEach(function (c) { sec.appendChild(cause(c, at(c))); }); }
+    if (narrowed.length) { sec.appendChild(el("h3", { text: "Narrowed" })); narrowed.forEach(function (c) { sec.appendChild(cause(c, at(c))); }); }
     if (d.events.length) {
       sec.appendChild(el("h3", { text: "Agents and tools" }));
       var ul = el("ul");
@@ -101,13 +113,66 @@
     if (!d.causes.length && !d.events.length && !d.commands.length) sec.appendChild(el("p", { cls: "hint", text: "No decision of any agent changes." }));
   }
 
+  // ---- At a glance: what is risky, first ----
+  function renderGlance() {
+    var sec = document.getElementById("glance");
+    var s = D.summary;
+    sec.appendChild(el("p", { id: "glance-findings" }, [
+      el("a", { href: "#findings" }, [el("span", { cls: "badge lvl-error", text: plural(s.error, "error", "errors") })]), " ",
+      el("a", { href: "#findings" }, [el("span", { cls: "badge lvl-warning", text: plural(s.warning, "warning", "warnings") })]), " ",
+      el("span", { cls: "badge lvl-info", text: s.info + " info" }), " (as permaudit check reports them)"
+    ]));
+    var serious = [];
+    D.findings.forEach(function (f, i) { if (f.level === "error" || f.level === "warning") serious.push(i); });
+    serious.sort(function (x, y) { return (D.findings[x].level === "error" ? 0 : 1) - (D.findings[y].level === "error" ? 0 : 1) || x - y; });
+    if (serious.length) {
+      var ul = el("ul", { id: "glance-serious" });
+      serious.slice(0, 10).forEach(function (i) {
+        var f = D.findings[i];
+        ul.appendChild(el("li", { "data-finding": String(i) }, [el("span", { cls: "badge lvl-" + f.level, text: f.level }), " ", el("a", { href: "#finding-" + i, text: f.id }), " " + (f.place ? f.place + ": " : "") + f.message]));
+      });
+      if (serious.length > 10) ul.appendChild(el("li", null, [el("a", { href: "#findings", text: "… " + (serious.length - 10) + " more errors and warnings" })]));
+      sec.appendChild(ul);
+    }
+    sec.appendChild(el("h3", { text: "What each agent may do without asking" }));
+    // One line per risk, naming every agent it holds for (each name a link to the cell
+    // behind it): 85 agents that all run any command make one line, not 85.
+    var groups = [], byText = {}, risky = {};
+    D.risks.forEach(function (r) {
+      var key = r.permission + "\u0000" + r.text;
+      if (!byText[key]) { byText[key] = { r: r, agents: [] }; groups.push(byText[key]); }
+      byText[key].agents.push(r.agent);
+      risky[r.agent] = true;
+    });
+    if (!groups.length) { sec.appendChild(el("p", { cls: "hint", text: "No agent runs any command, edits any file, reaches outside the project, pushes, deletes, edits the project's OpenCode config, reads .env or starts a stronger subagent without asking." })); return; }
+    var list = el("ul", { id: "glance-risks" });
+    groups.forEach(function (g) {
+      var pi = D.permissions.indexOf(g.r.permission);
+      var items = [el("strong", { text: g.r.text }), ": "];
+      g.agents.forEach(function (name, k) {
+        if (k) items.push(", ");
+        items.push(pi >= 0 ? el("a", { href: cellHash(byName[name], pi), text: name }) : name);
+      });
+      list.appendChild(el("li", { "data-permission": g.r.permission, "data-agents": g.agents.join(" ") }, items));
+    });
+    sec.appendChild(list);
+    var quiet = agents.filter(function (a) { return !a.internal && !risky[a.name]; }).map(function (a) { return a.name; });
+    if (quiet.length) sec.appendChild(el("p", { cls: "hint", text: "None of these without asking: " + quiet.join(", ") + "." }));
+  }
+
   // ---- Matrix ----
   var matrixButtons = [];
+  // With a base side: the cells whose decisions changed (diff's changes and tool events).
+  var changed = {};
+  if (D.diff) {
+    D.diff.changes.forEach(function (c) { changed[c.agent + "\u0000" + c.permission] = c.class; });
+    D.diff.events.forEach(function (e) { if (e.tool) changed[e.agent + "\u0000" + e.tool] = e.class; });
+  }
   function renderMatrix() {
     var body = document.getElementById("matrix-body");
     body.textContent = "";
-    var internal = agents.filter(function (a) { return a.hidden; }).length;
-    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny, ± mixed: depends on the input; ⊘ the tool is hidden from the model). Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
+    var internal = agents.filter(function (a) { return a.internal; }).length;
+    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny; ⊘ the tool is hidden from the model). \"✓ allow ±2\": allowed unless one of 2 rules decides otherwise (depends on the input). Colour is risk: red where a risky tool (bash, edit, outside the project, MCP and custom tools) runs without asking, amber where it asks or some inputs run unasked, grey where it is denied. The edit column is asked by the edit, write and apply_patch tools. Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
     var controls = el("div", { cls: "controls" });
     var show = el("input", { type: "checkbox", id: "show-internal" });
     controls.appendChild(el("label", { "for": "show-internal" }, [show, "show OpenCode's internal agents (" + internal + ")"]));
@@ -119,19 +184,21 @@
     table.appendChild(el("thead", null, [hr]));
     var tb = el("tbody");
     agents.forEach(function (a, ai) {
-      var tr = el("tr", { cls: a.hidden ? "internal" : "", "data-agent": a.name });
-      if (a.hidden) tr.hidden = true;
-      tr.appendChild(el("th", { scope: "row", cls: "agent" }, [a.name, el("span", { cls: "mode", text: a.mode + (a.hidden ? ", internal" : "") })]));
+      var tr = el("tr", { cls: a.internal ? "internal" : "", "data-agent": a.name });
+      if (a.internal) tr.hidden = true;
+      tr.appendChild(el("th", { scope: "row", cls: "agent", id: "agent-" + ai }, [a.name, el("span", { cls: "mode", text: a.mode + (a.internal ? ", internal" : a.hidden ? ", hidden from @" : "") })]));
       var row = [];
       D.cells[ai].forEach(function (c, pi) {
-        var s = c[0], hidden = c[1];
-        var label = hidden ? "⊘ hidden" : SYM[s] + " " + s;
+        var s = c[0], hidden = c[1], perm = D.permissions[pi];
+        // The button's text is its accessible name (no aria-label): the row and column
+        // headers give the agent and permission; the title says the rest in words.
         var b = el("button", {
-          cls: "cell s-" + s, type: "button", "aria-pressed": "false",
-          "data-agent": a.name, "data-permission": D.permissions[pi], "data-summary": s,
-          "aria-label": a.name + ", " + D.permissions[pi] + ": " + (hidden ? "deny (tool hidden)" : s),
-          onclick: function () { openCell(ai, pi, b); }
-        }, [label]);
+          cls: "cell s-" + s + " " + riskClass(ai, perm, c), type: "button", "aria-pressed": "false",
+          "data-agent": a.name, "data-permission": perm, "data-summary": s,
+          title: cellWords(ai, pi),
+          onclick: function () { openCell(ai, pi, b, true); }
+        }, [cellText(c) + (changed[a.name + "\u0000" + perm] ? " Δ" : "")]);
+        if (changed[a.name + "\u0000" + perm]) { b.classList.add("changed"); b.title += " (" + changed[a.name + "\u0000" + perm] + " since " + D.diff.base.label + ")"; }
         b.tabIndex = -1;
         row.push(b);
         tr.appendChild(el("td", null, [b]));
@@ -140,14 +207,62 @@
       tb.appendChild(tr);
     });
     table.appendChild(tb);
-    var first = matrixButtons.find(function (r, i) { return !agents[i].hidden; });
+    var first = matrixButtons.find(function (r, i) { return !agents[i].internal; });
     if (first && first[0]) first[0].tabIndex = 0;
     table.addEventListener("keydown", moveFocus);
     show.addEventListener("change", function () {
-      Array.prototype.forEach.call(tb.rows, function (tr, i) { if (agents[i].hidden) tr.hidden = !show.checked; });
+      Array.prototype.forEach.call(tb.rows, function (tr, i) { if (agents[i].internal) tr.hidden = !show.checked; });
     });
     body.appendChild(el("div", { cls: "scroll" }, [table]));
     body.appendChild(el("div", { id: "cell-detail", cls: "detail", "aria-live": "polite", tabindex: "-1" }, [el("p", { cls: "hint", text: "Select a cell (click, or Enter) to see that agent's rules for the permission." })]));
+    if (D.diff) body.insertBefore(el("p", { cls: "hint", id: "changed-legend", text: "Δ: the cell's decisions changed since " + D.diff.base.label + " (" + Object.keys(changed).length + " cells)." }), body.querySelector(".controls"));
+    renderUnconsulted(body);
+  }
+  // The permissions whose allow costs the most when it is not asked.
+  var RISKY = { bash: 1, edit: 1, external_directory: 1 };
+  var BASE = ["read", "edit", "bash", "glob", "grep", "task", "webfetch", "websearch", "external_directory", "skill", "lsp", "todowrite", "question", "doom_loop", "plan_enter", "plan_exit"];
+  function riskClass(ai, perm, c) {
+    var s = c[0], def = c[3], ex = c[4] || [];
+    if (c[1] || s === "deny") return "r-off";
+    var risky = RISKY[perm] || BASE.indexOf(perm) < 0;
+    var someAllow = def === "allow" || ex.some(function (i) { return agents[ai].rules[i][2] === "allow"; });
+    if (risky && def === "allow") return "r-high";
+    if (risky && someAllow) return "r-mid";
+    if (risky || def === "ask") return "r-ask";
+    return "r-low";
+  }
+  function cellText(c) {
+    if (c[1]) return "⊘ hidden";
+    if (c[0] !== "mixed") return SYM[c[0]] + " " + c[0];
+    return SYM[c[3]] + " " + c[3] + " ±" + (c[4] || []).length;
+  }
+  function cellWords(ai, pi) {
+    var c = D.cells[ai][pi], a = agents[ai], perm = D.permissions[pi];
+    if (c[1]) return a.name + " · " + perm + ": the tool is hidden from the model (denied whatever the input)";
+    if (c[0] !== "mixed") return a.name + " · " + perm + ": " + c[0] + " for every input";
+    var ex = c[4] || [], builtin = ex.every(function (i) { return a.rules[i][3] === "defaults"; });
+    return a.name + " · " + perm + ": " + c[3] + " unless one of " + plural(ex.length, "rule", "rules") + " decides otherwise" + (builtin ? " (only OpenCode's built-in rules)" : "");
+  }
+  function renderUnconsulted(body) {
+    var u = D.unconsulted || [];
+    var box = el("div", { id: "unconsulted" });
+    box.appendChild(el("h3", { id: "unconsulted-h", text: "Rules OpenCode never consults (" + u.length + ")" }));
+    if (!u.length) { box.appendChild(el("p", { cls: "hint", text: "Every rule's permission is one a tool of OpenCode " + (D.opencode || "") + " asks." })); body.appendChild(box); return; }
+    box.appendChild(el("p", { cls: "hint", text: "These keys decide nothing: no tool of this OpenCode release asks them (the write tool asks edit; there is no list, todoread or codesearch tool; typos and Claude Code syntax are literal names). They are not in the matrix." }));
+    var t = el("table", { id: "unconsulted-table" });
+    t.appendChild(el("thead", null, [el("tr", null, ["permission", "pattern", "action", "from", "agents", "why"].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
+    var tb = el("tbody");
+    u.forEach(function (r) {
+      tb.appendChild(el("tr", null, [
+        el("td", { cls: "mono", text: r.permission }), el("td", { cls: "mono", text: q(r.pattern) }),
+        el("td", { cls: "mono", text: typeof r.action === "string" ? r.action : JSON.stringify(r.action) }),
+        el("td", { cls: "mono", text: r.place }), el("td", { text: r.agents.length === agents.length ? "all" : r.agents.join(", ") }),
+        el("td", { text: r.why })
+      ]));
+    });
+    t.appendChild(tb);
+    box.appendChild(el("div", { cls: "scroll", tabindex: "0", role: "region", "aria-label": "rules OpenCode never consults" }, [t]));
+    body.appendChild(box);
   }
   function moveFocus(ev) {
     var t = ev.target;
@@ -174,32 +289,51 @@
     if (f.place) (findingsAt[f.place] = findingsAt[f.place] || []).push(f);
   });
   var pressed = null;
-  function openCell(ai, pi, button) {
+  // A cell's permalink: #cell/AGENT/PERMISSION (each part URI-encoded).
+  function cellHash(ai, pi) { return "#cell/" + encodeURIComponent(agents[ai].name) + "/" + encodeURIComponent(D.permissions[pi]); }
+  function openHash() {
+    var m = /^#cell\/([^/]*)\/([^/]*)$/.exec(location.hash);
+    if (!m) return false;
+    var ai = byName[decodeURIComponent(m[1])], pi = D.permissions.indexOf(decodeURIComponent(m[2]));
+    if (ai == null || pi < 0) return false;
+    var tr = matrixButtons[ai][pi].closest("tr");
+    if (tr.hidden) { document.getElementById("show-internal").checked = true; document.getElementById("show-internal").dispatchEvent(new Event("change")); }
+    openCell(ai, pi, matrixButtons[ai][pi], true);
+    return true;
+  }
+  function openCell(ai, pi, button, move) {
     if (pressed) pressed.setAttribute("aria-pressed", "false");
     pressed = button;
     button.setAttribute("aria-pressed", "true");
     var a = agents[ai], perm = D.permissions[pi], c = D.cells[ai][pi];
     var box = document.getElementById("cell-detail");
     box.textContent = "";
-    box.appendChild(el("h3", null, [a.name + " · ", el("code", { text: perm }), " ", badge(c[0], c[1] ? "deny (tool hidden from the model)" : c[0])]));
+    box.appendChild(el("h3", null, [a.name + " · ", el("code", { text: perm }), " ", badge(c[0], c[1] ? "deny (tool hidden from the model)" : c[0]), " ", el("a", { href: cellHash(ai, pi), cls: "permalink", text: "link to this cell" })]));
+    if (location.hash !== cellHash(ai, pi) && history.replaceState) history.replaceState(null, "", cellHash(ai, pi));
+    if (move) {
+      // Bring the rules into view and move focus there (Shift+Tab returns to the matrix).
+      box.scrollIntoView({ block: "nearest" });
+      box.focus({ preventScroll: true });
+    }
     var rules = c[2];
     if (!rules.length) {
       box.appendChild(el("p", { text: "No rule matches " + perm + ": OpenCode asks." }));
       return;
     }
-    box.appendChild(el("p", { cls: "hint", text: plural(rules.length, "rule matches", "rules match") + " " + perm + ", in OpenCode's order: for an input, the last rule whose pattern matches decides; none matching asks." }));
+    box.appendChild(el("p", { cls: "hint", text: cellWords(ai, pi) + ". " + plural(rules.length, "rule matches", "rules match") + " " + perm + ", in OpenCode's order: for an input, the last rule whose pattern matches decides; none matching asks." }));
     var t = el("table", { id: "cell-rules" });
     t.appendChild(el("thead", null, [el("tr", null, ["#", "permission", "pattern", "action", "layer", "from", "decides e.g."].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
     var tb = el("tbody");
     rules.forEach(function (entry) {
       var i = typeof entry === "number" ? entry : entry[0];
       var r = a.rules[i], ex = r[5];
-      var none = "nothing: later rules decide every input it matches";
+      var none = "nothing OpenCode asks: later rules decide every input it matches, or no tool asks the inputs it matches";
       if (typeof entry !== "number") {
         ex = entry[1] == null ? null : [perm, entry[1]];
         if (!ex) none = "no " + perm + " input found that it decides";
       }
-      tb.appendChild(el("tr", { cls: ex ? "" : "decides-none", "data-rule": String(i) }, [
+      var exception = (c[4] || []).indexOf(i) >= 0;
+      tb.appendChild(el("tr", { cls: (ex ? "" : "decides-none") + (exception ? " exception" : ""), "data-rule": String(i) }, [
         el("td", { cls: "mono", text: String(i) }),
         el("td", { cls: "mono", text: r[0] }),
         el("td", { cls: "mono", text: q(r[1]) }),
@@ -212,14 +346,14 @@
       ]));
     });
     t.appendChild(tb);
-    box.appendChild(el("div", { cls: "scroll" }, [t]));
+    box.appendChild(el("div", { cls: "scroll", tabindex: "0", role: "region", "aria-label": a.name + " · " + perm + " rules" }, [t]));
   }
 
   // ---- Files and commands ----
   function renderFiles() {
     var body = document.getElementById("files-body");
     var f = D.files;
-    var visible = agents.map(function (a, i) { return i; }).filter(function (i) { return !agents[i].hidden; });
+    var visible = agents.map(function (a, i) { return i; }).filter(function (i) { return !agents[i].internal; });
     var pick = el("select", { id: "files-agent", "aria-label": "agent" });
     visible.forEach(function (i) { pick.appendChild(el("option", { value: String(i), text: agents[i].name })); });
     body.appendChild(el("div", { cls: "controls" }, [el("label", { "for": "files-agent" }, ["agent ", pick])]));
@@ -307,7 +441,7 @@
       ]));
     });
     t.appendChild(tb);
-    box.appendChild(el("div", { cls: "scroll" }, [t]));
+    box.appendChild(el("div", { cls: "scroll", tabindex: "0", role: "region", "aria-label": "the project's commands" }, [t]));
   }
 
   // ---- Delegation (text alternative of the graph) ----
@@ -395,14 +529,18 @@
   }
 
   renderDiff();
+  renderGlance();
   renderMatrix();
   renderFiles();
   renderDelegation();
   renderFindings();
   if (D.diff) navLink("diff", "What changed", D.diff.causes.filter(function (c) { return c.class === "widened"; }).length + " widened");
-  navLink("matrix", "Agents × permissions", agents.filter(function (a) { return !a.hidden; }).length + " agents");
+  navLink("glance", "At a glance", D.summary.error + D.summary.warning ? plural(D.summary.error + D.summary.warning, "problem", "problems") : null);
+  navLink("matrix", "Agents × permissions", agents.filter(function (a) { return !a.internal; }).length + " agents");
   navLink("files", "Files & commands", D.files ? D.files.total + " files" : null);
   navLink("delegation", "Delegation", D.delegation.edges.length + " edges");
   navLink("findings", "Findings", D.findings.length);
+  window.addEventListener("hashchange", openHash);
+  openHash();
   document.body.setAttribute("data-ready", "true");
 })();

@@ -10,12 +10,21 @@
 //! before any script runs. Same input, same bytes: nothing depends on time, the machine or
 //! hash order.
 //!
+//! The matrix's columns are the permissions 1.18.34's tools ask ([`PERMISSIONS`]: `edit`
+//! for the edit, write and apply_patch tools) and the literal names a tool may ask; rules of
+//! the others ([`never_consulted`]) are listed apart, never as deciding anything.
+//!
 //! A matrix cell's summary: the permission's rules (those whose permission glob matches the
-//! name), the last `*` pattern among them (or OpenCode's default ask when there is none),
-//! and every later rule that decides some input ([`crate::checks::Ctx::live_input`], the
-//! same search `check` and the language server's hover use). One effect: that effect;
-//! more: `mixed`. A tool whose last matching rule is `* deny` is hidden from the model
-//! ([`crate::agents::is_hidden`]): `deny`, marked hidden.
+//! name), the last `*` pattern among them (the cell's default; OpenCode's default ask when
+//! there is none), and every later rule that decides some input a tool asks
+//! ([`crate::checks::Ctx::live_input`], the same search `check` and the language server's
+//! hover use, kept by [`is_asked`]); those with another effect are the cell's exceptions.
+//! One effect: that effect; more: `mixed`. A tool whose last matching rule is `* deny` is
+//! hidden from the model ([`crate::agents::is_hidden`]): `deny`, marked hidden. Every cell
+//! is what `explain` answers (`tests/report_cells.rs`).
+//!
+//! The first screen ([`risks`]) says per agent what it may do without asking that an admin
+//! would regret; only [`is_internal`] agents are left out of it and hidden by default.
 
 use crate::agents::{Agent, NOT_TOOLS, is_hidden};
 use crate::checks::{Ctx, Finding};
@@ -23,17 +32,19 @@ use crate::glob::Wildcard;
 use crate::map::{AgentMap, FileSet, NO_RULE};
 use crate::model::Effect;
 use crate::project::Project;
+use crate::shell::Splitter;
 use serde_json::{Value, json};
 
-/// The permissions OpenCode's tools and loop ask, in the matrix's order; names the
-/// config writes literally (MCP tools, custom tools) follow, sorted.
+/// The permissions OpenCode 1.18.34's tools and loop ask, in the matrix's order (the edit,
+/// write and apply_patch tools all ask `edit`; there is no `list` or `codesearch` tool);
+/// names the config writes literally that a tool may ask (MCP tools, custom tools) follow,
+/// sorted.
 pub const PERMISSIONS: &[&str] = &[
     "read",
     "edit",
     "bash",
     "glob",
     "grep",
-    "list",
     "task",
     "webfetch",
     "websearch",
@@ -80,6 +91,9 @@ pub struct Inputs<'a> {
     pub commands: &'a [CommandRow],
     /// `report::diff::json` of base vs this project, with `--base`.
     pub diff: Option<Value>,
+    /// Per cause of `diff`: its agents as `diff`'s help line names them
+    /// (`report::diff::agents_shown`).
+    pub diff_agents: Vec<String>,
     /// Shown in the title: the project's directory.
     pub title: &'a str,
 }
@@ -95,10 +109,33 @@ pub struct Cell {
     /// for a rule whose own example is another permission's, an input it decides for this
     /// one (`Some(None)`: none found).
     pub rules: Vec<(usize, Option<Option<String>>)>,
+    /// What an input no later rule singles out gets: the last all-`*` rule's action, or
+    /// OpenCode's default ask.
+    pub default: Effect,
+    /// The rules after that one which decide some input otherwise (a `mixed` cell's
+    /// exceptions), in order.
+    pub exceptions: Vec<usize>,
+}
+
+/// OpenCode's internal agents: the built-in `compaction`, `summary` and `title`, which no
+/// person or agent starts (OpenCode runs them itself). A user agent with `hidden: true` is
+/// the user's own (other agents start it), never internal.
+pub fn is_internal(agent: &Agent) -> bool {
+    agent.native && matches!(agent.name.as_str(), "compaction" | "summary" | "title")
+}
+
+/// Why OpenCode 1.18.34 never consults rules of `permission` in this project, or `None`
+/// when a tool may ask it: the names no tool of 1.18.34 asks (`write`, `patch`,
+/// `multiedit`, `apply_patch`: asked as `edit`; `list`, `todoread`, `codesearch`: no such
+/// tool), and the keys `unchecked-permission` reports (typos, PascalCase, `Bash(…)`,
+/// commands written as keys), except a tool the project defines and a plain name a plugin
+/// the config loads may add.
+pub fn never_consulted(project: &Project, permission: &str) -> Option<String> {
+    crate::checks::unchecked_permission::never_consulted(project, permission)
 }
 
 /// The matrix's permissions for a project: [`PERMISSIONS`], then every other permission a
-/// rule names literally (no wildcard), sorted.
+/// rule names literally (no wildcard) that a tool may ask ([`never_consulted`]), sorted.
 pub fn permissions(project: &Project) -> Vec<String> {
     let mut out: Vec<String> = PERMISSIONS.iter().map(|s| s.to_string()).collect();
     let mut extra: Vec<&str> = project
@@ -109,20 +146,38 @@ pub fn permissions(project: &Project) -> Vec<String> {
         .collect();
     extra.sort_unstable();
     extra.dedup();
+    extra.retain(|p| never_consulted(project, p).is_none());
     out.extend(extra.into_iter().map(String::from));
     out
 }
 
-/// Per rule of agent `a`: one input it decides (the most recognisable one the checks'
-/// example search finds, else the analysis' shortest), or `None` when the search finds none
-/// (every input it matches is decided by a later rule, or the budget ran out).
-fn examples(ctx: &Ctx<'_>, a: usize, agent: &Agent) -> Vec<Option<crate::checks::Witness>> {
+/// Could a tool ask `permission` about exactly `input`? [`crate::checks::examples::is_asked`]
+/// (no absolute `read` path, no `external_directory` subject other than `/dir/*`, no
+/// command with white space at an end), and for `bash` one command the bash tool asks
+/// about as such: split as the tool splits it, one part whose text is the input (never
+/// `TMPFILE=$(mktemp)` nor `x>>`, which it asks in other parts).
+fn is_asked(splitter: &mut Splitter, permission: &str, input: &str) -> bool {
+    crate::checks::examples::is_asked(permission, input)
+        && (permission != "bash"
+            || matches!(splitter.parts(input).as_slice(), [p] if p.asked() && p.text == input))
+}
+
+/// Per rule of agent `a`: one input it decides that OpenCode asks ([`is_asked`]) (the most
+/// recognisable one the checks' example search finds, else the analysis' shortest), or
+/// `None` when the search finds none (every input it matches is decided by a later rule or
+/// never asked, or the budget ran out).
+fn examples(
+    ctx: &Ctx<'_>,
+    a: usize,
+    agent: &Agent,
+    splitter: &mut Splitter,
+) -> Vec<Option<crate::checks::Witness>> {
     (0..agent.rules.len())
         .map(|i| {
             let input = ctx.live_input(a, i)?;
             ctx.recognisable(agent, &[i], &input, |w| w.rule == Some(i))
                 .or_else(|| ctx.witness(agent, &input))
-                .filter(|w| w.rule == Some(i))
+                .filter(|w| w.rule == Some(i) && is_asked(splitter, &w.permission, &w.input))
         })
         .collect()
 }
@@ -139,6 +194,7 @@ fn cell(
     permission: &str,
     globs: &[Wildcard],
     examples: &[Option<crate::checks::Witness>],
+    splitter: &mut Splitter,
 ) -> Cell {
     let platform = project.platform;
     let matching: Vec<usize> = globs
@@ -166,7 +222,7 @@ fn cell(
                         .map(|w| w.input.clone())
                         .into_iter()
                         .chain(matches_all(&r.pattern).then(|| "x".to_string()))
-                        .find(|input| decided_here(input));
+                        .find(|input| is_asked(splitter, permission, input) && decided_here(input));
                     (i, Some(here))
                 }
             }
@@ -178,6 +234,8 @@ fn cell(
             summary: "deny",
             hidden,
             rules,
+            default: Effect::Deny,
+            exceptions: Vec::new(),
         };
     }
     let last_all = matching
@@ -185,6 +243,7 @@ fn cell(
         .rposition(|&i| matches_all(&agent.rules[i].pattern));
     let base = last_all.map_or(Effect::Ask, |k| agent.rules[matching[k]].action.effective());
     let mut effects = vec![base];
+    let mut exceptions = Vec::new();
     for (k, &i) in matching
         .iter()
         .enumerate()
@@ -199,6 +258,9 @@ fn cell(
             Some(None) => examples[i].is_some(),
         };
         let e = r.action.effective();
+        if live && e != base {
+            exceptions.push(i);
+        }
         if live && !effects.contains(&e) {
             effects.push(e);
         }
@@ -210,6 +272,8 @@ fn cell(
         },
         hidden,
         rules,
+        default: base,
+        exceptions,
     }
 }
 
@@ -230,10 +294,11 @@ type Examples = Vec<Vec<Option<crate::checks::Witness>>>;
 
 fn matrix_and_examples(project: &Project, permissions: &[String]) -> (Vec<Vec<Cell>>, Examples) {
     let ctx = Ctx::new(project);
+    let mut splitter = Splitter::new();
     let mut cells = Vec::with_capacity(project.agents.len());
     let mut all = Vec::with_capacity(project.agents.len());
     for (a, agent) in project.agents.iter().enumerate() {
-        let ex = examples(&ctx, a, agent);
+        let ex = examples(&ctx, a, agent, &mut splitter);
         let globs: Vec<Wildcard> = agent
             .rules
             .iter()
@@ -242,7 +307,7 @@ fn matrix_and_examples(project: &Project, permissions: &[String]) -> (Vec<Vec<Ce
         cells.push(
             permissions
                 .iter()
-                .map(|p| cell(project, agent, p, &globs, &ex))
+                .map(|p| cell(project, agent, p, &globs, &ex, &mut splitter))
                 .collect(),
         );
         all.push(ex);
@@ -348,6 +413,7 @@ fn build(inputs: &Inputs<'_>) -> (Value, Vec<Drawn>) {
                 "mode": a.mode.as_str(),
                 "hidden": a.hidden,
                 "native": a.native,
+                "internal": is_internal(a),
                 "rules": rules,
                 "hidden_tools": crate::agents::hidden_tools(&a.rules, p.platform),
             })
@@ -377,6 +443,7 @@ fn build(inputs: &Inputs<'_>) -> (Value, Vec<Drawn>) {
             })
         })
         .collect();
+    let risks = risks(p, &permissions, &cells, &drawn);
     let cells: Vec<Value> = cells
         .iter()
         .map(|row| {
@@ -390,7 +457,13 @@ fn build(inputs: &Inputs<'_>) -> (Value, Vec<Drawn>) {
                             Some(input) => json!([i, input]),
                         })
                         .collect();
-                    json!([c.summary, c.hidden, rules])
+                    json!([
+                        c.summary,
+                        c.hidden,
+                        rules,
+                        effect_str(c.default),
+                        c.exceptions,
+                    ])
                 })
                 .collect::<Value>()
         })
@@ -445,8 +518,162 @@ fn build(inputs: &Inputs<'_>) -> (Value, Vec<Drawn>) {
         "files": files,
         "commands": commands,
         "diff": inputs.diff,
+        "diff_agents": inputs.diff_agents,
+        "unconsulted": unconsulted(p),
+        "risks": risks,
     });
     (v, drawn)
+}
+
+/// The rules OpenCode never consults ([`never_consulted`]), one entry per rule as written
+/// (a shared rule once, with every agent holding it), in agent then rule order:
+/// `{"permission", "pattern", "action", "place", "why", "agents"}`.
+fn unconsulted(p: &Project) -> Vec<Value> {
+    struct Entry<'a> {
+        rule: &'a crate::model::Rule,
+        place: String,
+        why: String,
+        agents: Vec<&'a str>,
+    }
+    let mut why_of: Vec<(&str, Option<String>)> = Vec::new();
+    let mut out: Vec<Entry<'_>> = Vec::new();
+    for a in &p.agents {
+        for r in &a.rules {
+            let why = match why_of.iter().find(|(k, _)| *k == r.permission) {
+                Some((_, w)) => w.clone(),
+                None => {
+                    let w = never_consulted(p, &r.permission);
+                    why_of.push((&r.permission, w.clone()));
+                    w
+                }
+            };
+            let Some(why) = why else { continue };
+            let at = place(p, r);
+            let same = |e: &&mut Entry<'_>| {
+                e.rule.permission == r.permission
+                    && e.rule.pattern == r.pattern
+                    && e.rule.action == r.action
+                    && e.place == at
+            };
+            match out.iter_mut().find(same) {
+                Some(e) => {
+                    if !e.agents.contains(&a.name.as_str()) {
+                        e.agents.push(&a.name);
+                    }
+                }
+                None => out.push(Entry {
+                    rule: r,
+                    place: at,
+                    why: super::clean(&why).into_owned(),
+                    agents: vec![&a.name],
+                }),
+            }
+        }
+    }
+    out.iter()
+        .map(|e| {
+            json!({"permission": e.rule.permission, "pattern": e.rule.pattern,
+                   "action": e.rule.action.to_json(), "place": e.place, "why": e.why,
+                   "agents": e.agents})
+        })
+        .collect()
+}
+
+/// What each agent (OpenCode's internal ones aside) may do that an admin would regret, in
+/// words, from its cells and single inputs decided as `explain` decides them: `{"agent",
+/// "permission", "text"}` (`permission`: the cell behind it, `task` for a delegation).
+/// Each is done without asking: any command (the `bash` cell's default allow), any file
+/// edit, files outside the project; else a command that pushes or deletes, an edit of the
+/// project's OpenCode config or agents; a secret read (`.env`); starting a subagent that
+/// may edit or run commands where the caller may not (an escalation edge).
+fn risks(p: &Project, permissions: &[String], cells: &[Vec<Cell>], edges: &[Drawn]) -> Vec<Value> {
+    let col = |name: &str| permissions.iter().position(|x| x == name);
+    let mut out = Vec::new();
+    for (ai, agent) in p.agents.iter().enumerate() {
+        if is_internal(agent) {
+            continue;
+        }
+        let mut push = |permission: &str, text: String| {
+            out.push(json!({"agent": agent.name, "permission": permission, "text": text}));
+        };
+        let decide = |permission: &str, input: &str| {
+            crate::agents::evaluate(&agent.rules, permission, input, p.platform).effect
+        };
+        let cell = |name: &str| col(name).map(|k| &cells[ai][k]);
+        // Whole tools: the cell's default (what every input no later rule singles out gets).
+        for (perm, what) in [
+            ("bash", "runs any command"),
+            ("edit", "edits any file in the project"),
+            ("external_directory", "reaches files outside the project"),
+        ] {
+            let Some(c) = cell(perm) else { continue };
+            if c.hidden {
+                continue;
+            }
+            let n = c.exceptions.len();
+            let except = match n {
+                0 => String::new(),
+                1 => " (1 rule decides otherwise)".into(),
+                n => format!(" ({n} rules decide otherwise)"),
+            };
+            if c.default == Effect::Allow {
+                push(perm, format!("{what} without asking{except}"));
+            }
+        }
+        // Single inputs: a push, a deletion, the project's config, a secret.
+        let bash_default_allow =
+            cell("bash").is_some_and(|c| !c.hidden && c.default == Effect::Allow);
+        if let Some(c) = cell("bash")
+            && !c.hidden
+            && !bash_default_allow
+        {
+            for (command, what) in [
+                ("git push origin main", "may push (git push)"),
+                ("rm -rf build", "may delete files (rm -rf)"),
+            ] {
+                if decide("bash", command) == Effect::Allow {
+                    push("bash", format!("{what} without asking"));
+                }
+            }
+        }
+        if let Some(c) = cell("edit")
+            && !c.hidden
+            && c.default != Effect::Allow
+        {
+            for (path, what) in [
+                (
+                    "opencode.json",
+                    "edits the project's OpenCode config (opencode.json)",
+                ),
+                (
+                    ".opencode/agent/build.md",
+                    "edits the project's agents (.opencode/agent/)",
+                ),
+            ] {
+                if decide("edit", path) == Effect::Allow {
+                    push("edit", format!("{what} without asking"));
+                }
+            }
+        }
+        if let Some(c) = cell("read")
+            && !c.hidden
+            && decide("read", ".env") == Effect::Allow
+        {
+            push("read", "reads secrets (.env) without asking".into());
+        }
+        for e in edges.iter().filter(|e| e.caller == ai) {
+            if let Some(why) = &e.escalation {
+                push(
+                    "task",
+                    format!(
+                        "may start {}, which may do what it may not ({why})",
+                        p.agents[e.callee].name
+                    ),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// The repository's files and each agent's read and edit decisions, one character per
@@ -516,7 +743,9 @@ fn short(s: &str, max: usize) -> String {
 
 /// The delegation graph as SVG: callers on the left, the subagents they may start on the
 /// right, one curve per edge (solid: allowed, dashed: asked), escalations red and thick.
-/// Every node and edge has a text alternative (`<title>`, `aria-label`).
+/// Every node and edge has a text alternative (`<title>`, `aria-label`); no edge is a tab
+/// stop (hundreds of them stood between the matrix and the findings): the list below the
+/// graph says the same in text.
 fn delegation_svg(p: &Project, edges: &[Drawn]) -> String {
     let mut callers: Vec<usize> = edges.iter().map(|e| e.caller).collect();
     callers.sort_unstable();
@@ -566,7 +795,7 @@ fn delegation_svg(p: &Project, edges: &[Drawn]) -> String {
                 .unwrap_or_default()
         );
         out.push_str(&format!(
-            "<g class=\"edge {}{}\" data-caller=\"{}\" data-subagent=\"{}\" tabindex=\"0\" role=\"img\" aria-label=\"{}\"><title>{}</title><path d=\"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}\" marker-end=\"url(#{})\"/></g>\n",
+            "<g class=\"edge {}{}\" data-caller=\"{}\" data-subagent=\"{}\" role=\"img\" aria-label=\"{}\"><title>{}</title><path d=\"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}\" marker-end=\"url(#{})\"/></g>\n",
             e.action,
             if esc { " escalation" } else { "" },
             escape(caller),
@@ -618,6 +847,7 @@ pub fn html(inputs: &Inputs<'_>) -> String {
         escape(&inputs.project.profile.requested.to_string())
     ));
     out.push_str("<section id=\"diff\" hidden></section>\n");
+    out.push_str("<section id=\"glance\" aria-labelledby=\"glance-h\"><h2 id=\"glance-h\">At a glance</h2></section>\n");
     out.push_str("<section id=\"matrix\" aria-labelledby=\"matrix-h\"><h2 id=\"matrix-h\">Agents × permissions</h2><div id=\"matrix-body\"><p>This page needs JavaScript for the matrix, files and findings; the delegation graph below is drawn without it.</p></div></section>\n");
     out.push_str("<section id=\"files\" aria-labelledby=\"files-h\"><h2 id=\"files-h\">In this repository</h2><div id=\"files-body\"></div></section>\n");
     out.push_str(&format!(

@@ -9,7 +9,7 @@ import { readFileSync } from "fs";
 import { pathToFileURL } from "url";
 const require = createRequire(process.env.PLAYWRIGHT_DIR + "/");
 const { chromium } = require("playwright-core");
-const [page_file, expect_file, shot] = process.argv.slice(2);
+const [page_file, expect_file, shot, base_file, diff_file] = process.argv.slice(2);
 const expect = JSON.parse(readFileSync(expect_file, "utf8"));
 let failures = 0;
 function check(ok, what) {
@@ -20,6 +20,17 @@ function wildcard(glob, s) {
   // OpenCode's Wildcard.match for the globs the fixture uses: * and ? (spec §3.1).
   const re = "^" + glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$";
   return new RegExp(re, "s").test(s);
+}
+
+// axe-core (npm, beside playwright-core): WCAG 2 A/AA rules, in the page.
+const AXE = readFileSync(process.env.PLAYWRIGHT_DIR + "/node_modules/axe-core/axe.min.js", "utf8");
+async function axeSerious(page) {
+  await page.addScriptTag({ content: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] });
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => v.id + " ×" + v.nodes.length + " (" + v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ") + ")");
+  });
 }
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
@@ -36,6 +47,10 @@ try {
     await page.waitForSelector("body[data-ready=true]", { timeout: 10000 });
     check(errors.length === 0, `${scheme}: no console error (${errors.join(" | ")})`);
     check(requests.length === 0, `${scheme}: no network request (${requests.join(" ")})`);
+    // WCAG AA in both schemes, with a cell's rules open.
+    await page.click(`button.cell[data-agent="${expect.cells[0][0]}"][data-permission="${expect.cells[0][1]}"]`);
+    const axe = await axeSerious(page);
+    check(axe.length === 0, `${scheme}: axe-core finds no serious or critical violation (${axe.join("; ")})`);
     if (scheme === "dark") {
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       check(bg !== "rgb(255, 255, 255)", `dark mode changes the background (${bg})`);
@@ -46,6 +61,36 @@ try {
     // The matrix: one row per agent, in `agent list` order.
     const rows = await page.$$eval("#matrix-table tbody tr", (trs) => trs.map((t) => t.getAttribute("data-agent")));
     check(JSON.stringify(rows) === JSON.stringify(expect.rules.agents.map((a) => a.key)), `matrix rows are the agents (${rows})`);
+
+    // Only OpenCode's internal agents are hidden by default: every user agent (a hidden
+    // subagent included) is a visible row and in the files picker.
+    const visible = await page.$$eval("#matrix-table tbody tr", (trs) => trs.filter((t) => !t.hidden).map((t) => t.getAttribute("data-agent")));
+    const internal = ["compaction", "summary", "title"];
+    const want = expect.rules.agents.filter((a) => !(a.native && internal.includes(a.key))).map((a) => a.key);
+    check(JSON.stringify(visible) === JSON.stringify(want), `visible rows are every agent but the internal ones (${visible})`);
+    check(expect.rules.agents.some((a) => a.hidden && !a.native && visible.includes(a.key)), "a hidden user agent is shown");
+    const picker = await page.$$eval("#files-agent option", (os) => os.map((o) => o.textContent));
+    check(JSON.stringify(picker) === JSON.stringify(want), `the files picker lists them (${picker})`);
+
+    // The first screen: every error and warning check reports (up to ten), above the fold.
+    const serious = expect.check.findings.filter((f) => f.level === "error" || f.level === "warning").length;
+    const listed = await page.$$eval("#glance-serious li[data-finding]", (lis) => lis.length);
+    check(listed === Math.min(10, serious) && serious > 0, `the first screen lists ${listed} errors and warnings (check: ${serious})`);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const top = await page.$eval("#glance", (e) => e.getBoundingClientRect().top);
+    check(top >= 0 && top < 900 * 0.5, `"At a glance" starts in the first half screen (${top}px)`);
+    // Each escalation is said there in words, linked to the caller's task cell.
+    for (const e of expect.escalations) {
+      const [caller, sub] = e.split("→");
+      const said = await page.$$eval(`#glance-risks li[data-permission="task"]`, (lis, [caller, sub]) => lis
+        .filter((li) => li.querySelector("strong").textContent.includes(sub) && li.getAttribute("data-agents").split(" ").includes(caller))
+        .map((li) => [...li.querySelectorAll("a")].find((a) => a.textContent === caller).getAttribute("href")), [caller, sub]);
+      check(said.length === 1 && said[0] === "#cell/" + caller + "/task", `the first screen says ${caller} may start ${sub} (${said})`);
+    }
+
+    // A cell's accessible name is what it shows: no aria-label over its text.
+    const names = await page.$$eval("button.cell", (bs) => bs.filter((b) => b.hasAttribute("aria-label") || b.hasAttribute("aria-labelledby") || !b.textContent.trim()).length);
+    check(names === 0, `every cell is named by its visible text (${names} are not)`);
 
     // Clicking a cell shows that agent's rules for the permission, in OpenCode's order.
     for (const [agent, perm] of expect.cells) {
@@ -58,7 +103,17 @@ try {
       const heading = await page.textContent("#cell-detail h3");
       check(heading.includes(agent) && heading.includes(perm), `${agent} × ${perm}: the detail names them (${heading})`);
       check(await page.getAttribute(sel, "aria-pressed") === "true", `${agent} × ${perm}: the cell is marked pressed`);
+      // Its rules are brought into view, focus moved there, and the address is its permalink.
+      const seen = await page.evaluate(() => { const r = document.getElementById("cell-detail").getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0 && document.activeElement.id === "cell-detail"; });
+      check(seen, `${agent} × ${perm}: the rules are in view with focus`);
+      check(decodeURIComponent(new URL(page.url()).hash) === `#cell/${agent}/${perm}`, `${agent} × ${perm}: the address is its permalink (${page.url()})`);
     }
+    // A permalink opens its cell on a fresh load.
+    const [pa, pp] = expect.cells[expect.cells.length - 1];
+    await page.goto(url + `#cell/${pa}/${pp}`);
+    await page.waitForSelector("body[data-ready=true]");
+    const linked = await page.textContent("#cell-detail h3");
+    check(linked.includes(pa) && linked.includes(pp) && await page.getAttribute(`button.cell[data-agent="${pa}"][data-permission="${pp}"]`, "aria-pressed") === "true", `the permalink #cell/${pa}/${pp} opens it (${linked})`);
     // Keyboard: Enter on a focused cell opens it; arrows move between cells.
     const [ka, kp] = expect.cells[0];
     await page.focus(`button.cell[data-agent="${ka}"][data-permission="${kp}"]`);
@@ -76,6 +131,8 @@ try {
     check(JSON.stringify(esc) === JSON.stringify(expect.escalations.slice().sort()), `escalation edges ${esc} (expected ${expect.escalations})`);
     const labelled = await page.$$eval("#delegation-graph g.edge", (gs) => gs.every((g) => (g.getAttribute("aria-label") || "").length > 0 && g.querySelector("title")));
     check(labelled, "every edge has a text alternative");
+    const stops = await page.$$eval("#delegation-graph [tabindex]", (n) => n.length);
+    check(stops === 0, `no edge of the graph is a tab stop (${stops} are)`);
 
     // Findings: the same count as check, and the filters change it.
     const count = async () => Number(await page.getAttribute("#findings-count", "data-shown"));
@@ -119,6 +176,32 @@ try {
     }, png.toString("base64"));
     check(colours.distinct > 50 && colours.ink > 0.02, `screenshot not blank (${colours.distinct} colours, ${(colours.ink * 100).toFixed(1)}% ink)`);
     await ctx.close();
+  }
+  // A phone: the header leaves the screen to the page, and a screenshot of it
+  // (SCREENSHOT with -phone before .png).
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "light" });
+  const pp = await phone.newPage();
+  await pp.goto(pathToFileURL(page_file).href);
+  await pp.waitForSelector("body[data-ready=true]");
+  const header = await pp.$eval("header", (h) => h.getBoundingClientRect().height);
+  check(header < 844 * 0.2, `phone: the header is ${header}px of 844`);
+  const wide = await pp.evaluate(() => document.documentElement.scrollWidth);
+  check(wide <= 390, `phone: the page does not scroll sideways (${wide}px wide)`);
+  await pp.screenshot({ path: shot.replace(/\.png$/, "-phone.png") });
+  await phone.close();
+  // With --base: the changed cells are marked (exactly diff's changes and tool events), and
+  // each widening is said in words with the agents diff names.
+  if (base_file) {
+    const diff = JSON.parse(readFileSync(diff_file, "utf8"));
+    const bp = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await bp.goto(pathToFileURL(base_file).href);
+    await bp.waitForSelector("body[data-ready=true]");
+    const marked = await bp.$$eval("button.cell.changed", (bs) => bs.map((b) => b.getAttribute("data-agent") + " " + b.getAttribute("data-permission")).sort());
+    const want = [...new Set(diff.changes.map((c) => c.agent + " " + c.permission).concat(diff.events.filter((e) => e.tool).map((e) => e.agent + " " + e.tool)))].sort();
+    check(want.length > 0 && JSON.stringify(marked) === JSON.stringify(want), `--base: changed cells ${marked} (diff: ${want})`);
+    const said = await bp.$$eval(".cause.widened .cause-words", (ps) => ps.map((p) => p.textContent));
+    const widened = diff.causes.filter((c) => c.class === "widened");
+    check(said.length === widened.length && widened.every((c, k) => said[k].startsWith(c.agents.join(", ") + " may now ") && said[k].includes(JSON.stringify(c.regions[0].input))), `--base: each widening in words (${said.join(" | ")})`);
   }
 } finally {
   await browser.close();
