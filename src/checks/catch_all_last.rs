@@ -187,7 +187,12 @@ pub(super) fn one_per_catch_all(project: &Project, out: Vec<Finding>) -> Vec<Fin
             message,
             related,
             witnesses: first.witnesses.clone(),
-            help: Some(help_for(project, agent, k, members.iter().map(|&n| &out[n]))),
+            help: Some(help_for(
+                project,
+                agent,
+                k,
+                members.iter().map(|&n| &out[n]),
+            )),
         });
     }
     out.into_iter()
@@ -251,7 +256,9 @@ fn help_for<'f>(
             continue;
         }
         let Some(ri) = f.rule else { continue };
-        let Some(rule) = agent.rules.get(ri) else { continue };
+        let Some(rule) = agent.rules.get(ri) else {
+            continue;
+        };
         let wanted = rule.action.effective();
         if wanted == Effect::Allow {
             continue;
@@ -267,7 +274,9 @@ fn help_for<'f>(
         let Some(by) = d.rule.map(|x| if x >= k { x + 1 } else { x }) else {
             continue;
         };
-        let Some(later) = agent.rules.get(by) else { continue };
+        let Some(later) = agent.rules.get(by) else {
+            continue;
+        };
         if by != ri
             && by > ri
             && later.action.effective() < wanted
@@ -300,7 +309,9 @@ fn help_for<'f>(
     if !bare.is_empty() {
         let patterns: Vec<String> = bare
             .iter()
-            .map(|i| serde_json::to_string(&format!("{} *", agent.rules[*i].pattern)).unwrap_or_default())
+            .map(|i| {
+                serde_json::to_string(&format!("{} *", agent.rules[*i].pattern)).unwrap_or_default()
+            })
             .collect();
         help.push_str(&format!(
             "; and write the exact commands as {}: an exact command matches the bare command alone, with ` *` also the command with its operands",

@@ -176,7 +176,11 @@ pub(super) fn order_from_elsewhere(
         return None;
     }
     let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let (name, pi, pk) = (quoted(&agent.name), quoted(&ri.pattern), quoted(&rk.pattern));
+    let (name, pi, pk) = (
+        quoted(&agent.name),
+        quoted(&ri.pattern),
+        quoted(&rk.pattern),
+    );
     project
         .loaded
         .sources
@@ -184,9 +188,8 @@ pub(super) fn order_from_elsewhere(
         .filter(|(id, _)| *id < source)
         .find(|(_, f)| {
             let t = &f.text;
-            t.find(&name).is_some_and(|a| {
-                t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk))
-            })
+            t.find(&name)
+                .is_some_and(|a| t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk)))
         })
         .map(|(_, f)| f.name())
 }

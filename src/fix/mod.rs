@@ -977,7 +977,10 @@ fn suggested(
     root: Option<&Path>,
     fixes: &[Fix],
 ) -> Vec<Fix> {
-    let taken: Vec<usize> = fixes.iter().flat_map(|f| f.repairs.iter().copied()).collect();
+    let taken: Vec<usize> = fixes
+        .iter()
+        .flat_map(|f| f.repairs.iter().copied())
+        .collect();
     let on_top = |t: &BTreeMap<PathBuf, String>| {
         let mut all = texts.clone();
         all.extend(t.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -1014,7 +1017,15 @@ pub fn fix(
             let mut all = candidates(now, &last_findings, root);
             // The proven suggestions that only narrow, for the findings no fix repairs.
             if unsafe_fixes && !ignores {
-                all.extend(suggested(now, &last_findings, findings, reload, &texts, root, &all));
+                all.extend(suggested(
+                    now,
+                    &last_findings,
+                    findings,
+                    reload,
+                    &texts,
+                    root,
+                    &all,
+                ));
             }
             let wanted: Vec<&Fix> = all
                 .iter()
@@ -1093,7 +1104,15 @@ pub fn fix(
         0
     } else {
         let mut all = candidates(end, &last_findings, root);
-        all.extend(suggested(end, &last_findings, findings, reload, &texts, root, &all));
+        all.extend(suggested(
+            end,
+            &last_findings,
+            findings,
+            reload,
+            &texts,
+            root,
+            &all,
+        ));
         all.iter()
             .filter(|f| f.safety == Safety::Narrowing)
             .filter(|f| {
