@@ -186,69 +186,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // for every agent on purpose, planning ones included: a block that keeps plan
             // read-only would take away the very files the author opened for it (judged on
             // the held-back real configs). The choice is said in words, with no snippet.
-            if !r.pattern.chars().all(|c| c == '*') {
-                let pattern = written_pattern(ctx, r);
-                let help = format!(
-                    "if {} should not edit {pattern} without asking, write this allow in the own blocks of the agents that should (`agent.build.permission.edit`) instead of the shared block; if {} should (a planning document, a scratch directory), it is deliberate and nothing needs to change",
+            let help = if r.pattern.chars().all(|c| c == '*') {
+                let others: Vec<&String> = narrow
+                    .iter()
+                    .filter(|(loc, _)| *loc != r.loc)
+                    .map(|(_, text)| text)
+                    .collect();
+                block_help(&reached, &others)
+            } else {
+                format!(
+                    "if {} should not edit {} without asking, write this allow in the own blocks of the agents that should (`agent.build.permission.edit`) instead of the shared block; if {} should (a planning document, a scratch directory), it is deliberate and nothing needs to change",
                     reached.join(" and "),
+                    written_pattern(ctx, r),
                     if reached.len() == 1 { "it" } else { "they" },
-                );
-                out.push(
-                    Finding::at_rule(&CHECK, agent, i, message)
-                        .with_witnesses(vec![Witness {
-                            permission: "edit".into(),
-                            input,
-                            action: Effect::Allow,
-                            rule: Some(i),
-                        }])
-                        .with_help(help),
-                );
-                continue;
-            }
-            // The narrower shared allows (`docs/plans/*.md`) are kept in plan's block: the
-            // author wrote them for the agents that plan. Named inline up to a few (the
-            // help is a snippet to paste, not a copy of a long list).
-            let narrow_all: Vec<&String> = narrow
-                .iter()
-                .filter(|(loc, _)| *loc != r.loc)
-                .map(|(_, text)| text)
-                .collect();
-            let left_out = if narrow_all.len() > NARROW_INLINE {
-                narrow_all.len()
-            } else {
-                0
+                )
             };
-            let narrow: Vec<String> = if left_out == 0 {
-                narrow_all.into_iter().cloned().collect()
-            } else {
-                Vec::new()
-            };
-            let blocks: Vec<String> = reached
-                .iter()
-                .map(|name| match *name {
-                    "plan" => format!("\"plan\": {{\"permission\": {{\"edit\": {{\"*\": \"deny\", \".opencode/plans/*.md\": \"allow\"{}}}}}}}", narrow.concat()),
-                    other => format!("\"{other}\": {{\"permission\": {{\"edit\": \"deny\"}}}}"),
-                })
-                .collect();
-            let help: String = format!(
-                "keep {} read-only in {} own block{}, which come{} last: {{\"agent\": {{{}}}}}{}",
-                reached.join(" and "),
-                if reached.len() == 1 { "its" } else { "their" },
-                if reached.len() == 1 { "" } else { "s" },
-                if reached.len() == 1 { "s" } else { "" },
-                blocks.join(", "),
-                if reached.contains(&"plan") {
-                    if left_out > 0 {
-                        format!(" (plan may still write its plans, .opencode/plans/*.md; add your {left_out} narrower shared edit allows to plan's block too if plan should keep them)")
-                    } else if narrow.is_empty() {
-                        " (plan may still write its plans, .opencode/plans/*.md)".to_string()
-                    } else {
-                        " (plan may still write its plans, .opencode/plans/*.md, and the files your narrower shared allows give every agent)".to_string()
-                    }
-                } else {
-                    String::new()
-                }
-            );
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)
                     .with_witnesses(vec![Witness {
@@ -261,6 +213,51 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// The help for a shared catch-all allow: keep each reached agent read-only in its own
+/// block; plan's block keeps its plans and the narrower shared allows (`others`, each
+/// `, "PATTERN": "allow"`), named inline up to [`NARROW_INLINE`] (the help is a snippet to
+/// paste, not a copy of a long list), else counted.
+fn block_help(reached: &[&str], others: &[&String]) -> String {
+    let left_out = if others.len() > NARROW_INLINE {
+        others.len()
+    } else {
+        0
+    };
+    let inline: String = if left_out == 0 {
+        others.iter().map(|t| t.as_str()).collect()
+    } else {
+        String::new()
+    };
+    let blocks: Vec<String> = reached
+        .iter()
+        .map(|name| match *name {
+            "plan" => format!(
+                "\"plan\": {{\"permission\": {{\"edit\": {{\"*\": \"deny\", \".opencode/plans/*.md\": \"allow\"{inline}}}}}}}"
+            ),
+            other => format!("\"{other}\": {{\"permission\": {{\"edit\": \"deny\"}}}}"),
+        })
+        .collect();
+    let plans = if !reached.contains(&"plan") {
+        String::new()
+    } else if left_out > 0 {
+        format!(
+            " (plan may still write its plans, .opencode/plans/*.md; add your {left_out} narrower shared edit allows to plan's block too if plan should keep them)"
+        )
+    } else if inline.is_empty() {
+        " (plan may still write its plans, .opencode/plans/*.md)".to_string()
+    } else {
+        " (plan may still write its plans, .opencode/plans/*.md, and the files your narrower shared allows give every agent)".to_string()
+    };
+    format!(
+        "keep {} read-only in {} own block{}, which come{} last: {{\"agent\": {{{}}}}}{plans}",
+        reached.join(" and "),
+        if reached.len() == 1 { "its" } else { "their" },
+        if reached.len() == 1 { "" } else { "s" },
+        if reached.len() == 1 { "s" } else { "" },
+        blocks.join(", "),
+    )
 }
 
 /// A rule's pattern as its author wrote it (`~/notes/**`, not the home directory it
