@@ -149,11 +149,11 @@ fn after_rule(
     let e = c.entries.get(i)?;
     if key_of(text, e.key) == permission && text::child(cs, e).is_none() {
         // `"bash": "allow"`: the scalar is the block's catch-all.
-        let mut all = vec![("*".to_string(), r.action.to_string())];
-        all.extend(entries.iter().cloned());
-        return Some(vec![text::replace_value(
+        return Some(vec![scalar_to_block(
+            syntax,
             e,
-            text::object_text(syntax, &all),
+            &r.action.to_string(),
+            entries,
         )]);
     }
     // `r` is an entry of the permission's own block: write after the block's last entry.
@@ -162,6 +162,19 @@ fn after_rule(
         return None;
     }
     text::append(text, c, &rules_text(syntax, entries))
+}
+
+/// A permission's scalar (`"bash": "allow"`) replaced by a block that keeps it as the
+/// catch-all, first, then `entries`.
+fn scalar_to_block(
+    syntax: Syntax,
+    e: &text::Entry,
+    action: &str,
+    entries: &[(String, String)],
+) -> Edit {
+    let mut all = vec![("*".to_string(), action.to_string())];
+    all.extend(entries.iter().cloned());
+    text::replace_value(e, text::object_text(syntax, &all))
 }
 
 /// (pattern, action) entries with their actions written for `syntax`.
@@ -203,13 +216,8 @@ fn beside_rule(
             Some(own) => text::append(text, own, &written),
             None => {
                 let current = text.get(e.value.start..e.value.end)?;
-                let current = current.trim_matches(['"', '\'']).to_string();
-                let mut all = vec![("*".to_string(), current)];
-                all.extend(entries.iter().cloned());
-                Some(vec![text::replace_value(
-                    e,
-                    text::object_text(syntax, &all),
-                )])
+                let current = current.trim_matches(['"', '\'']);
+                Some(vec![scalar_to_block(syntax, e, current, entries)])
             }
         },
         None => text::append(
