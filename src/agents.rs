@@ -54,6 +54,21 @@ pub struct Agent {
     pub rules: Vec<Rule>,
 }
 
+impl Agent {
+    /// One of OpenCode's internal agents: built in and hidden (`compaction`, `summary`,
+    /// `title`), run by OpenCode itself to compact, summarise and title a session, never
+    /// picked by a user. A user's own `hidden: true` agent is not internal. The one rule
+    /// every human and markdown output follows (docs/commands.md, "Internal agents"):
+    /// they are left out of lists of agents ([`crate::report::shown_agents`]) and folded
+    /// into one line where agents are listed one by one.
+    ///
+    /// Decided by name, not by `hidden`: a user who writes `hidden: true` on a built-in
+    /// such as `explore` keeps it a subagent others start.
+    pub fn is_internal(&self) -> bool {
+        self.native && matches!(self.name.as_str(), "compaction" | "summary" | "title")
+    }
+}
+
 /// `Permission.expand`: home expansion of patterns (spec §3.3).
 pub fn expand(pattern: &str, home: &str) -> String {
     if pattern == "~" {

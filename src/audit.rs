@@ -78,6 +78,18 @@ pub enum Want<'r> {
     Baseline,
 }
 
+/// A finding's fix as `check` marks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// Its class; `None` for a repair not applied because it would widen access (the
+    /// title says what it would open).
+    pub safety: Option<Safety>,
+    pub title: String,
+    /// It edits a file outside the project root (the global config, `OPENCODE_CONFIG`):
+    /// `--fix` applies it only with `--global`.
+    pub outside: bool,
+}
+
 /// A run's report: everything a front end renders.
 pub struct Report {
     /// The OpenCode config read: its sources, before samples and baseline joined the map.
@@ -87,7 +99,7 @@ pub struct Report {
     /// What suppression hid (nothing counted for [`Want::Baseline`]).
     pub suppression: suppress::Outcome,
     /// Per finding, its proven fix ([`Want::Marked`]; else empty).
-    pub marks: Vec<Option<(Option<Safety>, String)>>,
+    pub marks: Vec<Option<Mark>>,
     /// Per finding, the changes its help proposes, proven on this config
     /// ([`Want::Marked`], [`Want::Suggested`]; else empty).
     pub suggestions: Vec<Vec<crate::fix::suggest::Suggestion>>,
@@ -270,7 +282,7 @@ impl<'a> Audit<'a> {
     }
 
     /// The fix loop (`--fix`, `--diff`): every proven fix applied in memory, re-loading
-    /// through `reload`. The baseline is read through `host` beside a copy of the
+    /// through `reload`; only files under the project root unless `global` (`--global`). The baseline is read through `host` beside a copy of the
     /// project's sources (its entries' places are in that copy only).
     pub fn fix(
         &self,
@@ -278,6 +290,7 @@ impl<'a> Audit<'a> {
         host: &dyn Host,
         reload: &Reload<'_>,
         unsafe_fixes: bool,
+        global: bool,
     ) -> Result<crate::fix::Outcome, RunError> {
         let baseline = self.baseline(host, &mut project.loaded.sources.clone())?;
         let findings = |p: &Project| self.reported(p, baseline.as_deref());
@@ -285,31 +298,39 @@ impl<'a> Audit<'a> {
             project,
             &findings,
             reload,
-            Some(&self.setup.root),
+            (!global).then_some(self.setup.root.as_path()),
             unsafe_fixes,
         ))
     }
 
-    /// Per finding, the proven fix it has (human output marks it), and for the others the
-    /// repair tried and not offered because it would widen access, with what it would
-    /// open (`None` safety: display-only).
+    /// Per finding, the proven fix it has (human output marks it), in any config file (one
+    /// outside the project is marked so: `--fix` writes it only with `--global`), and for
+    /// the others the repair tried and not offered because it would widen access, with
+    /// what it would open (`None` safety: display-only).
     fn marks(
         &self,
         project: &Project,
         findings: &[Finding],
         reload: &Reload<'_>,
-    ) -> Vec<Option<(Option<Safety>, String)>> {
+    ) -> Vec<Option<Mark>> {
         let mut marks = vec![None; findings.len()];
-        let root = Some(self.setup.root.as_path());
-        let proven = crate::fix::proven(project, findings, reload, root);
+        let outside = |source: SourceId| match &project.loaded.sources.get(source).origin {
+            crate::source::Origin::File(path) => !path.starts_with(&self.setup.root),
+            crate::source::Origin::EnvVar(_) => false,
+        };
+        let proven = crate::fix::proven(project, findings, reload, None);
         for f in &proven {
             for &n in &f.repairs {
                 if let Some(m) = marks.get_mut(n) {
-                    *m = Some((Some(f.safety), f.title.clone()));
+                    *m = Some(Mark {
+                        safety: Some(f.safety),
+                        title: f.title.clone(),
+                        outside: outside(f.source),
+                    });
                 }
             }
         }
-        for a in crate::fix::display_only(project, findings, reload, root, &proven) {
+        for a in crate::fix::display_only(project, findings, reload, None, &proven) {
             let more = a.widened.saturating_sub(a.widens.len());
             let text = format!(
                 "{} (not applied: it would widen access: {}{})",
@@ -323,7 +344,11 @@ impl<'a> Audit<'a> {
             );
             for &n in &a.repairs {
                 if let Some(m @ None) = marks.get_mut(n) {
-                    *m = Some((None, text.clone()));
+                    *m = Some(Mark {
+                        safety: None,
+                        title: text.clone(),
+                        outside: false,
+                    });
                 }
             }
         }

@@ -437,7 +437,7 @@ impl Loader<'_> {
 
     /// Decode a JSON config; its ignored V2 `permissions` blocks become warnings.
     fn decode_file(&mut self, node: &Node, layer: Layer) -> Result<FileConfig, LoadError> {
-        let cfg = config::decode_file(node, layer, &self.sw).map_err(LoadError::Invalid)?;
+        let cfg = config::decode_file_all(node, layer, &self.sw).map_err(LoadError::Invalid)?;
         if let Some(servers) = node
             .value
             .as_object()
@@ -769,6 +769,7 @@ fn env_permission(text: &str, id: SourceId) -> Result<Option<PermissionMap>, Loa
                     loc: kl,
                     path: "OPENCODE_PERMISSION".into(),
                     message: "a permission set to null: OpenCode crashes at start-up (Object.entries(null) in Permission.fromConfig)".into(),
+                    more: Vec::new(),
                 }));
             }
             Value::String(_) => PermEntry::Action(leaf(&v, kl)),
@@ -1024,6 +1025,7 @@ fn run(l: &mut Loader<'_>, discovery: &Discovery) -> Result<(Merged, Vec<String>
                     },
                     path: "OPENCODE_PERMISSION".into(),
                     message: "not valid JSON: releases up to 1.15.4 exit with a JSON parse error (later ones skip it)".into(),
+                    more: Vec::new(),
                 }));
             }
             Ok(None) => l.warnings.push(Warning {

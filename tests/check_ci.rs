@@ -1036,3 +1036,85 @@ fn machine_formats_carry_a_refusal_on_stdout() {
         "{v}"
     );
 }
+
+#[test]
+fn every_refusal_of_a_file_is_reported_at_once() {
+    // Three values OpenCode refuses in one file: all three at their file:line:col, in every
+    // form, exit 2, nothing written (not even by --fix).
+    let bad = [
+        ("\"alow\"", "\"allow\"", 3, "permission.bash.git *"),
+        ("\"edit\": 3", "\"edit\": \"ask\"", 4, "permission.edit"),
+        ("\"bogus\"", "\"subagent\"", 6, "agent.x.mode"),
+    ];
+    let text = "{\n  \"permission\": {\n    \"bash\": {\"git *\": \"alow\"},\n    \"edit\": 3\n  },\n  \"agent\": {\"x\": {\"mode\": \"bogus\"}}\n}\n";
+    let t = project(text);
+    let human = t.run(&["check", "--fix"]);
+    assert_eq!(human.code, 2, "{}", human.stderr);
+    let headlines: Vec<&str> = human
+        .stderr
+        .lines()
+        .filter(|l| l.contains(": error: OpenCode refuses this config"))
+        .collect();
+    assert_eq!(headlines.len(), 3, "{}", human.stderr);
+    for ((_, _, line, path), h) in bad.iter().zip(&headlines) {
+        assert!(h.starts_with(&format!("opencode.jsonc:{line}:")), "{h}");
+        assert!(h.contains(&format!("at `{path}`")), "{h}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(t.project().join("opencode.jsonc")).unwrap(),
+        text
+    );
+    let v = t.run(&["check", "--format", "json"]).json();
+    let lines: Vec<i64> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["source"]["line"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [3, 4, 6], "{v}");
+    assert_eq!(v["error"], v["errors"][0]);
+    let gh = t.run(&["check", "--format", "github"]);
+    assert_eq!(
+        gh.stdout
+            .lines()
+            .filter(|l| l.starts_with("::error file="))
+            .count(),
+        3
+    );
+    let sarif = t.run(&["check", "--format", "sarif"]).json();
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().unwrap().len(), 3, "{sarif}");
+    // Each is a refusal on its own: with the other two repaired, it is still refused, at
+    // the same place; with all three repaired the file loads.
+    for (k, (_, _, line, path)) in bad.iter().enumerate() {
+        let mut only = text.to_string();
+        for (j, (wrong, right, _, _)) in bad.iter().enumerate() {
+            if j != k {
+                only = only.replacen(wrong, right, 1);
+            }
+        }
+        let run = project(&only).run(&["check"]);
+        assert_eq!(run.code, 2, "{only}");
+        assert!(
+            run.stderr.starts_with(&format!("opencode.jsonc:{line}:")),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!("at `{path}`")),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            run.stderr.matches(": error: OpenCode refuses").count(),
+            1,
+            "{}",
+            run.stderr
+        );
+    }
+    let mut good = text.to_string();
+    for (wrong, right, _, _) in &bad {
+        good = good.replacen(wrong, right, 1);
+    }
+    assert_ne!(project(&good).run(&["check"]).code, 2, "{good}");
+}

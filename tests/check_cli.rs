@@ -4,6 +4,7 @@
 mod check_support;
 
 use check_support::Tree;
+use std::path::Path;
 use serde_json::Value;
 
 const SEED: &str = r#"{"permission":{"edit":{"*":"ask","tests/**":"deny","**":"allow"}}}"#;
@@ -759,4 +760,36 @@ fn rules_keeps_its_columns_when_a_pattern_is_long() {
         .collect();
     assert_eq!(columns.len(), 1, "{columns:?}\n{}", out.stdout);
     assert!(out.stdout.contains(&long), "{}", out.stdout);
+}
+
+#[test]
+fn the_readme_s_first_sample_is_what_check_prints() {
+    // README.md's first ```text block is `permaudit -C fixtures/example check
+    // --project-only` as printed, run from the repository: the lines before its `…` are
+    // the output's first lines exactly, the lines after it its last lines.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("```text\n").unwrap() + "```text\n".len();
+    let block = &readme[start..start + readme[start..].find("\n```\n").unwrap()];
+    let (head, tail) = block.split_once("\n…\n").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_permaudit"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .current_dir(root)
+        .args(["-C", "fixtures/example", "check", "--project-only"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        printed.starts_with(&format!("{head}\n")),
+        "README.md's first sample is not how the output begins:\n{printed}"
+    );
+    assert!(
+        printed.ends_with(&format!("\n{tail}\n")),
+        "README.md's first sample is not how the output ends:\n{printed}"
+    );
+    assert!(head.lines().count() > 30, "the sample shows the dead deny");
 }

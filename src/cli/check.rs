@@ -3,7 +3,7 @@
 //! forms, and the exit code.
 
 use super::{Context, EXIT_FINDINGS, EXIT_OK, EXIT_REFUSED, HeadlessArg, write_pretty};
-use crate::audit::{Audit, Report, RunError, Want};
+use crate::audit::{Audit, Mark, Report, RunError, Want};
 use crate::checks::Finding;
 use crate::host::RealHost;
 use crate::project::{Names, Project};
@@ -42,6 +42,11 @@ pub struct CheckArgs {
     /// there is something to fix, 0 when not.
     #[arg(long)]
     pub diff: bool,
+    /// With `--fix` or `--diff`: also fix the config files outside the project (the
+    /// global `~/.config/opencode`, `OPENCODE_CONFIG`), with the same proofs and
+    /// guarantees. Without it only the project's files are written.
+    #[arg(long, conflicts_with = "project_only")]
+    pub global: bool,
     #[command(flatten)]
     pub ci: CiArgs,
 }
@@ -205,7 +210,7 @@ fn fix(
     reload: &crate::fix::Reload<'_>,
 ) -> Result<crate::fix::Outcome, i32> {
     audit
-        .fix(project, &RealHost, reload, args.unsafe_fixes)
+        .fix(project, &RealHost, reload, args.unsafe_fixes, args.global)
         .map_err(run_error)
 }
 
@@ -230,28 +235,35 @@ fn print_diff(outcome: &crate::fix::Outcome, root: &std::path::Path, out: &mut d
     for (path, before, after) in &outcome.files {
         // A link is named by the file it points to (what `--fix` writes, and what `git
         // apply` patches: it refuses a patch through a symlink).
+        // A file outside the project (`--global`) is named by its absolute path, both
+        // sides alike (`patch -p0` applies it).
         let target = crate::host::write::target_of(path);
-        let name = if target == *path {
-            path.strip_prefix(root)
-                .unwrap_or(path)
-                .display()
-                .to_string()
+        let (a, b) = if !target.starts_with(&real_root) && !path.starts_with(root) {
+            let name = target.display().to_string();
+            (name.clone(), name)
+        } else if target == *path {
+            let name = path.strip_prefix(root).unwrap_or(path).display();
+            (format!("a/{name}"), format!("b/{name}"))
         } else if let Ok(rel) = target.strip_prefix(&real_root) {
-            rel.display().to_string()
+            (
+                format!("a/{}", rel.display()),
+                format!("b/{}", rel.display()),
+            )
         } else {
             eprintln!(
                 "note: {} is a link to {}, outside the project; the diff names the link's target",
                 path.display(),
                 target.display()
             );
-            target.display().to_string()
+            let name = target.display();
+            (format!("a/{name}"), format!("b/{name}"))
         };
         let diff = similar::TextDiff::from_lines(before.as_str(), after.as_str());
         text.push_str(
             &diff
                 .unified_diff()
                 .context_radius(3)
-                .header(&format!("a/{name}"), &format!("b/{name}"))
+                .header(&a, &b)
                 .to_string(),
         );
     }
@@ -457,7 +469,7 @@ fn check_text(
     config: &[crate::source::SourceId],
     outcome: &crate::suppress::Outcome,
     style: Style,
-    marks: &[Option<(Option<crate::fix::Safety>, String)>],
+    marks: &[Option<Mark>],
     suggestions: &[Vec<crate::fix::suggest::Suggestion>],
     fixed: Option<&crate::fix::Outcome>,
 ) -> String {
@@ -480,17 +492,7 @@ fn check_text(
         .enumerate()
         .filter(|(_, f)| !ci.quiet || f.level == Level::Error)
         .map(|(n, f)| {
-            let mark = marks
-                .get(n)
-                .cloned()
-                .flatten()
-                .map(|(safety, title)| match safety {
-                    Some(crate::fix::Safety::Safe) => format!("fix: {title} (safe: `--fix`)"),
-                    Some(crate::fix::Safety::Narrowing) => {
-                        format!("fix: {title} (narrowing: `--fix --unsafe-fixes`)")
-                    }
-                    None => format!("fix: {title}"),
-                });
+            let mark = marks.get(n).cloned().flatten().map(|m| mark_line(&m, args));
             let suggested: Vec<String> = suggestions
                 .get(n)
                 .into_iter()
@@ -520,25 +522,21 @@ fn check_text(
     } else {
         out.push_str(&report::check::concise(project, &shown));
     }
-    let count = |want: crate::fix::Safety| {
+    // With `--global` every file is the fix loop's: one count.
+    let count = |want: crate::fix::Safety, outside: bool| {
         marks
             .iter()
-            .filter(|m| m.as_ref().is_some_and(|(s, _)| *s == Some(want)))
+            .flatten()
+            .filter(|m| m.safety == Some(want) && (m.outside && !args.global) == outside)
             .count()
     };
-    let (safe, narrowing) = (
-        count(crate::fix::Safety::Safe),
-        count(crate::fix::Safety::Narrowing),
-    );
-    let line = match (safe, narrowing) {
-        (0, 0) => None,
-        (s, 0) => Some(format!("{s} fixable with `--fix`")),
-        (0, n) => Some(format!("{n} fixable with `--fix --unsafe-fixes`")),
-        (s, n) => Some(format!(
-            "{s} fixable with `--fix` ({n} more with `--fix --unsafe-fixes`)"
-        )),
-    };
-    if let Some(line) = line {
+    use crate::fix::Safety::{Narrowing, Safe};
+    let narrowing = count(Narrowing, false) + count(Narrowing, true);
+    if let Some(line) = fixable_line(
+        [count(Safe, false), count(Narrowing, false)],
+        [count(Safe, true), count(Narrowing, true)],
+        args.global,
+    ) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -563,6 +561,49 @@ fn check_text(
     }
     out.push('\n');
     out
+}
+
+/// A finding's fix as its help line says it: what it does and the flags that apply it
+/// (`--global` for a file outside the project, unless given).
+fn mark_line(m: &Mark, args: &CheckArgs) -> String {
+    let global = if m.outside && !args.global {
+        " --global"
+    } else {
+        ""
+    };
+    let title = &m.title;
+    let place = if global.is_empty() {
+        ""
+    } else {
+        "; the file is outside the project"
+    };
+    match m.safety {
+        Some(crate::fix::Safety::Safe) => format!("fix: {title} (safe: `--fix{global}`{place})"),
+        Some(crate::fix::Safety::Narrowing) => {
+            format!("fix: {title} (narrowing: `--fix --unsafe-fixes{global}`{place})")
+        }
+        None => format!("fix: {title}"),
+    }
+}
+
+/// "3 fixable with `--fix` (1 more with `--fix --unsafe-fixes`)", and what only
+/// `--global` applies (files outside the project): `[safe, narrowing]` counts each.
+fn fixable_line(inside: [usize; 2], outside: [usize; 2], global: bool) -> Option<String> {
+    let flags = if global { " --global" } else { "" };
+    let part = |[s, n]: [usize; 2], flags: &str| match (s, n) {
+        (0, 0) => None,
+        (s, 0) => Some(format!("{s} fixable with `--fix{flags}`")),
+        (0, n) => Some(format!("{n} fixable with `--fix --unsafe-fixes{flags}`")),
+        (s, n) => Some(format!(
+            "{s} fixable with `--fix{flags}` ({n} more with `--fix --unsafe-fixes{flags}`)"
+        )),
+    };
+    match (part(inside, flags), part(outside, " --global")) {
+        (None, None) => None,
+        (Some(a), None) => Some(a),
+        (None, Some(b)) => Some(format!("outside the project (global config): {b}")),
+        (Some(a), Some(b)) => Some(format!("{a}; outside the project (global config): {b}")),
+    }
 }
 
 /// `--write-baseline FILE`: the findings as baseline entries, written atomically (never

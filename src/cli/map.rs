@@ -55,36 +55,19 @@ pub fn run(
     let mut folded = Vec::new();
     if args.agent.is_none() && args.format == Format::Human {
         agents.retain(|a| {
-            let internal = is_internal(a);
+            let internal = a.is_internal();
             if internal {
                 folded.push(a.name.as_str());
             }
             !internal
         });
     }
-    let folded = folded_line(&folded);
+    let folded = crate::report::folded_line(&folded);
     if args.commands {
         commands(project, &agents, args.format, &folded, style, out);
         return Ok(EXIT_OK);
     }
     files(project, &agents, args, &folded, style, out)
-}
-
-/// OpenCode's own agents that nobody picks (`compaction`, `summary`, `title`: built in,
-/// hidden); OpenCode runs them itself to compact, summarise and title a session.
-fn is_internal(a: &crate::agents::Agent) -> bool {
-    a.native && a.hidden
-}
-
-/// The line that names the folded internal agents (empty when none are).
-fn folded_line(names: &[&str]) -> String {
-    if names.is_empty() {
-        return String::new();
-    }
-    format!(
-        "OpenCode's internal agents {} are folded (it runs them itself to compact, summarise and title sessions); `--agent NAME` shows one\n",
-        names.join(", ")
-    )
 }
 
 /// `dir` as the header names it: relative to the current directory (`.` for itself),

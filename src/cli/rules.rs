@@ -38,7 +38,16 @@ pub fn run(
             );
         }
         Format::Human => {
-            let _ = write!(out, "{}", report::rules::human(project, &agents, style));
+            // Without `--agent`, OpenCode's internal agents are folded into one line (the
+            // JSON keeps every agent, the contract).
+            let (shown, folded): (Vec<_>, Vec<_>) = agents
+                .into_iter()
+                .partition(|a| args.agent.is_some() || !a.is_internal());
+            let names: Vec<&str> = folded.iter().map(|a| a.name.as_str()).collect();
+            let _ = write!(out, "{}", report::rules::human(project, &shown, style));
+            if !names.is_empty() {
+                let _ = write!(out, "\n{}", report::folded_line(&names));
+            }
         }
     }
     Ok(EXIT_OK)

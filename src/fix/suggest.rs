@@ -827,7 +827,7 @@ fn prove_one(
     let d = diff::diff(project, &next);
     // OpenCode's internal agents (compaction, summary, title) call no tool: a tool shown
     // to them changes nothing.
-    let internal = |name: &str| project.agent(name).is_some_and(|a| a.native && a.hidden);
+    let internal = |name: &str| project.agent(name).is_some_and(|a| a.is_internal());
     if !d.inconclusive.is_empty() || d.events.iter().any(|e| !internal(&e.agent)) {
         return Err("inconclusive or tool events");
     }

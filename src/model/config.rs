@@ -22,6 +22,9 @@ pub struct ConfigError {
     pub path: String,
     /// What OpenCode expects there.
     pub message: String,
+    /// The file's other refusals, in file order ([`decode_file_all`]): OpenCode names one
+    /// at a time, a user fixes them all at once.
+    pub more: Vec<ConfigError>,
 }
 
 /// One action in a permission object, with where it was written and the layer it joins.
@@ -275,6 +278,7 @@ fn err(node: &Node, path: &str, message: impl Into<String>) -> ConfigError {
         loc: node.loc,
         path: path.to_string(),
         message: message.into(),
+        more: Vec::new(),
     }
 }
 
@@ -852,6 +856,60 @@ fn one_key(key: &str, value: &Node) -> Node {
         loc: value.loc,
         key: None,
     }
+}
+
+/// The most refusals of one file [`decode_file_all`] collects.
+pub const MAX_REFUSALS: usize = 50;
+
+/// [`decode_file`], and when it refuses, every other refusal of the file in `more`: the
+/// property holding each refused value is left out (a value inside an array: the whole
+/// array's property, so later paths keep their indices) and the rest decoded again, until
+/// it decodes, a refusal cannot be left out (the top level), or [`MAX_REFUSALS`].
+pub fn decode_file_all(
+    root: &Node,
+    layer: Layer,
+    sw: &Switches,
+) -> Result<FileConfig, ConfigError> {
+    let mut first = match decode_file(root, layer, sw) {
+        Ok(cfg) => return Ok(cfg),
+        Err(e) => e,
+    };
+    let mut rest = root.clone();
+    let mut at = first.loc;
+    while first.more.len() + 1 < MAX_REFUSALS && without(&mut rest, at) {
+        match decode_file(&rest, layer, sw) {
+            Ok(_) => break,
+            Err(e) if e.loc == at => break,
+            Err(e) => {
+                at = e.loc;
+                first.more.push(e);
+            }
+        }
+    }
+    first.more.sort_by_key(|e| e.loc.span.start);
+    Err(first)
+}
+
+/// `node` without the object property whose key or value is at `at` (or whose array
+/// holds it); whether one was found.
+fn without(node: &mut Node, at: Loc) -> bool {
+    let Value::Object(o) = &mut node.value else {
+        return false;
+    };
+    let inside = |l: Loc| l.span.start <= at.span.start && at.span.end <= l.span.end;
+    let keys: Vec<String> = o.keys().map(str::to_string).collect();
+    for k in keys {
+        let Some(v) = o.get_mut(&k) else { continue };
+        let hit = v.loc == at || v.key == Some(at) || v.key.is_some_and(inside);
+        if hit || (inside(v.loc) && matches!(v.value, Value::Array(_))) {
+            o.remove(&k);
+            return true;
+        }
+        if inside(v.loc) {
+            return without(v, at);
+        }
+    }
+    false
 }
 
 /// Decode a whole config file's top-level object, as the release of `sw` decodes it.

@@ -270,7 +270,7 @@ impl<'a> Cause<'a> {
                 if g.agents.len() == self.agents.len() {
                     String::new()
                 } else {
-                    format!(" (agents: {})", g.agents.join(", "))
+                    format!(" (agents: {})", agents_text(s, &g.agents))
                 }
             ));
         }
@@ -573,7 +573,7 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
             Some(t) => format!(
                 "{level}[{}]: tool `{t}`: agents {}\n",
                 class.as_str(),
-                ticks(agents)
+                ticks(&shown(s, agents))
             ),
             None => format!("{level}[{}]: agent {}\n", class.as_str(), ticks(agents)),
         };
@@ -596,7 +596,7 @@ pub fn human(d: &Diff, s: &Sides<'_>, style: Style) -> String {
                 style.paint_action(before),
                 style.paint_action(after),
                 class.as_str(),
-                agents.join(", ")
+                agents_text(s, agents)
             ));
         }
         out.push('\n');
@@ -630,11 +630,9 @@ pub fn agents_shown(d: &Diff, s: &Sides<'_>) -> Vec<String> {
         .collect()
 }
 
-/// `agents` as a help line names them: `all` when they are every agent of either side
-/// (the head side's first).
-fn agents_text<S: AsRef<str>>(s: &Sides<'_>, agents: &[S]) -> String {
-    let all: Vec<&crate::agents::Agent> = s
-        .head
+/// Every agent of either side (the head side's first).
+fn all_agents<'s>(s: &Sides<'s>) -> Vec<&'s crate::agents::Agent> {
+    s.head
         .agents
         .iter()
         .chain(
@@ -643,8 +641,19 @@ fn agents_text<S: AsRef<str>>(s: &Sides<'_>, agents: &[S]) -> String {
                 .iter()
                 .filter(|b| !s.head.agents.iter().any(|h| h.name == b.name)),
         )
-        .collect();
-    super::agent_list(&all, agents)
+        .collect()
+}
+
+/// `agents` as a help line names them: `all` when they are every agent of either side,
+/// else without OpenCode's internal agents ([`super::agent_list`]).
+fn agents_text<S: AsRef<str>>(s: &Sides<'_>, agents: &[S]) -> String {
+    super::agent_list(&all_agents(s), agents)
+}
+
+/// `agents` without OpenCode's internal agents, unless they are all it names
+/// ([`super::shown_agents`]): a list that is not every agent.
+fn shown<'n>(s: &Sides<'_>, agents: &[&'n str]) -> Vec<&'n str> {
+    super::shown_agents(&all_agents(s), agents)
 }
 
 /// The changed rules of permissions OpenCode never checks, per permission, with the
@@ -840,7 +849,7 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
             out.push_str(&format!(
                 "| {icon} | **{}** {change} | {} | {perm} | {} | {} | {before} | {after} |\n",
                 c.class.as_str(),
-                cell(&k.agents.join(", ")),
+                cell(&agents_text(s, &k.agents)),
                 k.regions.len(),
                 examples.join("<br>"),
             ));
@@ -854,7 +863,7 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
                 "- **{}**: tool `{}` for agents {}\n",
                 class.as_str(),
                 cell(t),
-                cell(&ticks(agents))
+                cell(&ticks(&shown(s, agents)))
             )),
             None => out.push_str(&format!(
                 "- **{}**: agent {}\n",
@@ -875,7 +884,7 @@ pub fn markdown(d: &Diff, s: &Sides<'_>) -> String {
                 "| `{}` | {} | {before} | {after} | {} |\n",
                 cell(text),
                 cell(&place),
-                cell(&agents.join(", "))
+                cell(&agents_text(s, agents))
             ));
         }
         out.push('\n');
@@ -940,7 +949,17 @@ pub fn github(d: &Diff, s: &Sides<'_>) -> String {
         let msg = format!("{}\n{}", g.headline(), g.help(s).join("\n"));
         out.push_str(&format!("::{cmd} {}::{}\n", props.join(","), esc(&msg)));
     }
+    // OpenCode's internal agents are left out where another agent has the same change.
+    let all = all_agents(s);
+    let internal = |name: &str| all.iter().any(|a| a.name == name && a.is_internal());
     for e in &d.events {
+        let folded = internal(&e.agent)
+            && d.events.iter().any(|o| {
+                o.class == e.class && o.tool == e.tool && o.tool.is_some() && !internal(&o.agent)
+            });
+        if folded {
+            continue;
+        }
         let cmd = if e.class.widens() { "error" } else { "notice" };
         let msg = match &e.tool {
             Some(t) => format!("{}: tool `{t}` in agent `{}`", e.class.as_str(), e.agent),
@@ -953,6 +972,16 @@ pub fn github(d: &Diff, s: &Sides<'_>) -> String {
         ));
     }
     for c in &d.commands {
+        let folded = internal(&c.agent)
+            && d.commands.iter().any(|o| {
+                o.command == c.command
+                    && o.before == c.before
+                    && o.after == c.after
+                    && !internal(&o.agent)
+            });
+        if folded {
+            continue;
+        }
         let cmd = s.commands.get(c.command);
         let mut props = Vec::new();
         if let Some(m) = cmd {

@@ -110,12 +110,33 @@ pub fn load_notes(project: &crate::project::Project) -> String {
     s
 }
 
+/// [`headline`] of the refusal and of every other refusal of its file.
+pub fn headlines(sources: &SourceMap, e: &LoadError) -> Vec<(Option<crate::source::Loc>, String)> {
+    every(e).iter().map(|e| headline(sources, e)).collect()
+}
+
 pub fn headline(sources: &SourceMap, e: &LoadError) -> (Option<crate::source::Loc>, String) {
     let (loc, headline, _) = parts(sources, e);
     (loc, headline)
 }
 
 pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String {
+    every(e)
+        .iter()
+        .map(|e| render_one(sources, e, style))
+        .collect()
+}
+
+/// A refusal and the other refusals of its file (`ConfigError::more`), in order.
+fn every(e: &LoadError) -> Vec<LoadError> {
+    let mut all = vec![e.clone()];
+    if let LoadError::Invalid(c) = e {
+        all.extend(c.more.iter().cloned().map(LoadError::Invalid));
+    }
+    all
+}
+
+fn render_one(sources: &SourceMap, e: &LoadError, style: Style) -> String {
     let (loc, headline, label) = parts(sources, e);
     let Some(loc) = loc else {
         return format!("error: {headline}\n");
@@ -153,10 +174,11 @@ pub fn render_error(sources: &SourceMap, e: &LoadError, style: Style) -> String 
 
 /// A refusal in the machine formats of `check`, so that a pipeline reading standard output
 /// sees why there are no findings (exit 2 either way):
-/// - JSON (contract version 2, additive): `{"version":2,"error":{"message","source"}}`;
-/// - SARIF: a run without results whose invocation failed, with the refusal as its
+/// - JSON (contract version 2, additive): `{"version":2,"error":{"message","source"},
+///   "errors":[…]}` (`error` the first, `errors` every refusal of the file);
+/// - SARIF: a run without results whose invocation failed, with each refusal as a
 ///   notification (`toolExecutionNotifications`, at its place);
-/// - GitHub: one `::error` annotation at the place.
+/// - GitHub: one `::error` annotation per refusal, at its place.
 pub enum Machine {
     Json,
     Sarif,
@@ -164,50 +186,67 @@ pub enum Machine {
 }
 
 pub fn machine(sources: &SourceMap, e: &LoadError, form: Machine) -> String {
-    let (loc, headline, _) = parts(sources, e);
-    let source = super::source_json(sources, loc);
+    let all = every(e);
     match form {
         Machine::Json => {
+            let errors: Vec<serde_json::Value> = all
+                .iter()
+                .map(|e| {
+                    let (loc, headline, _) = parts(sources, e);
+                    serde_json::json!({"message": headline, "source": super::source_json(sources, loc)})
+                })
+                .collect();
             let v = serde_json::json!({
                 "version": 2,
-                "error": {"message": headline, "source": source},
+                "error": errors.first(),
+                "errors": errors,
             });
             serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
         }
         Machine::Sarif => {
-            let mut note = serde_json::json!({
-                "level": "error",
-                "message": {"text": headline},
-            });
-            if let Some(l) = loc {
-                let p = sources.position(l);
-                note["locations"] = serde_json::json!([{"physicalLocation": {
-                    "artifactLocation": {"uri": p.name},
-                    "region": {"startLine": p.line, "startColumn": p.column},
-                }}]);
-            }
+            let notes: Vec<serde_json::Value> =
+                all.iter().map(|e| sarif_note(sources, e)).collect();
             let mut log = super::sarif_log(Vec::new(), Vec::new());
             log["runs"][0]["invocations"] = serde_json::json!([{
                 "executionSuccessful": false,
-                "toolExecutionNotifications": [note],
+                "toolExecutionNotifications": notes,
             }]);
             serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
         }
-        Machine::Github => {
-            let (esc, prop) = (super::gh_escape, super::gh_property);
-            match loc {
-                Some(l) => {
-                    let p = sources.position(l);
-                    format!(
-                        "::error file={},line={},col={},title=permaudit::{}\n",
-                        prop(&p.name),
-                        p.line,
-                        p.column,
-                        esc(&headline)
-                    )
-                }
-                None => format!("::error title=permaudit::{}\n", esc(&headline)),
-            }
+        Machine::Github => all.iter().map(|e| github_line(sources, e)).collect(),
+    }
+}
+
+fn sarif_note(sources: &SourceMap, e: &LoadError) -> serde_json::Value {
+    let (loc, headline, _) = parts(sources, e);
+    let mut note = serde_json::json!({
+        "level": "error",
+        "message": {"text": headline},
+    });
+    if let Some(l) = loc {
+        let p = sources.position(l);
+        note["locations"] = serde_json::json!([{"physicalLocation": {
+            "artifactLocation": {"uri": p.name},
+            "region": {"startLine": p.line, "startColumn": p.column},
+        }}]);
+    }
+    note
+}
+
+fn github_line(sources: &SourceMap, e: &LoadError) -> String {
+    let (loc, headline, _) = parts(sources, e);
+    let (esc, prop) = (super::gh_escape, super::gh_property);
+    match loc {
+        Some(l) => {
+            let p = sources.position(l);
+            format!(
+                "::error file={},line={},col={},title=permaudit::{}\n",
+                prop(&p.name),
+                p.line,
+                p.column,
+                esc(&headline)
+            )
         }
+        None => format!("::error title=permaudit::{}\n", esc(&headline)),
     }
 }

@@ -49,20 +49,38 @@ impl Style {
 }
 
 /// The agents a finding holds for, as a reader wants them: `all` when it holds for every
-/// agent in `all`; otherwise without OpenCode's internal agents (`compaction`, `summary`,
-/// `title`: built-in and hidden, never chosen by a user), unless it holds for nothing else.
+/// agent in `all`; otherwise [`shown_agents`].
 pub fn agent_list<S: AsRef<str>>(all: &[&crate::agents::Agent], agents: &[S]) -> String {
     let names: Vec<&str> = agents.iter().map(AsRef::as_ref).collect();
     if all.iter().all(|a| names.contains(&a.name.as_str())) {
         return "all".to_string();
     }
-    let internal = |name: &str| all.iter().any(|a| a.name == name && a.native && a.hidden);
+    shown_agents(all, &names).join(", ")
+}
+
+/// `names` as every human and markdown list of agents shows them: without OpenCode's
+/// internal agents ([`crate::agents::Agent::is_internal`], looked up in `all`), unless
+/// they are all it names.
+pub fn shown_agents<'n>(all: &[&crate::agents::Agent], names: &[&'n str]) -> Vec<&'n str> {
+    let internal = |name: &str| all.iter().any(|a| a.name == name && a.is_internal());
     let shown: Vec<&str> = names.iter().copied().filter(|n| !internal(n)).collect();
     if shown.is_empty() {
-        names.join(", ")
+        names.to_vec()
     } else {
-        shown.join(", ")
+        shown
     }
+}
+
+/// The line that names the internal agents a listing folded (empty when none), as `map`
+/// and `rules` print it.
+pub fn folded_line(names: &[&str]) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        "OpenCode's internal agents {} are folded (it runs them itself to compact, summarise and title sessions); `--agent NAME` shows one\n",
+        names.join(", ")
+    )
 }
 
 /// `{"path", "line", "column"}` of a location, or null.

@@ -59,6 +59,13 @@
       var where = r.source ? r.source.path + ":" + r.source.line + ":" + r.source.column : "built-in (" + (r.builtin || "") + ")";
       return r.permission + " " + q(r.pattern) + " " + r.action + " at " + where;
     }
+    // OpenCode's internal agents (compaction, summary, title) are left out of every list of
+    // agents unless they are all it names (docs/commands.md).
+    function internal(n) { var a = agents[byName[n]]; return !!a && a.internal; }
+    function shownAgents(names) {
+      var shown = names.filter(function (n) { return !internal(n); });
+      return (shown.length ? shown : names).join(", ");
+    }
     // A change in words: "auditor may now run "ls" without asking".
     var VERB = { bash: "run", edit: "edit", read: "read", task: "start", webfetch: "fetch", websearch: "search the web for", external_directory: "reach", glob: "search for", grep: "search for", skill: "load the skill" };
     function words(c, k) {
@@ -75,7 +82,7 @@
       box.appendChild(el("div", { cls: "meta cause-agents", text: "agents: " + ((D.diff_agents || [])[k] || c.agents.join(", ")) }));
       var ul = el("ul");
       c.regions.slice(0, 8).forEach(function (g) {
-        ul.appendChild(el("li", null, ["e.g. ", el("code", { text: q(g.input) }), " ", badge(g.before), " → ", badge(g.after), g.agents.length === c.agents.length ? "" : " (agents: " + g.agents.join(", ") + ")"]));
+        ul.appendChild(el("li", null, ["e.g. ", el("code", { text: q(g.input) }), " ", badge(g.before), " → ", badge(g.after), g.agents.length === c.agents.length ? "" : " (agents: " + shownAgents(g.agents) + ")"]));
       });
       if (c.regions.length > 8) ul.appendChild(el("li", { text: "… " + (c.regions.length - 8) + " more regions" }));
       box.appendChild(ul);
@@ -87,7 +94,13 @@
     if (d.events.length) {
       sec.appendChild(el("h3", { text: "Agents and tools" }));
       var ul = el("ul");
-      d.events.forEach(function (e) { ul.appendChild(el("li", { text: e.agent + ": " + e.class + (e.tool ? " " + e.tool : "") })); });
+      var evGroups = [], evByKey = {};
+      d.events.forEach(function (e) {
+        var key = e.tool ? JSON.stringify([e.class, e.tool]) : JSON.stringify([e.class, e.agent]);
+        if (!evByKey[key]) { evByKey[key] = { e: e, agents: [] }; evGroups.push(evByKey[key]); }
+        evByKey[key].agents.push(e.agent);
+      });
+      evGroups.forEach(function (g) { ul.appendChild(el("li", { text: shownAgents(g.agents) + ": " + g.e.class + (g.e.tool ? " " + g.e.tool : "") })); });
       sec.appendChild(ul);
     }
     if (d.commands.length) {
@@ -100,7 +113,7 @@
       });
       groups.forEach(function (g) {
         var c = g.c;
-        ul2.appendChild(el("li", null, [el("code", { text: c.text }), " (" + c.path + ":" + c.line + ") ", badge(c.before), " → ", badge(c.after), " for " + g.agents.join(", ")]));
+        ul2.appendChild(el("li", null, [el("code", { text: c.text }), " (" + c.path + ":" + c.line + ") ", badge(c.before), " → ", badge(c.after), " for " + shownAgents(g.agents)]));
       });
       sec.appendChild(ul2);
     }

@@ -117,13 +117,6 @@ pub struct Cell {
     pub exceptions: Vec<usize>,
 }
 
-/// OpenCode's internal agents: the built-in `compaction`, `summary` and `title`, which no
-/// person or agent starts (OpenCode runs them itself). A user agent with `hidden: true` is
-/// the user's own (other agents start it), never internal.
-pub fn is_internal(agent: &Agent) -> bool {
-    agent.native && matches!(agent.name.as_str(), "compaction" | "summary" | "title")
-}
-
 /// Why OpenCode 1.18.34 never consults rules of `permission` in this project, or `None`
 /// when a tool may ask it: the names no tool of 1.18.34 asks (`write`, `patch`,
 /// `multiedit`, `apply_patch`: asked as `edit`; `list`, `todoread`, `codesearch`: no such
@@ -413,7 +406,7 @@ fn build(inputs: &Inputs<'_>) -> (Value, Vec<Drawn>) {
                 "mode": a.mode.as_str(),
                 "hidden": a.hidden,
                 "native": a.native,
-                "internal": is_internal(a),
+                "internal": a.is_internal(),
                 "rules": rules,
                 "hidden_tools": crate::agents::hidden_tools(&a.rules, p.platform),
             })
@@ -590,7 +583,7 @@ fn risks(p: &Project, permissions: &[String], cells: &[Vec<Cell>], edges: &[Draw
     let col = |name: &str| permissions.iter().position(|x| x == name);
     let mut out = Vec::new();
     for (ai, agent) in p.agents.iter().enumerate() {
-        if is_internal(agent) {
+        if agent.is_internal() {
             continue;
         }
         let mut push = |permission: &str, text: String| {

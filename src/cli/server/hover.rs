@@ -89,7 +89,7 @@ impl State {
                     let shown: Vec<&str> = project
                         .agents
                         .iter()
-                        .filter(|a| !(a.native && a.hidden))
+                        .filter(|a| !a.is_internal())
                         .map(|a| a.name.as_str())
                         .collect();
                     format!("every agent ({})", shown.join(", "))

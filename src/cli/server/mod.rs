@@ -717,15 +717,17 @@ impl State {
                 // its place; every other file keeps its last findings (no flicker), and
                 // hover and code actions answer from the last project that loaded.
                 reads.extend(sources_paths(&failure.sources));
-                let (loc, message) =
-                    crate::report::error::headline(&failure.sources, &failure.error);
-                if let Some(loc) = loc
-                    && let Some(path) = failure.sources.get(loc.source).path()
+                for (loc, message) in
+                    crate::report::error::headlines(&failure.sources, &failure.error)
                 {
-                    by_file
-                        .entry(path.to_path_buf())
-                        .or_default()
-                        .push(refused(range(&failure.sources, loc), message.trim()));
+                    if let Some(loc) = loc
+                        && let Some(path) = failure.sources.get(loc.source).path()
+                    {
+                        by_file
+                            .entry(path.to_path_buf())
+                            .or_default()
+                            .push(refused(range(&failure.sources, loc), message.trim()));
+                    }
                 }
                 self.reads = reads;
                 self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
