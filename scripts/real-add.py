@@ -32,9 +32,11 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 REAL = os.path.join(ROOT, "tests", "real")
 OPENCODE = os.environ.get("OPENCODE_BIN", os.path.join(ROOT, ".oracle/node_modules/opencode-linux-x64/bin/opencode"))
 PERMAUDIT = os.environ.get("PERMAUDIT_BIN", os.path.join(ROOT, "target/release/permaudit"))
-# The issue-35 round an entry is added in, written to its SOURCE.md ("Added: issue 35 (session
-# N, split by hash)"); scripts/real-split.py gives every such entry its hashed half.
-SESSION = 5
+# The issue and round an entry is added in, written to its SOURCE.md ("Added: issue 35 (session
+# N, split by hash)", then "Added: issue 45 (session 7, split by hash)"); scripts/real-split.py
+# gives every such entry its hashed half.
+ISSUE = 45
+SESSION = 7
 
 # What OpenCode reads for permissions under a config directory (.opencode/ or ~/.config/opencode/).
 WANTED = re.compile(r"^(opencode\.jsonc?|config\.json|agents?/.+\.md|modes?/.+\.md|skills?/.+/SKILL\.md)$")
@@ -138,7 +140,7 @@ def add(gitdir, repo, as_home, prefixes):
          ("project" if all(d.startswith("project/") for d in m.values()) else "project and global config"))
     with open(os.path.join(entry, "SOURCE.md"), "w") as s:
         s.write(f"# {repo}\n\n- Repository: https://github.com/{repo}\n- Commit: {commit}\n"
-                f"- Commit date: {date}\n- Kind: {kind}\n- Added: issue 35 (session {SESSION}, split by hash)\n\n## Files\n\n")
+                f"- Commit date: {date}\n- Kind: {kind}\n- Added: issue {ISSUE} (session {SESSION}, split by hash)\n\n## Files\n\n")
         for f, d in sorted(m.items(), key=lambda x: x[1]):
             s.write(f"- `{f}` -> `{d}`\n")
         if listed:

@@ -16,8 +16,8 @@ case's `meta.json` source). Its half is a hash of the seed and the key, so addin
 never moves old ones, except that the entries added by issue 35's first two rounds (their
 SOURCE.md says "Added: issue 35", e.g. "(held-back half)") are held back: those
 configurations were gathered to be unseen. The entries of every later round ("Added: issue
-35 (session N, split by hash)", N = 3, 4, ...) take their hashed half, so both halves grow. Every issue-35
-repository is in no other corpus (they were chosen that way), so the rule stays one half per
+35 (session N, split by hash)", N = 3, 4, ..., and issue 45's "Added: issue 45 (session 7, split
+by hash)") take their hashed half, so both halves grow. Every such repository is in no other corpus (they were chosen that way), so the rule stays one half per
 repository; `--check` verifies it (and, with `--check --rev REV`, that no entry SPLIT.tsv
 listed at REV changed half).
 

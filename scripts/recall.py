@@ -11,6 +11,8 @@ holds the problems a reviewer found by reading held-back configs without permaud
     python3 scripts/recall.py [BIN]            # BIN: target/release/permaudit
     python3 scripts/recall.py BIN --verbose    # also which findings reported each row
     python3 scripts/recall.py BIN --tsv OUT    # every row with its outcome and finding ids
+    python3 scripts/recall.py BIN --cases FILE # only the rows of the case ids FILE lists (one a line),
+                                               # e.g. tests/real/expert-2.cases, the second reading
 
 Cases are staged as scripts/corpus-score.py stages them for the shared corpus's score.py: a copy
 of the case (tests/real/<case>/project → proj/, home/ → home/; a shared case's proj/ and home/),
@@ -86,6 +88,9 @@ def main():
     verbose = "--verbose" in a
     tsv_out = a[a.index("--tsv") + 1] if "--tsv" in a else None
     rows = list(csv.DictReader(open(os.path.join(REAL, "expert.tsv")), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if "--cases" in a:
+        wanted = {l.strip() for l in open(a[a.index("--cases") + 1]) if l.strip() and not l.startswith("#")}
+        rows = [r for r in rows if r["case"] in wanted]
     root = tempfile.mkdtemp(prefix="permaudit-recall-")
     outcome = []
     try:

@@ -4,8 +4,8 @@
 mod check_support;
 
 use check_support::Tree;
-use std::path::Path;
 use serde_json::Value;
+use std::path::Path;
 
 const SEED: &str = r#"{"permission":{"edit":{"*":"ask","tests/**":"deny","**":"allow"}}}"#;
 
