@@ -14,18 +14,23 @@
 //! every such command is not reported.
 //!
 //! And, at the allow (a warning): a command you allow by name (`"find *": "allow"`,
-//! `"sed *": "allow"`, `"echo *": "allow"`, `"git branch *": "allow"`) whose write or
-//! destroy mode runs without asking where your other rules ask or deny for what that mode
-//! does: `sed -i` or `echo x > FILE` (`printf` too) writes a file your `edit` rules ask or
-//! deny for; `find … -delete` (or `-exec rm`) deletes files while a rule of yours asks or
-//! denies `rm` or `find … -exec`; `git branch -D` or `git stash drop` deletes git work
-//! while `git reset --hard`, `git clean` or `git stash drop` asks or is denied. Decided as
-//! `explain bash` decides it (`crate::call`), on commands checked on the binary. Only
-//! allows naming the program (`git *` allows the whole program; it is no list entry), only
-//! modes the allow itself decides (`"sed -n *": "allow"`, or a later `"sed -i*": "ask"`,
-//! opens nothing), and only against a rule written for that harm: a catch-all (`"*":
-//! "ask"`, `"git *": "ask"`) is what the allow is an exception to, not such a rule.
-//! Judged on the real-config corpus, read-only entries stay silent: `git log*` and `ls *`
+//! `"sed *": "allow"`, `"echo *": "allow"`, `"git branch *": "allow"`, `yq`, `curl`,
+//! `wget`) whose write or destroy mode runs without asking where the agent's other rules
+//! ask or deny for what that mode does: `sed -i`, `yq -i`, `curl -o FILE`, `wget -O FILE`
+//! or `echo x > FILE` (`printf` too) writes a file the agent's `edit` rules ask or deny
+//! for; `find … -delete` (or `-exec rm`) deletes files while `rm` asks or is denied;
+//! `git branch -D` or `git stash drop` deletes git work while `git reset --hard`,
+//! `git clean` or `git stash drop` asks or is denied. Decided as `explain bash` decides it
+//! (`crate::call`), on commands checked on the binary. Only allows naming the program
+//! (`git *` allows the whole program; it is no list entry), and only modes the allow
+//! itself decides (`"sed -n *": "allow"`, or a later `"sed -i*": "ask"`, opens nothing).
+//! The rule that asks or denies may be a catch-all (`"*": "ask"`, a read-only agent's
+//! `"*": "deny"`): the allow-list entry is meant for reading (`find` to list files) and
+//! its delete mode is exactly what the rest of the block asks or denies; two blind expert
+//! readings of held-back configs (`tests/real/expert.tsv`, ALLOW-WRITE-MODE) flag both. A
+//! built-in rule counts where the allow is in the agent's own block (`"echo *": "allow"`
+//! in plan's block opens writes past plan's built-in edit deny), not where a shared
+//! allow-list merely reaches explore. Read-only entries stay silent: `git log*` and `ls *`
 //! have no such mode, and `cat *` writes only through a redirection, as every command
 //! does. One finding per block (an agent's `bash` object in one file), at its first such
 //! entry, naming the others; a deny above that `sed -i` walks around through such an
@@ -60,7 +65,7 @@
 
 use super::always_overrides_deny::decide_command;
 use super::read_only_agent_writes::samples;
-use super::{Check, Ctx, Finding, Level, Reach, Witness, describe};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
 use crate::agents::Agent;
 use crate::call::{self, Asks};
 use crate::glob::Wildcard;
@@ -151,7 +156,17 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // subagent's `edit * deny` beside a free bash) it is a note. Severity rule
             // (docs/checks.md): the deny takes effect on every input its own tool asks, so
             // clause 1 does not apply; the note says how likely the other route is.
-            let level = if crate::map::is_secret_shaped(&path) {
+            // And an agent made read-only by its `edit` deny on every file (a reviewer,
+            // an auditor) that rewrites any file with `sed -i` is not read-only at all:
+            // both blind expert readings flag it (DENY-BYPASS-BASH-ALLOW and -DEFAULT in
+            // tests/real/expert.tsv); severity rule clause 2, the protection the author
+            // wrote is lost.
+            // A user's own agent only: OpenCode's plan is read-only by its edit deny with
+            // bash left free by design, and writing plan's deny into its block (as
+            // `read-only-agent-writes` advises) keeps that design.
+            let read_only =
+                permission == "edit" && r.pattern == "*" && !agent.native && is_own(r.layer);
+            let level = if crate::map::is_secret_shaped(&path) || read_only {
                 Level::Warning
             } else {
                 Level::Info
@@ -203,10 +218,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
 enum Harm {
     /// Writes `FILE`: your `edit` rules ask or deny for that file.
     Writes,
-    /// Deletes files: a bash rule of yours asks or denies `rm` or `find … -exec`. (An
-    /// `edit` ask alone is no such rule: judged on the real-config corpus, `find *` beside
-    /// `edit: deny` is a reader's allow-list, and every allowed command deletes through
-    /// some mode.)
+    /// Deletes files: a bash rule asks or denies `rm` or `find … -exec` (a catch-all
+    /// included). (An `edit` ask alone is no such rule: an agent whose `rm` runs unasked
+    /// deletes anyway.)
     Deletes,
     /// Deletes git work: a bash rule of yours asks or denies `git reset --hard`,
     /// `git clean`, `git stash drop` ….
@@ -265,6 +279,27 @@ const WRITE_MODES: &[WriteMode] = &[
         does: "overwrites `FILE`",
         harm: Harm::Writes,
         patterns: &["printf *>*"],
+    },
+    WriteMode {
+        program: "yq",
+        command: "yq -i .a=1 FILE",
+        does: "edits `FILE` in place",
+        harm: Harm::Writes,
+        patterns: &["yq -i*", "yq * -i*"],
+    },
+    WriteMode {
+        program: "curl",
+        command: "curl -o FILE https://example.com",
+        does: "overwrites `FILE` with a download",
+        harm: Harm::Writes,
+        patterns: &["curl -o*", "curl * -o*"],
+    },
+    WriteMode {
+        program: "wget",
+        command: "wget -O FILE https://example.com",
+        does: "overwrites `FILE` with a download",
+        harm: Harm::Writes,
+        patterns: &["wget -O*", "wget * -O*"],
     },
     WriteMode {
         program: "git branch",
@@ -339,7 +374,7 @@ fn with_file(template: &str, file: &str) -> String {
 
 /// The bash tool's call of `command` for `agent`, as `explain bash` decides it
 /// ([`crate::call`]): the tool hidden, an outside directory, then every part.
-fn call_bash(
+pub(super) fn call_bash(
     ctx: &Ctx<'_>,
     agent: &Agent,
     splitter: &mut Splitter,
@@ -406,6 +441,7 @@ struct Guard {
 /// it touches: an `edit` rule on that file (writes, deletions), or a bash rule on a kindred
 /// command that does not match the mode itself (a catch-all `*` or `git *` ask is no rule
 /// written against this harm: the allow is its exception).
+#[allow(clippy::too_many_arguments)] // the call site's state, the mode and where it stands
 fn guard(
     ctx: &Ctx<'_>,
     agent: &Agent,
@@ -414,11 +450,16 @@ fn guard(
     mode: &WriteMode,
     command: &str,
     file: &str,
+    own_block: bool,
 ) -> Option<Guard> {
-    let platform = ctx.project.platform;
-    let yours = |k: Option<usize>| {
+    // Any rule that decides: the user's, and a built-in one where the allow is in the
+    // agent's own block (plan's built-in `edit` deny is what makes it read-only, and an
+    // `echo *` allow the user adds to plan opens writes it never had: both blind expert
+    // readings, tests/real/expert.tsv, flag it). A shared allow-list that reaches the
+    // built-in explore is not written against explore's design.
+    let rule_of = |k: Option<usize>| {
         k.and_then(|k| agent.rules.get(k))
-            .filter(|r| r.loc.is_some())
+            .filter(|r| own_block || r.loc.is_some())
     };
     // An agent that commits or rewrites history unasked writes git on purpose: deleting a
     // branch or a stash is its business (judged on the real-config corpus: a git agent
@@ -443,10 +484,14 @@ fn guard(
         let Some(rule) = d.decision().and_then(|x| x.rule) else {
             continue;
         };
-        let Some(r) = yours(Some(rule)) else { continue };
-        if Wildcard::compile(&r.pattern).is_match(command, platform) {
-            continue; // a catch-all the allow is an exception to
-        }
+        // A catch-all (`"*": "ask"`, a read-only agent's `"*": "deny"`) counts: the allow
+        // is meant as an exception for reading (`find` to list files), and its delete mode
+        // is what every other command of the block is asked or denied for. Judged by two
+        // blind expert readings (ALLOW-WRITE-MODE in tests/real/expert.tsv), which flag
+        // `find *` beside `"*": "ask"` and in read-only agents alike.
+        let Some(r) = rule_of(Some(rule)) else {
+            continue;
+        };
         let said = format!("`{probe}` {}", what_it_does(d.effect));
         let rule_at = ctx.rule_at(r);
         // Denied in general only when the plainest way is (`rm FILE`, `git reset
@@ -473,7 +518,7 @@ fn guard(
     if mode.harm == Harm::Writes {
         let w = ctx.witness_of(agent, "edit", file)?;
         if w.action != Effect::Allow
-            && let Some(r) = yours(w.rule)
+            && let Some(r) = rule_of(w.rule)
         {
             let said = format!("editing `{file}` {}", what_it_does(w.action));
             let rule_at = ctx.rule_at(r);
@@ -590,7 +635,8 @@ fn write_modes(
                     if before.effect == Effect::Allow {
                         return None;
                     }
-                    let g = guard(ctx, agent, splitter, places, m, &command, file)?;
+                    let own = !super::is_shared(r.layer);
+                    let g = guard(ctx, agent, splitter, places, m, &command, file, own)?;
                     Some((command, file.clone(), g))
                 });
                 let Some((command, file, guard)) = hit else {
@@ -610,6 +656,15 @@ fn write_modes(
                     None => blocks.push((key, vec![found])),
                 }
             }
+        }
+        // The block's finding stands at its clearest entry: a write your `edit` rules ask
+        // or deny for, then a deletion, then git work (in file order within each).
+        for (_, found) in blocks.iter_mut() {
+            found.sort_by_key(|o| match o.mode.harm {
+                Harm::Writes => 0,
+                Harm::Deletes => 1,
+                Harm::DeletesGitWork => 2,
+            });
         }
         found_blocks.extend(blocks.into_iter().map(|(_, found)| (a, found)));
     }

@@ -105,10 +105,131 @@ fn contrary(ctx: &Ctx<'_>, agent: &Agent, permission: &str, intended: Effect) ->
     None
 }
 
+/// `tools-map-not-allow-list` (warning): an agent's `tools` map that only switches tools on
+/// (`tools: {read: true, grep: true, bash: true}`), read as "only these" while every tool
+/// it does not name stays as it was: the agent still edits without asking. Reported at the
+/// map, once per agent and file, with the edit it makes unasked (OpenCode's default or a
+/// shared allow; an agent whose own rule allows edit does so on purpose). Fix: `edit: deny`
+/// in the agent's own permissions, or `"*": "deny"` first and the listed tools allowed
+/// after it.
+pub const MAP_CHECK: Check = Check {
+    id: "tools-map-not-allow-list",
+    level: Level::Warning,
+    summary: "an agent's `tools` map that only switches tools on: no allow-list, the agent still edits without asking",
+    docs: include_str!("legacy_tools.rs"),
+};
+
+/// An agent's `tools` map that only switches tools on (`{read: true, grep: true, bash:
+/// true}`), reads as "only these", and leaves `edit` allowed: a warning at its first entry
+/// (which then gets no note of its own). Switching on changes nothing the defaults had not
+/// allowed; the tools it does not name stay as they were. Both blind expert readings flag
+/// such maps on agents meant to review (TOOLS-MAP-AS-ALLOWLIST in `tests/real/expert.tsv`).
+/// Only maps of two or more entries that name no `edit`-family tool, in an agent that
+/// edits a worktree file without asking.
+fn allow_list_maps(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<crate::source::Loc> {
+    let mut firsts = Vec::new();
+    if matches!(ctx.scope, super::Scope::Shared) {
+        return firsts;
+    }
+    let tools = &ctx.project.loaded.audit.tools;
+    for agent in ctx.agents.iter() {
+        // One map per agent and file.
+        let mine: Vec<&crate::load::ToolRecord> = tools
+            .iter()
+            .filter(|r| r.agent.as_deref() == Some(agent.name.as_str()))
+            .collect();
+        let mut sources: Vec<crate::source::SourceId> = Vec::new();
+        for r in &mine {
+            if !sources.contains(&r.loc.source) {
+                sources.push(r.loc.source);
+            }
+        }
+        for source in sources {
+            let map: Vec<&&crate::load::ToolRecord> =
+                mine.iter().filter(|r| r.loc.source == source).collect();
+            // Built-in tools only: a map that switches on MCP tools (`context7`,
+            // `chrome-devtools*`) opts into tools switched off elsewhere; it is no list.
+            const BUILT_IN: &[&str] = &[
+                "read",
+                "grep",
+                "glob",
+                "list",
+                "bash",
+                "webfetch",
+                "websearch",
+                "task",
+                "todowrite",
+                "todoread",
+                "skill",
+                "lsp",
+                "codesearch",
+                "question",
+            ];
+            if map.len() < 2
+                || map.iter().any(|r| {
+                    !r.enabled
+                        || tool_permission_name(&r.tool) == "edit"
+                        || !BUILT_IN.contains(&r.tool.as_str())
+                })
+            {
+                continue;
+            }
+            let Some(w) = ctx.witness_of(agent, "edit", "src/main.ts") else {
+                continue;
+            };
+            // Edits allowed by the agent's own written rule are allowed on purpose.
+            if w.action != Effect::Allow
+                || w.rule
+                    .and_then(|k| agent.rules.get(k))
+                    .is_some_and(|r| r.loc.is_some() && is_own(r.layer))
+            {
+                continue;
+            }
+            let Some(first) = map.first() else { continue };
+            let named: Vec<String> = map.iter().map(|r| format!("`{}`", r.tool)).collect();
+            let decider = w
+                .rule
+                .and_then(|k| agent.rules.get(k))
+                .map(|r| ctx.rule_at(r))
+                .unwrap_or_else(|| "no rule".into());
+            let message = format!(
+                "this `tools` map only switches tools on ({}): it is no allow-list, the tools it does not name stay as they were, so `{}` still edits `src/main.ts` without asking ({decider})",
+                named.join(", "),
+                agent.name
+            );
+            let help = format!(
+                "to keep `{}` from editing, switch edit off in its own permissions: `edit: deny` (the `write` and `patch` tools ask `edit` too); for every tool not listed, put `\"*\": \"deny\"` first in its `permission` and allow the listed ones after it",
+                agent.name
+            );
+            // At the map's own `tools` key: the last `tools` before its first entry.
+            let text = &ctx.project.loaded.sources.get(first.loc.source).text;
+            let at = text
+                .get(..first.loc.span.start)
+                .and_then(|before| before.rfind("tools"))
+                .map_or(first.loc, |k| crate::source::Loc {
+                    source: first.loc.source,
+                    span: crate::source::Span::new(k, k + "tools".len()),
+                });
+            let mut f = Finding::at(&MAP_CHECK, Some(at), message)
+                .with_level(Level::Warning)
+                .with_witnesses(vec![w])
+                .with_help(help);
+            f.agents = vec![agent.name.clone()];
+            out.push(f);
+            firsts.push(first.loc);
+        }
+    }
+    firsts
+}
+
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
     let loaded = &ctx.project.loaded;
     let tools = &loaded.audit.tools;
+    let said = allow_list_maps(ctx, out);
     for rec in tools {
+        if said.contains(&rec.loc) {
+            continue; // the map's warning speaks for its first entry
+        }
         // Top-level entries are shared rules, an agent's are its own (see `checks::run`).
         let judged = match ctx.scope {
             super::Scope::All => true,

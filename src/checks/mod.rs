@@ -44,6 +44,7 @@ pub mod unchecked_permission;
 pub mod unknown_agent_key;
 pub mod unusable_allow;
 pub mod unused_ignore;
+pub mod wrapper_allow;
 
 use crate::agents::Agent;
 use crate::model::{Effect, Layer, Rule};
@@ -206,6 +207,7 @@ pub const CHECKS: &[Check] = &[
     // (these two sit on an agent's first deny only to have a place).
     self_modification::CHECK,
     deny_bypass::CHECK,
+    wrapper_allow::CHECK,
     open_allow_list::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
@@ -214,6 +216,7 @@ pub const CHECKS: &[Check] = &[
     // place (the deprecated spelling is the lesser news; `--fix` still rewrites it).
     secret_readable::CHECK,
     legacy_tools::CHECK,
+    legacy_tools::MAP_CHECK,
     // At a place another kind also speaks for (a legacy `tools: {write: false}`), at the
     // same level, that kind's finding is the one to read.
     delegation_escalation::CHECK,
@@ -430,6 +433,7 @@ fn run_places(
     read_only_agent_writes::run(&ctx, &mut out);
     self_modification::run(&ctx, &mut out);
     deny_bypass::run(&ctx, &reach, &mut out);
+    wrapper_allow::run(&ctx, &mut out);
     let open = open_allow_list::run(&ctx, &mut out);
     match SharedView::new(project) {
         None => order_checks(&ctx, &reach, &mut out),

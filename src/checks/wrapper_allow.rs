@@ -1,0 +1,221 @@
+//! `wrapper-allow` (warning)
+//!
+//! ## What it finds
+//! A command runner allowed by name (`"xargs *": "allow"`, `"command *"`, `"env *"`,
+//! `"timeout *"`, `"nohup *"`, `"nice *"`, `"stdbuf *"`, `"sudo *"`, `"sh -c *"` …) in an agent that
+//! denies or asks for a command through its own rules: the runner runs that command
+//! without asking. `xargs rm -rf src` is one command to OpenCode's bash tool, whose text
+//! starts with `xargs`, so `"xargs *": "allow"` decides it and `"rm -rf *": "deny"` never
+//! sees it. Decided as `explain bash` decides it (`crate::call`), for each of the agent's
+//! own denies and asks (a catch-all is left out: the allow is its exception), the deny
+//! first; one finding per allow, naming every agent it opens.
+//!
+//! ## Why it matters
+//! OpenCode 1.18.34 matches each command's text as written; it does not look inside a
+//! runner (its arity table has no `xargs`, `timeout` or `sudo`). A model refused
+//! `rm -rf dist` can try `xargs rm -rf` or `command rm -rf dist` next, and it runs.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"bash": {"*": "allow", "rm -rf *": "deny", "xargs *": "allow"}}}
+//! ```
+//! `ls | xargs rm -rf` deletes without asking.
+//!
+//! ## How to fix
+//! Narrow the allow to what the runner is for (`"timeout 60 npm test*": "allow"`), or deny
+//! (or ask for) the wrapped form after it in the same block: `"xargs *rm -rf *": "deny"`.
+//! A runner that may run anything is an allow of every command.
+
+use super::deny_bypass::call_bash;
+use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::glob::Wildcard;
+use crate::model::{Action, Effect};
+use crate::shell::Places;
+
+pub const CHECK: Check = Check {
+    id: "wrapper-allow",
+    level: Level::Warning,
+    summary: "a command runner allowed by name (xargs, command, env, timeout, sudo, sh -c …) runs the commands the agent denies or asks for, without asking",
+    docs: include_str!("wrapper_allow.rs"),
+};
+
+/// Runners people allow by name, and how each runs `CMD`. Checked on the binary (1.18.34,
+/// `debug agent build --tool bash` under `{"*": "allow", "rm -rf *": "deny", "<runner> *":
+/// "allow"}`): each wrapped command runs.
+const RUNNERS: &[(&str, &str)] = &[
+    ("xargs", "xargs CMD"),
+    ("command", "command CMD"),
+    ("env", "env CMD"),
+    ("nohup", "nohup CMD"),
+    ("timeout", "timeout 60 CMD"),
+    ("nice", "nice CMD"),
+    ("stdbuf", "stdbuf -oL CMD"),
+    ("sudo", "sudo CMD"),
+    ("sh -c", "sh -c 'CMD'"),
+    ("bash -c", "bash -c 'CMD'"),
+    ("zsh -c", "zsh -c 'CMD'"),
+];
+
+/// The rule's literal text before its first wildcard.
+fn literal_prefix(pattern: &str) -> &str {
+    pattern.find(['*', '?']).map_or(pattern, |k| &pattern[..k])
+}
+
+/// The runner an allow names (`xargs *`, `xargs*`, `sh -c *`, `bash *` for `bash -c`), with
+/// its template; `None` for any other pattern.
+fn runner(pattern: &str) -> Option<(&'static str, &'static str)> {
+    let lit = literal_prefix(pattern).trim_end();
+    let rest = &pattern[literal_prefix(pattern).len()..];
+    if rest.is_empty() {
+        return None; // an exact command, no runner of anything
+    }
+    RUNNERS
+        .iter()
+        .copied()
+        .find(|(name, _)| lit == *name || name.split_once(' ').is_some_and(|(prog, _)| lit == prog))
+}
+
+/// A command the agent's own non-catch-all deny or ask `pattern` decides, made from it.
+fn sample(pattern: &str) -> Option<String> {
+    let lit = literal_prefix(pattern).trim();
+    if lit.is_empty() || lit.contains(['\'', '"', '\\', '$', '`', ';', '|', '&']) {
+        return None;
+    }
+    let w = Wildcard::compile(pattern);
+    // An everyday command first (`git add .`), then the bare command (`git add`).
+    super::examples::everyday("bash", pattern)
+        .iter()
+        .map(|s| s.to_string())
+        .chain([w.fill(""), w.fill("x"), w.fill("src")])
+        .filter(|s| {
+            w.is_match(s, crate::glob::Platform::Unix)
+                || w.is_match(s.trim(), crate::glob::Platform::Unix)
+        })
+        .map(|s| s.trim().to_string())
+        .find(|s| !s.is_empty() && !s.contains(['*', '?']))
+}
+
+pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let platform = ctx.project.platform;
+    let mut splitter = ctx.splitter();
+    let places = Places::of(ctx.project.loaded.paths());
+    for agent in ctx.project.agents.iter() {
+        if agent.hidden {
+            continue;
+        }
+        // The agent's own guards: user-written bash denies, then asks, not catch-alls.
+        let guards: Vec<usize> = [Action::Deny, Action::Ask]
+            .iter()
+            .flat_map(|want| {
+                agent.rules.iter().enumerate().filter(move |(_, r)| {
+                    r.loc.is_some()
+                        && r.action == *want
+                        && r.permission == "bash"
+                        && !literal_prefix(&r.pattern).trim().is_empty()
+                })
+            })
+            .map(|(k, _)| k)
+            .collect();
+        if guards.is_empty() {
+            continue;
+        }
+        for (i, r) in agent.rules.iter().enumerate() {
+            if r.loc.is_none()
+                || r.action != Action::Allow
+                || !Wildcard::compile(&r.permission).is_match("bash", platform)
+            {
+                continue;
+            }
+            let Some((name, template)) = runner(&r.pattern) else {
+                continue;
+            };
+            let found = guards.iter().find_map(|&k| {
+                let g = &agent.rules[k];
+                let command = sample(&g.pattern)?;
+                let direct = call_bash(ctx, agent, &mut splitter, &places, &command);
+                if direct.effect == Effect::Allow
+                    || direct.decision().and_then(|x| x.rule) != Some(k)
+                {
+                    return None;
+                }
+                let wrapped = template.replace("CMD", &command);
+                let d = call_bash(ctx, agent, &mut splitter, &places, &wrapped);
+                (d.effect == Effect::Allow && d.bash.len() == 1 && d.bash[0].rule == Some(i))
+                    .then_some((k, command, wrapped, direct.effect))
+            });
+            let Some((k, command, wrapped, effect)) = found else {
+                continue;
+            };
+            let g = &agent.rules[k];
+            let prog = name.split(' ').next().unwrap_or(name);
+            let message = format!(
+                "this allow lets `{wrapped}` run without asking, and `{prog}` runs `{command}`, which {} ({}): OpenCode matches the command as written, never the command a runner runs",
+                if effect == Effect::Deny {
+                    "is denied"
+                } else {
+                    "asks"
+                },
+                ctx.rule_at(g)
+            );
+            // The wrapped form of the guard, proven to catch the witness.
+            let guard_form = format!("{prog} *{}", g.pattern);
+            let action = if effect == Effect::Deny {
+                "deny"
+            } else {
+                "ask"
+            };
+            let mut help = format!(
+                "narrow the allow to what `{prog}` is for (`{}`), so it runs no other command",
+                match prog {
+                    "timeout" => "\"timeout 60 npm test*\"",
+                    "xargs" => "\"xargs grep *\"",
+                    "env" => "\"env NODE_ENV=test npm test*\"",
+                    _ => "the commands you mean",
+                }
+            );
+            if Wildcard::compile(&guard_form).is_match(&wrapped, platform) {
+                help.push_str(&format!(
+                    "; or {action} the wrapped form after it in the same block: {}: \"{action}\"",
+                    serde_json::to_string(&guard_form).unwrap_or_default()
+                ));
+            }
+            out.push(
+                Finding::at_rule(&CHECK, agent, i, message)
+                    .with_level(Level::Warning)
+                    .with_related(
+                        g.loc
+                            .map(|l| {
+                                vec![(
+                                    l,
+                                    format!(
+                                        "the {} it walks around: {}",
+                                        if effect == Effect::Deny {
+                                            "deny"
+                                        } else {
+                                            "ask"
+                                        },
+                                        describe(g)
+                                    ),
+                                )]
+                            })
+                            .unwrap_or_default(),
+                    )
+                    .with_witnesses(vec![
+                        Witness {
+                            permission: "bash".into(),
+                            input: wrapped,
+                            action: Effect::Allow,
+                            rule: Some(i),
+                        },
+                        Witness {
+                            permission: "bash".into(),
+                            input: command,
+                            action: effect,
+                            rule: Some(k),
+                        },
+                    ])
+                    .with_help(help),
+            );
+        }
+    }
+}
