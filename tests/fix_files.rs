@@ -556,6 +556,26 @@ fn a_deny_overridden_from_another_file_gets_help_that_can_be_done_and_holds() {
 }
 
 #[test]
+fn the_catch_all_help_names_a_later_allow_that_would_undo_asks() {
+    // `"*": "ask"` written last overrides the denies (the finding) and, silently, the
+    // `git commit *` ask, which it decides the same way. Moved first, `"git *": "allow"`,
+    // written after that ask, would decide `git commit` (allow): the help names it
+    // (fabiofalopes code.md:72:5 in round 3), and done as said, commits still ask.
+    help_holds(
+        "shadowed-deny",
+        r#"{"permission": {"bash": {"git commit *": "ask", "git *": "allow", "rm *": "deny", "curl *": "deny", "dd *": "deny", "*": "ask"}}}"#,
+        r#"then `bash` "git *" allow at opencode.json:1:49 still overrides `bash` "git commit *" ask at opencode.json:1:26, written before it: write it before that rule too"#,
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow", "git commit *": "ask", "rm *": "deny", "curl *": "deny", "dd *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git commit -m x", "ask"),
+            ("build", "bash", "git status", "allow"),
+            ("build", "bash", "rm x", "deny"),
+            ("build", "bash", "ls", "ask"),
+        ],
+    );
+}
+
+#[test]
 fn fix_says_each_count_once() {
     // After `--fix`, the narrowing fix left is counted by the fixable line; the "fixed"
     // line does not count it again (issue 37).
