@@ -424,34 +424,85 @@ fn merge(a: &mut serde_json::Value, b: &serde_json::Value) {
     }
 }
 
-#[test]
-fn the_delegation_suggestion_denies_where_the_subagents_inherit_and_keeps_the_route() {
-    // `build` denies `git push *` but may start `explore` and `general`, which run it. The
-    // old help closed the `task` routes (cutting build off its helpers); the suggestion
-    // writes the deny in both subagents' own blocks (a shared deny would also change
-    // plan, which the finding is not about), and build may still start them.
-    let config =
-        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}"#;
+/// The one finding of `kind` in `config`'s check: its help, and whether it carries a
+/// suggestion.
+fn help_of(kind: &str, config: &str) -> (String, bool) {
     let t = Tree::new().file("project/opencode.json", config);
     let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
-    let found = check_support::findings_of(&run.json(), "delegation-escalation");
+    let found = check_support::findings_of(&run.json(), kind);
     assert_eq!(found.len(), 1, "{}", run.stdout);
-    let help = found[0]["help"].as_str().unwrap_or_default();
-    assert!(
-        !help.contains(r#""task": {"#),
-        "no task-deny snippet: {help}"
-    );
-    suggestion_holds(
+    let suggested = found[0]["suggestions"]
+        .as_array()
+        .is_some_and(|s| !s.is_empty());
+    (
+        found[0]["help"].as_str().unwrap_or_default().to_string(),
+        suggested,
+    )
+}
+
+#[test]
+fn the_delegation_help_leaves_general_its_job_and_denies_only_in_explore() {
+    // `build` denies `git push *` but may start `explore` and `general`, which run it.
+    // `general` is OpenCode's general-purpose helper: it pushes for every agent that
+    // delegates to it, and a deny in its block (or the shared block, which also reaches
+    // build's other callers and plan) takes that from all of them (round 3's
+    // DE-denies-helpers-their-job). The help says so in words, with no snippet: the route
+    // deny for `general` if build must not have it done, and the deny in read-only
+    // `explore`'s own block. Done, the finding is gone and general still pushes.
+    let before =
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}"#;
+    let (help, suggested) = help_of("delegation-escalation", before);
+    assert!(!suggested, "no snippet for general: {help}");
+    assert!(help.contains("likely the design"), "{help}");
+    assert!(!help.contains("shared `permission` block"), "{help}");
+    help_holds(
         "delegation-escalation",
-        config,
-        r#""general": {"permission": {"bash": {"git push *": "deny"}}}"#,
+        before,
+        r#"(`"task": {"general": "deny"}` in `build`'s own block), which also cuts it off from that helper for everything else, and write the deny into `explore`'s own block"#,
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}, "task": {"general": "deny"}}}, "explore": {"permission": {"bash": {"git push *": "deny"}}}}}"#,
         &[
+            ("general", "bash", "git push origin main", "allow"),
             ("plan", "bash", "git push origin main", "allow"),
             ("explore", "bash", "git push origin main", "deny"),
-            ("general", "bash", "git push origin main", "deny"),
-            ("general", "bash", "git status", "allow"),
+            ("explore", "bash", "git status", "allow"),
             ("build", "task", "explore", "allow"),
-            ("build", "task", "general", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn a_read_only_callers_edit_deny_is_not_written_into_general_or_the_shared_block() {
+    // A reviewer that may not edit (nor run bash unasked) starts `general`, which edits.
+    // Writing the reviewer's edit deny into `general` or the shared block would take
+    // editing from build and every other caller (kevanoullio, magh97 in round 3): only
+    // the choice in words, no snippet.
+    let (help, suggested) = help_of(
+        "delegation-escalation",
+        r#"{"agent": {"review": {"mode": "primary", "permission": {"edit": "deny", "bash": "ask"}}}}"#,
+    );
+    assert!(!suggested, "{help}");
+    assert!(
+        help.starts_with("`general` is not read-only and does this for every agent that delegates to it: delegating it to `general` is likely the design; if `review` must not have it done, deny the route (`\"task\": {\"general\": \"deny\"}` in `review`'s own block)"),
+        "{help}"
+    );
+    assert!(!help.contains("shared"), "{help}");
+}
+
+#[test]
+fn the_delegation_suggestion_writes_a_deny_for_explore_in_its_own_block() {
+    // `plan` may not push; it may start only `explore` (general's route is denied), which
+    // pushes by its built-in bash allow. explore is read-only by design: the deny goes into
+    // its own block, never the shared block (build pushes).
+    suggestion_holds(
+        "delegation-escalation",
+        r#"{"agent": {"plan": {"permission": {"bash": {"*": "allow", "git push *": "deny"}, "task": {"general": "deny"}}}}}"#,
+        r#""explore": {"permission": {"bash": {"git push *": "deny"}}}"#,
+        &[
+            ("explore", "bash", "git push origin main", "deny"),
+            ("explore", "bash", "git status", "allow"),
+            ("build", "bash", "git push origin main", "allow"),
+            ("general", "bash", "git push origin main", "allow"),
+            ("plan", "task", "explore", "allow"),
         ],
     );
 }
