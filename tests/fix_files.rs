@@ -627,6 +627,63 @@ fn the_catch_all_help_names_a_later_allow_that_would_undo_asks() {
 }
 
 #[test]
+fn the_outside_edit_help_keeps_the_authors_pattern_after_a_deny_catch_all() {
+    // edit is denied but for `/srv/plans/**`, which never matches (edit is asked with the
+    // path relative to the worktree). `"../*": "allow"` after the deny catch-all (the old
+    // help) would open every outside file external_directory lets through (wywysenarios
+    // cycle.md:10:5 in round 3): the help keeps the pattern, relative (`../*plans/**`).
+    let before = r#"{"agent": {"scribe": {"mode": "subagent", "permission": {"edit": {"*": "deny", "/srv/plans/**": "allow"}}}}}"#;
+    let (help, _) = help_of("never-matches", before);
+    assert!(!help.contains(r#""../*": "allow""#), "{help}");
+    help_holds(
+        "never-matches",
+        before,
+        r#"write `"external_directory": {"/srv/plans/*": "allow"}`, and under `edit`, `"../*plans/**": "allow"` after its catch-all"#,
+        r#"{"agent": {"scribe": {"mode": "subagent", "permission": {"external_directory": {"/srv/plans/*": "allow"}, "edit": {"*": "deny", "../*plans/**": "allow"}}}}}"#,
+        &[
+            ("scribe", "edit", "/srv/plans/a.md", "allow"),
+            ("scribe", "edit", "/srv/other/a.md", "deny"),
+            ("scribe", "edit", "src/main.ts", "deny"),
+        ],
+    );
+}
+
+#[test]
+fn the_outside_edit_help_for_files_anywhere_names_no_directory_pattern() {
+    // `/**/PLAN-*.md`: the old help said `"external_directory": {"/*": "allow"}`, every
+    // directory outside the project for every tool (hugo-sequier plan.md:17:5). There is
+    // no directory to name: the help says so, and keeps the author's file pattern.
+    let (help, suggested) = help_of(
+        "never-matches",
+        r#"{"permission": {"edit": {"*": "ask", "/**/PLAN-*.md": "allow"}}}"#,
+    );
+    assert!(!suggested, "{help}");
+    assert!(!help.contains(r#"{"/*": "allow"}"#), "{help}");
+    assert!(
+        help.contains("OpenCode decides outside the project per directory, not per file name: name the directories these files are in"),
+        "{help}"
+    );
+    assert!(help.contains(r#"`"../*/PLAN-*.md": "allow"`"#), "{help}");
+}
+
+#[test]
+fn the_external_directory_help_does_not_void_an_earlier_deny_of_the_directory() {
+    // `/srv/conf/**` denied, one file in it allowed: `external_directory` is asked per
+    // directory, so "write `/srv/conf/*`" (the old help) opens the whole directory and
+    // voids the deny (muggwoffin opencode.json:17:7). The trade-off, in words.
+    let (help, suggested) = help_of(
+        "never-matches",
+        r#"{"permission": {"external_directory": {"/srv/conf/**": "deny", "/srv/conf/app.json": "allow"}}}"#,
+    );
+    assert!(!suggested, "{help}");
+    assert!(!help.starts_with("write"), "{help}");
+    assert!(
+        help.contains("allowing this means allowing `/srv/conf/*`, every file there, which voids"),
+        "{help}"
+    );
+}
+
+#[test]
 fn fix_says_each_count_once() {
     // After `--fix`, the narrowing fix left is counted by the fixable line; the "fixed"
     // line does not count it again (issue 37).
@@ -1077,19 +1134,20 @@ fn the_never_matches_advice_matches_what_was_meant() {
         ],
     );
     // An exact ask under a catch-all ask of nothing: the command with operands asks too.
-    // An allow the agent needs that never applies: writes to /tmp are denied by its own
-    // `*` deny. Outside the project `external_directory` is asked with the directory,
-    // then `edit` with the worktree-relative path: both forms the help gives.
+    // An allow the agent needs that never applies: writes to /srv/scratch are denied by
+    // its own `*` deny. Outside the project `external_directory` is asked with the
+    // directory, then `edit` with the worktree-relative path: both forms the help gives,
+    // the second keeping the author's pattern (`../*` alone would open every outside file).
     help_holds(
         "never-matches",
         r#"{"agent": {"scratch": {"mode": "subagent",
-            "permission": {"edit": {"*": "deny", "/tmp/**": "allow"}}}}}"#,
-        r#""external_directory": {"/tmp/*": "allow"}`, and under `edit`, `"../*": "allow"`"#,
+            "permission": {"edit": {"*": "deny", "/srv/scratch/**": "allow"}}}}}"#,
+        r#""external_directory": {"/srv/scratch/*": "allow"}`, and under `edit`, `"../*scratch/**": "allow"`"#,
         r#"{"agent": {"scratch": {"mode": "subagent",
-            "permission": {"external_directory": {"/tmp/*": "allow"},
-                           "edit": {"*": "deny", "../*": "allow"}}}}}"#,
+            "permission": {"external_directory": {"/srv/scratch/*": "allow"},
+                           "edit": {"*": "deny", "../*scratch/**": "allow"}}}}}"#,
         &[
-            ("scratch", "edit", "/tmp/x/notes.md", "allow"),
+            ("scratch", "edit", "/srv/scratch/x/notes.md", "allow"),
             ("scratch", "edit", "src/main.ts", "deny"),
         ],
     );

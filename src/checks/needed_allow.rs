@@ -101,6 +101,20 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                 return None;
             }
             let write = format!("{}/*", spelled(&dir, &home));
+            // An earlier deny of the author's covers the directory (`~/.config/opencode/**`
+            // denied, two files in it allowed): the directory rule would void it, and
+            // OpenCode asks per directory, not per file. The trade-off, in words.
+            if let Some(words) = voided_deny(ctx, agent, &w, &dir, &home) {
+                return Some(Needed {
+                    today: format!(
+                        "every access in {} is {} today",
+                        spelled(&dir, &home),
+                        how(w.action)
+                    ),
+                    help: words,
+                    witness: Some(w),
+                });
+            }
             Some(Needed {
                 today: format!(
                     "every access in {} is {} today",
@@ -177,14 +191,41 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
             if !proven {
                 return None;
             }
-            let mut help = format!(
-                "outside the project the tool asks `external_directory` with the file's directory first, then `{permission}` with the path relative to the worktree (`../…`): write `\"external_directory\": {{{}: \"allow\"}}`",
-                q(&format!("{}/*", spelled(dir, &home))),
+            let first = format!(
+                "outside the project the tool asks `external_directory` with the file's directory first, then `{permission}` with the path relative to the worktree (`../…`)"
             );
+            let mut help = if dir.is_empty() {
+                // `/**/PLAN-*.md`: no directory to name; `"/*": "allow"` would open every
+                // directory outside the project to every tool of the agent.
+                format!(
+                    "{first}; OpenCode decides outside the project per directory, not per file name: name the directories these files are in (`\"external_directory\": {{\"DIR/*\": \"allow\"}}`), or keep the {} there",
+                    if ew.action == Effect::Deny {
+                        "deny"
+                    } else {
+                        "ask"
+                    }
+                )
+            } else if let Some(words) = voided_deny(ctx, agent, &ew, dir, &home) {
+                format!("{first}; {words}")
+            } else {
+                format!(
+                    "{first}: write `\"external_directory\": {{{}: \"allow\"}}`",
+                    q(&format!("{}/*", spelled(dir, &home))),
+                )
+            };
             if pw.action != Effect::Allow {
-                help.push_str(&format!(
-                    ", and under `{permission}`, `\"../*\": \"allow\"` after its catch-all (every outside path `external_directory` lets through: other directories still ask there first)"
-                ));
+                // The author's pattern kept, relative to the worktree wherever the project
+                // lies (`../*plans/**`, `../*/PLAN-*.md`): never `../*`, every outside path.
+                let rel = relative_form(&r.pattern, dir);
+                match rel.filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform)) {
+                    Some(rel) => help.push_str(&format!(
+                        ", and under `{permission}`, `{}: \"allow\"` after its catch-all (your pattern as OpenCode asks it, relative to the worktree)",
+                        q(&rel)
+                    )),
+                    None => help.push_str(&format!(
+                        ", and under `{permission}`, allow the files' paths relative to the worktree (`../…`) after its catch-all"
+                    )),
+                }
             }
             let today = format!(
                 "`{permission}` of {} is {} today (`external_directory` {} is {}, then `{permission}` of the path relative to the worktree is {})",
@@ -211,6 +252,52 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
         }
         _ => None,
     }
+}
+
+/// The trade-off in words when an earlier deny of the author's decides the directory's
+/// `external_directory` ask (`w`): allowing the directory would void it.
+fn voided_deny(ctx: &Ctx<'_>, agent: &Agent, w: &Witness, dir: &str, home: &str) -> Option<String> {
+    if w.action != Effect::Deny {
+        return None;
+    }
+    let r = w.rule.and_then(|k| agent.rules.get(k))?;
+    r.loc?;
+    if !super::is_own(r.layer) && !super::is_shared(r.layer) {
+        return None;
+    }
+    Some(format!(
+        "OpenCode asks `external_directory` per directory, not per file: allowing this means allowing `{}/*`, every file there, which voids {} at {}; keep that deny (and these files stay denied), or give it up for the directory on purpose",
+        spelled(dir, home),
+        super::describe(r),
+        ctx.place(r)
+    ))
+}
+
+/// The author's path pattern as OpenCode asks it outside the project, relative to the
+/// worktree wherever the project lies: `../*` then the last directory the pattern names
+/// and the rest (`~/plans/**` → `../*plans/**`), or, with no directory named
+/// (`/**/PLAN-*.md`), `../*` and the pattern's file part (`../*/PLAN-*.md`). `None` when
+/// that would be every outside path.
+fn relative_form(pattern: &str, dir: &str) -> Option<String> {
+    let rest = pattern.get(dir.len()..)?;
+    let name = dir.rsplit('/').next().unwrap_or("");
+    let out = if name.is_empty() {
+        let mut rest = rest;
+        while let Some(r) = rest.strip_prefix("/**").or_else(|| rest.strip_prefix("/*")) {
+            if !r.starts_with('/') {
+                break;
+            }
+            rest = r;
+        }
+        format!("../*{rest}")
+    } else {
+        format!("../*{name}{rest}")
+    };
+    (!out
+        .trim_start_matches("../")
+        .chars()
+        .all(|c| c == '*' || c == '/'))
+    .then_some(out)
 }
 
 /// `/dir` of an `external_directory` subject `/dir/*`.
@@ -259,6 +346,15 @@ mod tests {
         assert_eq!(external_dir("/tmp/").as_deref(), Some("/tmp"));
         assert_eq!(external_dir("/etc/hosts.yml").as_deref(), Some("/etc"));
         assert_eq!(external_dir("env:$TMPDIR"), None);
+        assert_eq!(
+            relative_form("/**/PLAN-*.md", "").as_deref(),
+            Some("../*/PLAN-*.md")
+        );
+        assert_eq!(
+            relative_form("/h/u/plans/**", "/h/u/plans").as_deref(),
+            Some("../*plans/**")
+        );
+        assert_eq!(relative_form("/**", ""), None);
         assert!(windows_absolute("F:\\CD\\**"));
         assert!(!windows_absolute("/tmp"));
     }
