@@ -635,17 +635,32 @@ fn the_outside_edit_help_keeps_the_authors_pattern_after_a_deny_catch_all() {
     let before = r#"{"agent": {"scribe": {"mode": "subagent", "permission": {"edit": {"*": "deny", "/srv/plans/**": "allow"}}}}}"#;
     let (help, _) = help_of("never-matches", before);
     assert!(!help.contains(r#""../*": "allow""#), "{help}");
+    let relative = relative_allow(&help);
+    assert!(
+        relative.starts_with("../") && relative.ends_with("/srv/plans/**"),
+        "{help}"
+    );
     help_holds(
         "never-matches",
         before,
-        r#"write `"external_directory": {"/srv/plans/*": "allow"}`, and under `edit`, `"../*plans/**": "allow"` after its catch-all"#,
-        r#"{"agent": {"scribe": {"mode": "subagent", "permission": {"external_directory": {"/srv/plans/*": "allow"}, "edit": {"*": "deny", "../*plans/**": "allow"}}}}}"#,
+        r#"write `"external_directory": {"/srv/plans/*": "allow"}`, and under `edit`, "#,
+        &format!(
+            r#"{{"agent": {{"scribe": {{"mode": "subagent", "permission": {{"external_directory": {{"/srv/plans/*": "allow"}}, "edit": {{"*": "deny", "{relative}": "allow"}}}}}}}}}}"#
+        ),
         &[
             ("scribe", "edit", "/srv/plans/a.md", "allow"),
             ("scribe", "edit", "/srv/other/a.md", "deny"),
             ("scribe", "edit", "src/main.ts", "deny"),
         ],
     );
+}
+
+/// The pattern a never-matches help writes under `edit` (`` under `edit`, `"P": "allow"` ``).
+fn relative_allow(help: &str) -> String {
+    let (_, rest) = help
+        .split_once("under `edit`, `\"")
+        .unwrap_or_else(|| panic!("no edit pattern in {help}"));
+    rest.split('"').next().unwrap_or_default().to_string()
 }
 
 #[test]
@@ -1138,14 +1153,21 @@ fn the_never_matches_advice_matches_what_was_meant() {
     // its own `*` deny. Outside the project `external_directory` is asked with the
     // directory, then `edit` with the worktree-relative path: both forms the help gives,
     // the second keeping the author's pattern (`../*` alone would open every outside file).
+    let before = r#"{"agent": {"scratch": {"mode": "subagent",
+            "permission": {"edit": {"*": "deny", "/srv/scratch/**": "allow"}}}}}"#;
+    let relative = relative_allow(&help_of("never-matches", before).0);
+    assert!(relative.ends_with("/srv/scratch/**"), "{relative}");
     help_holds(
         "never-matches",
-        r#"{"agent": {"scratch": {"mode": "subagent",
-            "permission": {"edit": {"*": "deny", "/srv/scratch/**": "allow"}}}}}"#,
-        r#""external_directory": {"/srv/scratch/*": "allow"}`, and under `edit`, `"../*scratch/**": "allow"`"#,
-        r#"{"agent": {"scratch": {"mode": "subagent",
-            "permission": {"external_directory": {"/srv/scratch/*": "allow"},
-                           "edit": {"*": "deny", "../*scratch/**": "allow"}}}}}"#,
+        before,
+        &format!(
+            r#""external_directory": {{"/srv/scratch/*": "allow"}}`, and under `edit`, `"{relative}": "allow"`"#
+        ),
+        &format!(
+            r#"{{"agent": {{"scratch": {{"mode": "subagent",
+            "permission": {{"external_directory": {{"/srv/scratch/*": "allow"}},
+                           "edit": {{"*": "deny", "{relative}": "allow"}}}}}}}}}}"#
+        ),
         &[
             ("scratch", "edit", "/srv/scratch/x/notes.md", "allow"),
             ("scratch", "edit", "src/main.ts", "deny"),

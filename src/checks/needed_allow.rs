@@ -214,12 +214,12 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                 )
             };
             if pw.action != Effect::Allow {
-                // The author's pattern kept, relative to the worktree wherever the project
-                // lies (`../*plans/**`, `../*/PLAN-*.md`): never `../*`, every outside path.
-                let rel = relative_form(&r.pattern, dir);
+                // The author's pattern kept, relative to this worktree (`../../plans/**`,
+                // `../*/PLAN-*.md`): never `../*`, every outside path.
+                let rel = relative_form(&r.pattern, dir, &paths.worktree.to_string_lossy());
                 match rel.filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform)) {
                     Some(rel) => help.push_str(&format!(
-                        ", and under `{permission}`, `{}: \"allow\"` after its catch-all (your pattern as OpenCode asks it, relative to the worktree)",
+                        ", and under `{permission}`, `{}: \"allow\"` after its catch-all (your pattern as OpenCode asks it from this worktree: from another project the `../` differ)",
                         q(&rel)
                     )),
                     None => help.push_str(&format!(
@@ -274,14 +274,13 @@ fn voided_deny(ctx: &Ctx<'_>, agent: &Agent, w: &Witness, dir: &str, home: &str)
 }
 
 /// The author's path pattern as OpenCode asks it outside the project, relative to the
-/// worktree wherever the project lies: `../*` then the last directory the pattern names
-/// and the rest (`~/plans/**` → `../*plans/**`), or, with no directory named
-/// (`/**/PLAN-*.md`), `../*` and the pattern's file part (`../*/PLAN-*.md`). `None` when
-/// that would be every outside path.
-fn relative_form(pattern: &str, dir: &str) -> Option<String> {
+/// worktree: the directory it names as this worktree reaches it, then the rest
+/// (`~/plans/**` from `~/src/app` → `../../plans/**`); with no directory named
+/// (`/**/PLAN-*.md`), `../*` and the pattern's file part (`../*/PLAN-*.md`), wherever the
+/// project lies. `None` when that would be every outside path.
+fn relative_form(pattern: &str, dir: &str, worktree: &str) -> Option<String> {
     let rest = pattern.get(dir.len()..)?;
-    let name = dir.rsplit('/').next().unwrap_or("");
-    let out = if name.is_empty() {
+    if dir.is_empty() {
         let mut rest = rest;
         while let Some(r) = rest.strip_prefix("/**").or_else(|| rest.strip_prefix("/*")) {
             if !r.starts_with('/') {
@@ -289,15 +288,23 @@ fn relative_form(pattern: &str, dir: &str) -> Option<String> {
             }
             rest = r;
         }
-        format!("../*{rest}")
-    } else {
-        format!("../*{name}{rest}")
+        let out = format!("../*{rest}");
+        return (!out[3..].chars().all(|c| c == '*' || c == '/')).then_some(out);
+    }
+    let parts = |p: &str| -> Vec<String> {
+        p.split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
     };
-    (!out
-        .trim_start_matches("../")
-        .chars()
-        .all(|c| c == '*' || c == '/'))
-    .then_some(out)
+    let (from, to) = (parts(worktree), parts(dir));
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut rel: Vec<String> = vec!["..".to_string(); from.len() - common];
+    rel.extend(to[common..].iter().cloned());
+    if rel.is_empty() {
+        return None;
+    }
+    Some(format!("{}{rest}", rel.join("/")))
 }
 
 /// `/dir` of an `external_directory` subject `/dir/*`.
@@ -347,14 +354,18 @@ mod tests {
         assert_eq!(external_dir("/etc/hosts.yml").as_deref(), Some("/etc"));
         assert_eq!(external_dir("env:$TMPDIR"), None);
         assert_eq!(
-            relative_form("/**/PLAN-*.md", "").as_deref(),
+            relative_form("/**/PLAN-*.md", "", "/h/u/app").as_deref(),
             Some("../*/PLAN-*.md")
         );
         assert_eq!(
-            relative_form("/h/u/plans/**", "/h/u/plans").as_deref(),
-            Some("../*plans/**")
+            relative_form("/h/u/plans/**", "/h/u/plans", "/h/u/src/app").as_deref(),
+            Some("../../plans/**")
         );
-        assert_eq!(relative_form("/**", ""), None);
+        assert_eq!(
+            relative_form("/tmp/**", "/tmp", "/tmp/w/app").as_deref(),
+            Some("../../**")
+        );
+        assert_eq!(relative_form("/**", "", "/h/u/app"), None);
         assert!(windows_absolute("F:\\CD\\**"));
         assert!(!windows_absolute("/tmp"));
     }
