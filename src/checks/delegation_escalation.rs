@@ -45,12 +45,17 @@
 //! runs `git push x` without asking.
 //!
 //! ## How to fix
-//! Write the deny (or ask) where the subagent gets it too: in its own block, or in the shared
-//! `permission` block every agent inherits; `check` proposes the rule, at its place in
-//! your files, once it has proven it (the finding gone, nothing you decided changed).
-//! Keeping the agent from starting them (`"task": {"explore": "deny"}`) also closes the
-//! route, but cuts the agent off its own helpers (OpenCode tells `plan` to start
-//! `explore`): only where that delegation is not the design.
+//! Write the ask where the subagent gets it too: in its own block. A deny goes only into a
+//! read-only helper's own block (`explore`, or one whose own edits are denied): `general`
+//! and any subagent that is not read-only do the work for every agent that starts them, so
+//! the help leaves them alone ("likely the design") and names the `task` route deny in
+//! words, for when this agent must not have it done. The shared `permission` block is
+//! named only when every other agent already asks or denies the input (else it would take
+//! the tool from `build`). `check` proposes the rule, at its place in your files, once it
+//! has proven it (the finding gone, nothing you decided changed). Keeping the agent from
+//! starting them (`"task": {"explore": "deny"}`) also closes the route, but cuts the agent
+//! off its own helpers (OpenCode tells `plan` to start `explore`): only where that
+//! delegation is not the design.
 
 use super::always_overrides_deny::decide_command_with;
 use super::read_only_agent_writes::samples;
