@@ -424,34 +424,85 @@ fn merge(a: &mut serde_json::Value, b: &serde_json::Value) {
     }
 }
 
-#[test]
-fn the_delegation_suggestion_denies_where_the_subagents_inherit_and_keeps_the_route() {
-    // `build` denies `git push *` but may start `explore` and `general`, which run it. The
-    // old help closed the `task` routes (cutting build off its helpers); the suggestion
-    // writes the deny in both subagents' own blocks (a shared deny would also change
-    // plan, which the finding is not about), and build may still start them.
-    let config =
-        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}"#;
+/// The one finding of `kind` in `config`'s check: its help, and whether it carries a
+/// suggestion.
+fn help_of(kind: &str, config: &str) -> (String, bool) {
     let t = Tree::new().file("project/opencode.json", config);
     let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
-    let found = check_support::findings_of(&run.json(), "delegation-escalation");
+    let found = check_support::findings_of(&run.json(), kind);
     assert_eq!(found.len(), 1, "{}", run.stdout);
-    let help = found[0]["help"].as_str().unwrap_or_default();
-    assert!(
-        !help.contains(r#""task": {"#),
-        "no task-deny snippet: {help}"
-    );
-    suggestion_holds(
+    let suggested = found[0]["suggestions"]
+        .as_array()
+        .is_some_and(|s| !s.is_empty());
+    (
+        found[0]["help"].as_str().unwrap_or_default().to_string(),
+        suggested,
+    )
+}
+
+#[test]
+fn the_delegation_help_leaves_general_its_job_and_denies_only_in_explore() {
+    // `build` denies `git push *` but may start `explore` and `general`, which run it.
+    // `general` is OpenCode's general-purpose helper: it pushes for every agent that
+    // delegates to it, and a deny in its block (or the shared block, which also reaches
+    // build's other callers and plan) takes that from all of them (round 3's
+    // DE-denies-helpers-their-job). The help says so in words, with no snippet: the route
+    // deny for `general` if build must not have it done, and the deny in read-only
+    // `explore`'s own block. Done, the finding is gone and general still pushes.
+    let before =
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}}}"#;
+    let (help, suggested) = help_of("delegation-escalation", before);
+    assert!(!suggested, "no snippet for general: {help}");
+    assert!(help.contains("likely the design"), "{help}");
+    assert!(!help.contains("shared `permission` block"), "{help}");
+    help_holds(
         "delegation-escalation",
-        config,
-        r#""general": {"permission": {"bash": {"git push *": "deny"}}}"#,
+        before,
+        r#"(`"task": {"general": "deny"}` in `build`'s own block), which also cuts it off from that helper for everything else, and write the deny into `explore`'s own block"#,
+        r#"{"agent": {"build": {"permission": {"bash": {"*": "allow", "git push *": "deny"}, "task": {"general": "deny"}}}, "explore": {"permission": {"bash": {"git push *": "deny"}}}}}"#,
         &[
+            ("general", "bash", "git push origin main", "allow"),
             ("plan", "bash", "git push origin main", "allow"),
             ("explore", "bash", "git push origin main", "deny"),
-            ("general", "bash", "git push origin main", "deny"),
-            ("general", "bash", "git status", "allow"),
+            ("explore", "bash", "git status", "allow"),
             ("build", "task", "explore", "allow"),
-            ("build", "task", "general", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn a_read_only_callers_edit_deny_is_not_written_into_general_or_the_shared_block() {
+    // A reviewer that may not edit (nor run bash unasked) starts `general`, which edits.
+    // Writing the reviewer's edit deny into `general` or the shared block would take
+    // editing from build and every other caller (kevanoullio, magh97 in round 3): only
+    // the choice in words, no snippet.
+    let (help, suggested) = help_of(
+        "delegation-escalation",
+        r#"{"agent": {"review": {"mode": "primary", "permission": {"edit": "deny", "bash": "ask"}}}}"#,
+    );
+    assert!(!suggested, "{help}");
+    assert!(
+        help.starts_with("`general` is not read-only and does this for every agent that delegates to it: delegating it to `general` is likely the design; if `review` must not have it done, deny the route (`\"task\": {\"general\": \"deny\"}` in `review`'s own block)"),
+        "{help}"
+    );
+    assert!(!help.contains("shared"), "{help}");
+}
+
+#[test]
+fn the_delegation_suggestion_writes_a_deny_for_explore_in_its_own_block() {
+    // `plan` may not push; it may start only `explore` (general's route is denied), which
+    // pushes by its built-in bash allow. explore is read-only by design: the deny goes into
+    // its own block, never the shared block (build pushes).
+    suggestion_holds(
+        "delegation-escalation",
+        r#"{"agent": {"plan": {"permission": {"bash": {"*": "allow", "git push *": "deny"}, "task": {"general": "deny"}}}}}"#,
+        r#""explore": {"permission": {"bash": {"git push *": "deny"}}}"#,
+        &[
+            ("explore", "bash", "git push origin main", "deny"),
+            ("explore", "bash", "git status", "allow"),
+            ("build", "bash", "git push origin main", "allow"),
+            ("general", "bash", "git push origin main", "allow"),
+            ("plan", "task", "explore", "allow"),
         ],
     );
 }
@@ -553,6 +604,98 @@ fn a_deny_overridden_from_another_file_gets_help_that_can_be_done_and_holds() {
         .filter_map(|a| a.as_str().map(str::to_string))
         .collect();
     assert!(!still.contains(&"build".to_string()), "{still:?}");
+}
+
+#[test]
+fn the_catch_all_help_names_a_later_allow_that_would_undo_asks() {
+    // `"*": "ask"` written last overrides the denies (the finding) and, silently, the
+    // `git commit *` ask, which it decides the same way. Moved first, `"git *": "allow"`,
+    // written after that ask, would decide `git commit` (allow): the help names it
+    // (fabiofalopes code.md:72:5 in round 3), and done as said, commits still ask.
+    help_holds(
+        "shadowed-deny",
+        r#"{"permission": {"bash": {"git commit *": "ask", "git *": "allow", "rm *": "deny", "curl *": "deny", "dd *": "deny", "*": "ask"}}}"#,
+        r#"then `bash` "git *" allow at opencode.json:1:49 still overrides `bash` "git commit *" ask at opencode.json:1:26, written before it: write it before that rule too"#,
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow", "git commit *": "ask", "rm *": "deny", "curl *": "deny", "dd *": "deny"}}}"#,
+        &[
+            ("build", "bash", "git commit -m x", "ask"),
+            ("build", "bash", "git status", "allow"),
+            ("build", "bash", "rm x", "deny"),
+            ("build", "bash", "ls", "ask"),
+        ],
+    );
+}
+
+#[test]
+fn the_outside_edit_help_keeps_the_authors_pattern_after_a_deny_catch_all() {
+    // edit is denied but for `/srv/plans/**`, which never matches (edit is asked with the
+    // path relative to the worktree). `"../*": "allow"` after the deny catch-all (the old
+    // help) would open every outside file external_directory lets through (wywysenarios
+    // cycle.md:10:5 in round 3): the help keeps the pattern, relative (`../*plans/**`).
+    let before = r#"{"agent": {"scribe": {"mode": "subagent", "permission": {"edit": {"*": "deny", "/srv/plans/**": "allow"}}}}}"#;
+    let (help, _) = help_of("never-matches", before);
+    assert!(!help.contains(r#""../*": "allow""#), "{help}");
+    let relative = relative_allow(&help);
+    assert!(
+        relative.starts_with("../") && relative.ends_with("/srv/plans/**"),
+        "{help}"
+    );
+    help_holds(
+        "never-matches",
+        before,
+        r#"write `"external_directory": {"/srv/plans/*": "allow"}`, and under `edit`, "#,
+        &format!(
+            r#"{{"agent": {{"scribe": {{"mode": "subagent", "permission": {{"external_directory": {{"/srv/plans/*": "allow"}}, "edit": {{"*": "deny", "{relative}": "allow"}}}}}}}}}}"#
+        ),
+        &[
+            ("scribe", "edit", "/srv/plans/a.md", "allow"),
+            ("scribe", "edit", "/srv/other/a.md", "deny"),
+            ("scribe", "edit", "src/main.ts", "deny"),
+        ],
+    );
+}
+
+/// The pattern a never-matches help writes under `edit` (`` under `edit`, `"P": "allow"` ``).
+fn relative_allow(help: &str) -> String {
+    let (_, rest) = help
+        .split_once("under `edit`, `\"")
+        .unwrap_or_else(|| panic!("no edit pattern in {help}"));
+    rest.split('"').next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_outside_edit_help_for_files_anywhere_names_no_directory_pattern() {
+    // `/**/PLAN-*.md`: the old help said `"external_directory": {"/*": "allow"}`, every
+    // directory outside the project for every tool (hugo-sequier plan.md:17:5). There is
+    // no directory to name: the help says so, and keeps the author's file pattern.
+    let (help, suggested) = help_of(
+        "never-matches",
+        r#"{"permission": {"edit": {"*": "ask", "/**/PLAN-*.md": "allow"}}}"#,
+    );
+    assert!(!suggested, "{help}");
+    assert!(!help.contains(r#"{"/*": "allow"}"#), "{help}");
+    assert!(
+        help.contains("OpenCode decides outside the project per directory, not per file name: name the directories these files are in"),
+        "{help}"
+    );
+    assert!(help.contains(r#"`"../*/PLAN-*.md": "allow"`"#), "{help}");
+}
+
+#[test]
+fn the_external_directory_help_does_not_void_an_earlier_deny_of_the_directory() {
+    // `/srv/conf/**` denied, one file in it allowed: `external_directory` is asked per
+    // directory, so "write `/srv/conf/*`" (the old help) opens the whole directory and
+    // voids the deny (muggwoffin opencode.json:17:7). The trade-off, in words.
+    let (help, suggested) = help_of(
+        "never-matches",
+        r#"{"permission": {"external_directory": {"/srv/conf/**": "deny", "/srv/conf/app.json": "allow"}}}"#,
+    );
+    assert!(!suggested, "{help}");
+    assert!(!help.starts_with("write"), "{help}");
+    assert!(
+        help.contains("allowing this means allowing `/srv/conf/*`, every file there, which voids"),
+        "{help}"
+    );
 }
 
 #[test]
@@ -1006,19 +1149,27 @@ fn the_never_matches_advice_matches_what_was_meant() {
         ],
     );
     // An exact ask under a catch-all ask of nothing: the command with operands asks too.
-    // An allow the agent needs that never applies: writes to /tmp are denied by its own
-    // `*` deny. Outside the project `external_directory` is asked with the directory,
-    // then `edit` with the worktree-relative path: both forms the help gives.
+    // An allow the agent needs that never applies: writes to /srv/scratch are denied by
+    // its own `*` deny. Outside the project `external_directory` is asked with the
+    // directory, then `edit` with the worktree-relative path: both forms the help gives,
+    // the second keeping the author's pattern (`../*` alone would open every outside file).
+    let before = r#"{"agent": {"scratch": {"mode": "subagent",
+            "permission": {"edit": {"*": "deny", "/srv/scratch/**": "allow"}}}}}"#;
+    let relative = relative_allow(&help_of("never-matches", before).0);
+    assert!(relative.ends_with("/srv/scratch/**"), "{relative}");
     help_holds(
         "never-matches",
-        r#"{"agent": {"scratch": {"mode": "subagent",
-            "permission": {"edit": {"*": "deny", "/tmp/**": "allow"}}}}}"#,
-        r#""external_directory": {"/tmp/*": "allow"}`, and under `edit`, `"../*": "allow"`"#,
-        r#"{"agent": {"scratch": {"mode": "subagent",
-            "permission": {"external_directory": {"/tmp/*": "allow"},
-                           "edit": {"*": "deny", "../*": "allow"}}}}}"#,
+        before,
+        &format!(
+            r#""external_directory": {{"/srv/scratch/*": "allow"}}`, and under `edit`, `"{relative}": "allow"`"#
+        ),
+        &format!(
+            r#"{{"agent": {{"scratch": {{"mode": "subagent",
+            "permission": {{"external_directory": {{"/srv/scratch/*": "allow"}},
+                           "edit": {{"*": "deny", "{relative}": "allow"}}}}}}}}}}"#
+        ),
         &[
-            ("scratch", "edit", "/tmp/x/notes.md", "allow"),
+            ("scratch", "edit", "/srv/scratch/x/notes.md", "allow"),
             ("scratch", "edit", "src/main.ts", "deny"),
         ],
     );

@@ -251,7 +251,13 @@ fn help_for<'f>(
     } else {
         Vec::new()
     };
-    for f in members {
+    // Every ask or deny the catch-all overrides, not only those with a finding: an ask
+    // under an ask catch-all (`"git commit *": "ask"` under `"*": "ask"`) is no finding
+    // today, but a looser rule written after it (`"git *": "allow"`) decides it once the
+    // catch-all moves. Those are tried with an input their pattern matches.
+    let catch = &agent.rules[k];
+    let mut tried: Vec<(usize, String, String)> = Vec::new();
+    for f in &members {
         if f.agents.first() != Some(&agent.name) {
             continue;
         }
@@ -259,17 +265,38 @@ fn help_for<'f>(
         let Some(rule) = agent.rules.get(ri) else {
             continue;
         };
-        let wanted = rule.action.effective();
-        if wanted == Effect::Allow {
+        if rule.action.effective() == Effect::Allow {
             continue;
         }
         if !super::overlap::bare_note(rule).is_empty() && !bare.contains(&ri) {
             bare.push(ri);
         }
-        let Some(w) = f.witnesses.first().filter(|_| exact) else {
+        if let Some(w) = f.witnesses.first()
+            && !tried.iter().any(|(x, _, _)| *x == ri)
+        {
+            tried.push((ri, w.permission.clone(), w.input.clone()));
+        }
+    }
+    for (ri, rule) in agent.rules.iter().enumerate().take(k) {
+        if rule.action.effective() == Effect::Allow
+            || rule.permission != catch.permission
+            || rule.loc.is_none_or(|l| l.source != at.source)
+            || tried.iter().any(|(x, _, _)| *x == ri)
+        {
             continue;
-        };
-        let d = evaluate(&rest, &w.permission, &w.input, project.platform);
+        }
+        let glob = crate::glob::wildcard::Wildcard::compile(&rule.pattern);
+        let input = super::read_only_agent_writes::samples(&rule.permission, &rule.pattern)
+            .into_iter()
+            .find(|s| glob.is_match(s, project.platform));
+        if let Some(input) = input {
+            tried.push((ri, rule.permission.clone(), input));
+        }
+    }
+    for (ri, permission, input) in tried.iter().filter(|_| exact) {
+        let ri = *ri;
+        let wanted = agent.rules[ri].action.effective();
+        let d = evaluate(&rest, permission, input, project.platform);
         // Back to the agent's indices (the catch-all left out).
         let Some(by) = d.rule.map(|x| if x >= k { x + 1 } else { x }) else {
             continue;

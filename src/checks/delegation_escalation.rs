@@ -45,12 +45,17 @@
 //! runs `git push x` without asking.
 //!
 //! ## How to fix
-//! Write the deny (or ask) where the subagent gets it too: in its own block, or in the shared
-//! `permission` block every agent inherits; `check` proposes the rule, at its place in
-//! your files, once it has proven it (the finding gone, nothing you decided changed).
-//! Keeping the agent from starting them (`"task": {"explore": "deny"}`) also closes the
-//! route, but cuts the agent off its own helpers (OpenCode tells `plan` to start
-//! `explore`): only where that delegation is not the design.
+//! Write the ask where the subagent gets it too: in its own block. A deny goes only into a
+//! read-only helper's own block (`explore`, or one whose own edits are denied): `general`
+//! and any subagent that is not read-only do the work for every agent that starts them, so
+//! the help leaves them alone ("likely the design") and names the `task` route deny in
+//! words, for when this agent must not have it done. The shared `permission` block is
+//! named only when every other agent already asks or denies the input (else it would take
+//! the tool from `build`). `check` proposes the rule, at its place in your files, once it
+//! has proven it (the finding gone, nothing you decided changed). Keeping the agent from
+//! starting them (`"task": {"explore": "deny"}`) also closes the route, but cuts the agent
+//! off its own helpers (OpenCode tells `plan` to start `explore`): only where that
+//! delegation is not the design.
 
 use super::always_overrides_deny::decide_command_with;
 use super::read_only_agent_writes::samples;
@@ -301,15 +306,29 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 "ask"
             };
-            // A helper that does it by a rule of its own (`code`'s `edit: allow`, a
-            // `tools: {edit: true}`) does it as its job: writing the deny into it takes
-            // that job from every agent that delegates to it.
+            // Who is left alone. A helper that does it by a rule of its own (`code`'s
+            // `edit: allow`, a `tools: {edit: true}`) does it as its job; for a deny, so does
+            // a helper that can use the whole tool by design (`general`, any subagent not
+            // read-only): it works for every agent that delegates to it, and a deny in its
+            // block (or the shared block) takes that job from all of them. Only an ask (a
+            // prompt, nothing taken) or a read-only helper (`explore`) gets the rule in its
+            // own block.
+            let own_rule = |e: &delegation::Edge, k: Option<usize>| {
+                let who = &project.agents[e.callee];
+                k.and_then(|k| who.rules.get(k))
+                    .is_some_and(|x| x.loc.is_some() && is_own(x.layer))
+            };
+            let mut by_rule = true;
             let workers: Vec<String> = escalated
                 .iter()
                 .filter(|(e, _, k)| {
-                    let who = &project.agents[e.callee];
-                    k.and_then(|k| who.rules.get(k))
-                        .is_some_and(|x| x.loc.is_some() && is_own(x.layer))
+                    if own_rule(e, *k) {
+                        return true;
+                    }
+                    let whole =
+                        effect == Effect::Deny && whole_tool(ctx, &project.agents[e.callee]);
+                    by_rule &= !whole;
+                    whole
                 })
                 .map(|(e, _, _)| format!("`{}`", project.agents[e.callee].name))
                 .collect();
@@ -330,26 +349,67 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     agent.name
                 )
             };
-            let help: String = if others.is_empty() {
+            let one = workers.len() == 1;
+            // Why they are left alone, said after their names.
+            let why = if by_rule {
                 format!(
-                    "{} {} this by {} own rules, as {} job: delegating it to {} is likely the design; if `{}` must not have it done, deny the route ({}), which also cuts it off from {} for everything else",
+                    "{} this by {} own rules, as {} job",
+                    if one { "does" } else { "do" },
+                    if one { "its" } else { "their" },
+                    if one { "its" } else { "their" },
+                )
+            } else {
+                format!(
+                    "{} not read-only and {} this for every agent that delegates to {}",
+                    if one { "is" } else { "are" },
+                    if one { "does" } else { "do" },
+                    if one { "it" } else { "them" },
+                )
+            };
+            let design = || {
+                format!(
+                    "{} {why}: delegating it to {} is likely the design; if `{}` must not have it done, deny the route ({}), which also cuts it off from {} for everything else",
                     workers.join(", "),
-                    if workers.len() == 1 { "does" } else { "do" },
-                    if workers.len() == 1 { "its" } else { "their" },
-                    if workers.len() == 1 { "its" } else { "their" },
-                    if workers.len() == 1 { "it" } else { "them" },
+                    if one { workers[0].as_str() } else { "them" },
                     agent.name,
                     route(&workers),
-                    if workers.len() == 1 {
-                        "that helper"
+                    if one { "that helper" } else { "those helpers" },
+                )
+            };
+            // The shared block only where it takes nothing: every other agent that
+            // inherits it already asks or denies this input.
+            let targets: Vec<String> = others
+                .iter()
+                .map(|n| n.trim_matches('`').to_string())
+                .collect();
+            let shared = {
+                let splitter = &mut *splitter.borrow_mut();
+                shared_takes_nothing(ctx, splitter, permission, &input, &targets)
+            };
+            let shared_words = if shared {
+                ", or in the shared `permission` block every agent inherits (every other agent already asks or denies it)"
+            } else {
+                ""
+            };
+            let help: String = if others.is_empty() {
+                design()
+            } else if effect == Effect::Deny && !workers.is_empty() {
+                // Only the read-only helpers take the deny in their block; the others are
+                // the design, or their route goes. Both together close it.
+                let names: Vec<String> = others.iter().map(|n| n.to_string()).collect();
+                format!(
+                    "{}, and write the deny into {} (`agent.NAME.permission.{permission}`: {pattern}: \"deny\"){shared_words}",
+                    design(),
+                    if names.len() == 1 {
+                        format!("{}'s own block", names[0])
                     } else {
-                        "those helpers"
+                        format!("the own blocks of {}", names.join(", "))
                     },
                 )
             } else {
                 let names: Vec<String> = others.iter().map(|n| n.to_string()).collect();
                 format!(
-                    "write the {action} where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"{action}\"), or in the shared `permission` block every agent inherits; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}{}",
+                    "write the {action} where {} get{} it too: in {} own block (`agent.NAME.permission.{permission}`: {pattern}: \"{action}\"){shared_words}; keeping `{}` from starting {} (a `task` deny) also closes the route, but cuts it off from {}{}",
                     names.join(", "),
                     if names.len() == 1 { "s" } else { "" },
                     if names.len() == 1 { "its" } else { "their" },
@@ -364,17 +424,11 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         String::new()
                     } else {
                         format!(
-                            " ({} {} it by {} own rules, as {} job: leave {} as {})",
+                            " ({} {}: leave {} as {})",
                             workers.join(", "),
-                            if workers.len() == 1 { "does" } else { "do" },
-                            if workers.len() == 1 { "its" } else { "their" },
-                            if workers.len() == 1 { "its" } else { "their" },
-                            if workers.len() == 1 { "it" } else { "them" },
-                            if workers.len() == 1 {
-                                "it is"
-                            } else {
-                                "they are"
-                            },
+                            why.replacen("this", "it", 1),
+                            if one { "it" } else { "them" },
+                            if one { "it is" } else { "they are" },
                         )
                     }
                 )
@@ -404,6 +458,39 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             break;
         }
     }
+}
+
+/// A helper that can use the whole tool by design: `general`, or any subagent not
+/// read-only (`explore` is, by OpenCode's built-in rules; so is one whose own edits are
+/// denied or whose description says so). It does the work for every agent that starts it.
+pub fn whole_tool(ctx: &Ctx<'_>, sub: &Agent) -> bool {
+    if sub.native && matches!(sub.name.as_str(), "explore" | "plan") {
+        return false;
+    }
+    (sub.native && sub.name == "general") || !super::open_allow_list::read_only(ctx, sub)
+}
+
+/// Would the caller's rule, written in the shared block, take nothing from anyone: every
+/// agent but `targets` (the helpers it is for) and OpenCode's internal ones already asks
+/// or denies `input`?
+pub fn shared_takes_nothing(
+    ctx: &Ctx<'_>,
+    splitter: &mut Splitter,
+    permission: &str,
+    input: &str,
+    targets: &[String],
+) -> bool {
+    ctx.project
+        .agents
+        .iter()
+        .filter(|a| !a.is_internal() && !targets.contains(&a.name))
+        .all(|a| decide_in(ctx, splitter, a, &[], permission, input).0 != Effect::Allow)
+}
+
+/// [`shared_takes_nothing`] with the run's splitter (for the suggestions).
+pub fn shared_ok(ctx: &Ctx<'_>, permission: &str, input: &str, targets: &[String]) -> bool {
+    let mut lease = ctx.splitter();
+    shared_takes_nothing(ctx, &mut lease, permission, input, targets)
 }
 
 /// Words that say an agent's job is to hand work to others.

@@ -101,6 +101,20 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                 return None;
             }
             let write = format!("{}/*", spelled(&dir, &home));
+            // An earlier deny of the author's covers the directory (`~/.config/opencode/**`
+            // denied, two files in it allowed): the directory rule would void it, and
+            // OpenCode asks per directory, not per file. The trade-off, in words.
+            if let Some(words) = voided_deny(ctx, agent, &w, &dir, &home) {
+                return Some(Needed {
+                    today: format!(
+                        "every access in {} is {} today",
+                        spelled(&dir, &home),
+                        how(w.action)
+                    ),
+                    help: words,
+                    witness: Some(w),
+                });
+            }
             Some(Needed {
                 today: format!(
                     "every access in {} is {} today",
@@ -177,14 +191,41 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
             if !proven {
                 return None;
             }
-            let mut help = format!(
-                "outside the project the tool asks `external_directory` with the file's directory first, then `{permission}` with the path relative to the worktree (`../…`): write `\"external_directory\": {{{}: \"allow\"}}`",
-                q(&format!("{}/*", spelled(dir, &home))),
+            let first = format!(
+                "outside the project the tool asks `external_directory` with the file's directory first, then `{permission}` with the path relative to the worktree (`../…`)"
             );
+            let mut help = if dir.is_empty() {
+                // `/**/PLAN-*.md`: no directory to name; `"/*": "allow"` would open every
+                // directory outside the project to every tool of the agent.
+                format!(
+                    "{first}; OpenCode decides outside the project per directory, not per file name: name the directories these files are in (`\"external_directory\": {{\"DIR/*\": \"allow\"}}`), or keep the {} there",
+                    if ew.action == Effect::Deny {
+                        "deny"
+                    } else {
+                        "ask"
+                    }
+                )
+            } else if let Some(words) = voided_deny(ctx, agent, &ew, dir, &home) {
+                format!("{first}; {words}")
+            } else {
+                format!(
+                    "{first}: write `\"external_directory\": {{{}: \"allow\"}}`",
+                    q(&format!("{}/*", spelled(dir, &home))),
+                )
+            };
             if pw.action != Effect::Allow {
-                help.push_str(&format!(
-                    ", and under `{permission}`, `\"../*\": \"allow\"` after its catch-all (every outside path `external_directory` lets through: other directories still ask there first)"
-                ));
+                // The author's pattern kept, relative to this worktree (`../../plans/**`,
+                // `../*/PLAN-*.md`): never `../*`, every outside path.
+                let rel = relative_form(&r.pattern, dir, &paths.worktree.to_string_lossy());
+                match rel.filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform)) {
+                    Some(rel) => help.push_str(&format!(
+                        ", and under `{permission}`, `{}: \"allow\"` after its catch-all (your pattern as OpenCode asks it from this worktree: from another project the `../` differ)",
+                        q(&rel)
+                    )),
+                    None => help.push_str(&format!(
+                        ", and under `{permission}`, allow the files' paths relative to the worktree (`../…`) after its catch-all"
+                    )),
+                }
             }
             let today = format!(
                 "`{permission}` of {} is {} today (`external_directory` {} is {}, then `{permission}` of the path relative to the worktree is {})",
@@ -211,6 +252,59 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
         }
         _ => None,
     }
+}
+
+/// The trade-off in words when an earlier deny of the author's decides the directory's
+/// `external_directory` ask (`w`): allowing the directory would void it.
+fn voided_deny(ctx: &Ctx<'_>, agent: &Agent, w: &Witness, dir: &str, home: &str) -> Option<String> {
+    if w.action != Effect::Deny {
+        return None;
+    }
+    let r = w.rule.and_then(|k| agent.rules.get(k))?;
+    r.loc?;
+    if !super::is_own(r.layer) && !super::is_shared(r.layer) {
+        return None;
+    }
+    Some(format!(
+        "OpenCode asks `external_directory` per directory, not per file: allowing this means allowing `{}/*`, every file there, which voids {} at {}; keep that deny (and these files stay denied), or give it up for the directory on purpose",
+        spelled(dir, home),
+        super::describe(r),
+        ctx.place(r)
+    ))
+}
+
+/// The author's path pattern as OpenCode asks it outside the project, relative to the
+/// worktree: the directory it names as this worktree reaches it, then the rest
+/// (`~/plans/**` from `~/src/app` → `../../plans/**`); with no directory named
+/// (`/**/PLAN-*.md`), `../*` and the pattern's file part (`../*/PLAN-*.md`), wherever the
+/// project lies. `None` when that would be every outside path.
+fn relative_form(pattern: &str, dir: &str, worktree: &str) -> Option<String> {
+    let rest = pattern.get(dir.len()..)?;
+    if dir.is_empty() {
+        let mut rest = rest;
+        while let Some(r) = rest.strip_prefix("/**").or_else(|| rest.strip_prefix("/*")) {
+            if !r.starts_with('/') {
+                break;
+            }
+            rest = r;
+        }
+        let out = format!("../*{rest}");
+        return (!out[3..].chars().all(|c| c == '*' || c == '/')).then_some(out);
+    }
+    let parts = |p: &str| -> Vec<String> {
+        p.split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (from, to) = (parts(worktree), parts(dir));
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut rel: Vec<String> = vec!["..".to_string(); from.len() - common];
+    rel.extend(to[common..].iter().cloned());
+    if rel.is_empty() {
+        return None;
+    }
+    Some(format!("{}{rest}", rel.join("/")))
 }
 
 /// `/dir` of an `external_directory` subject `/dir/*`.
@@ -259,6 +353,19 @@ mod tests {
         assert_eq!(external_dir("/tmp/").as_deref(), Some("/tmp"));
         assert_eq!(external_dir("/etc/hosts.yml").as_deref(), Some("/etc"));
         assert_eq!(external_dir("env:$TMPDIR"), None);
+        assert_eq!(
+            relative_form("/**/PLAN-*.md", "", "/h/u/app").as_deref(),
+            Some("../*/PLAN-*.md")
+        );
+        assert_eq!(
+            relative_form("/h/u/plans/**", "/h/u/plans", "/h/u/src/app").as_deref(),
+            Some("../../plans/**")
+        );
+        assert_eq!(
+            relative_form("/tmp/**", "/tmp", "/tmp/w/app").as_deref(),
+            Some("../../**")
+        );
+        assert_eq!(relative_form("/**", "", "/h/u/app"), None);
         assert!(windows_absolute("F:\\CD\\**"));
         assert!(!windows_absolute("/tmp"));
     }

@@ -64,7 +64,7 @@ pub struct Open {
 
 /// Does the agent read as one meant to change nothing: its own edits denied, or its
 /// description saying so?
-fn read_only(ctx: &Ctx<'_>, agent: &Agent) -> bool {
+pub(crate) fn read_only(ctx: &Ctx<'_>, agent: &Agent) -> bool {
     let platform = ctx.project.platform;
     if evaluate(&agent.rules, "edit", "src/main.ts", platform).effect == Effect::Deny {
         return true;

@@ -104,7 +104,10 @@ pub fn proposals(project: &Project, findings: &[Finding]) -> Vec<Proposal> {
         }
         let p = match f.id {
             "deny-bypass" => deny_bypass(project, &mut files, n, f),
-            "delegation-escalation" => delegated(project, &mut files, n, f),
+            "delegation-escalation" => {
+                let ctx = ctx.get_or_insert_with(|| crate::checks::Ctx::new(project));
+                delegated(project, ctx, &mut files, n, f)
+            }
             "agent-overrides-shared" => {
                 let ctx = ctx.get_or_insert_with(|| crate::checks::Ctx::new(project));
                 repeat_shared(project, ctx, &mut files, n, f)
@@ -452,11 +455,33 @@ fn rule_action(r: &Rule) -> (&'static str, Effect) {
 /// `delegation-escalation`: the caller's deny (or ask) written where the subagent gets it too: its
 /// own block when the user wrote one, else the shared block (after the shared rules of the
 /// same permission).
-fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) -> Option<Proposal> {
+///
+/// A deny is never written for a helper that can use the whole tool by design (`general`,
+/// any subagent not read-only): it works for every agent that starts it, and the help says
+/// the choice in words. The shared block is proposed only where every other agent already
+/// asks or denies the input (it takes nothing from `build`).
+fn delegated(
+    project: &Project,
+    ctx: &crate::checks::Ctx<'_>,
+    files: &mut Files<'_>,
+    n: usize,
+    f: &Finding,
+) -> Option<Proposal> {
+    use crate::checks::delegation_escalation::{shared_ok, whole_tool};
     let caller = project.agent(f.agents.first()?)?;
     let deny = caller.rules.get(f.rule?)?;
     let sub = project.agent(&f.witnesses.get(1)?.input)?;
     let (action, effect) = rule_action(deny);
+    let subs = subagents(f);
+    if effect == Effect::Deny
+        && subs
+            .iter()
+            .any(|s| project.agent(s).is_none_or(|a| whole_tool(ctx, a)))
+    {
+        return None;
+    }
+    let w = f.witnesses.first()?;
+    let shared_fits = shared_ok(ctx, &w.permission, &w.input, &subs);
     let entries = vec![(deny.pattern.clone(), action.to_string())];
     let own = |r: &&Rule| matches!(r.layer, Layer::AgentConfig | Layer::MarkdownAgent);
     let shared = |r: &&Rule| {
@@ -477,8 +502,13 @@ fn delegated(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) ->
     if let Some(p) = beside_caller(project, files, n, f, caller, deny) {
         return Some(p);
     }
-    // The shared block: one rule there reaches every subagent the finding names.
-    let Some((r, same)) = pick(&shared).or_else(|| pick(&own)) else {
+    // The shared block: one rule there reaches every subagent the finding names (only
+    // where it takes nothing from the other agents).
+    let shared_pick = if shared_fits { pick(&shared) } else { None };
+    let Some((r, same)) = shared_pick.or_else(|| pick(&own)) else {
+        if !shared_fits {
+            return None;
+        }
         return top_level(project, files, n, caller, deny, f);
     };
     let l = r.loc?;
