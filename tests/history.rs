@@ -1,0 +1,437 @@
+//! `permaudit history` against a history the real OpenCode 1.18.34 recorded.
+//!
+//! `scripts/history-fixture.py` drives `opencode serve` (127.0.0.1) with the scripted model
+//! of `tests/live/mock_model.py`, answers its asks through the server's API (once, always,
+//! reject) and kills it with SIGKILL, the last session's calls still only in the WAL. The
+//! project's config is then changed, and `history --format json` must list every call with
+//! how it went then (from OpenCode's own records) and what the new config decides now,
+//! while the database files stay byte-identical. Setup as `tests/live_conformance.rs`
+//! (OPENCODE_BIN or `scripts/install-oracle.sh`, and `python3`); a missing engine skips,
+//! or fails under CI / PERMAUDIT_REQUIRE_ORACLE=1. The refusals of broken databases need
+//! no engine.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use support::harness;
+use support::oracle::{self, Located};
+use support::tier;
+
+/// The config the history is judged under (the recording ran under the script's).
+fn today() -> Value {
+    json!({
+        "$schema": "https://opencode.ai/config.json",
+        "permission": {
+            "bash": {"*": "ask", "echo *": "allow", "rm *": "deny", "ls *": "deny", "touch *": "allow"},
+            "edit": "allow",
+            "read": {"*": "allow", "*.env": "deny"},
+            "external_directory": "deny"
+        }
+    })
+}
+
+/// Each scripted call: (conversation, callID, agent, tool, then, now).
+const EXPECTED: &[(&str, &str, &str, &str, &str, &str)] = &[
+    ("HIST-A-GO", "call_0_0", "build", "bash", "ran", "allow"),
+    ("HIST-A-GO", "call_0_1", "build", "bash", "denied", "deny"),
+    ("HIST-A-GO", "call_0_2", "build", "bash", "ran", "deny"),
+    ("HIST-A-GO", "call_0_3", "build", "edit", "ran", "allow"),
+    ("HIST-A-GO", "call_0_4", "build", "read", "ran", "allow"),
+    (
+        "HIST-A-GO",
+        "call_0_5",
+        "build",
+        "bash",
+        "rejected",
+        "allow",
+    ),
+    ("HIST-B-GO", "call_1_0", "build", "bash", "ran", "deny"),
+    ("HIST-B-GO", "call_1_1", "build", "bash", "rejected", "deny"),
+    ("HIST-C-GO", "call_2_0", "plan", "read", "ran", "allow"),
+    ("HIST-D-GO", "call_3_0", "build", "bash", "ran", "allow"),
+];
+
+struct Recorded {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    run: Value,
+}
+
+impl Recorded {
+    fn proj(&self) -> PathBuf {
+        self.root.join("proj")
+    }
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+    fn db(&self) -> PathBuf {
+        self.home().join(".local/share/opencode/opencode.db")
+    }
+}
+
+/// The history, recorded once per test binary (`None`: skipped).
+fn recorded() -> Option<&'static Recorded> {
+    static REC: OnceLock<Option<Recorded>> = OnceLock::new();
+    REC.get_or_init(|| {
+        let bin = match oracle::locate() {
+            Located::Found(b) => b,
+            Located::Skip => return None,
+        };
+        let python = Command::new("python3").arg("--version").output();
+        if !python.is_ok_and(|o| o.status.success()) {
+            tier::skip_or_fail(
+                "history",
+                "python3 is missing (the scripted model needs it)",
+            );
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("permaudit-history-")
+            .tempdir()
+            .unwrap();
+        let root = dir.path().canonicalize().unwrap().join("rec");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/history-fixture.py");
+        let out = Command::new("timeout")
+            .arg("600")
+            .arg("python3")
+            .arg(&script)
+            .arg(&bin)
+            .arg(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{} failed: {}\n{}",
+            script.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run: Value = serde_json::from_slice(&std::fs::read(root.join("run.json")).unwrap())
+            .expect("run.json");
+        // Today's config replaces the one the calls were recorded under.
+        std::fs::write(
+            root.join("proj/opencode.json"),
+            serde_json::to_string_pretty(&today()).unwrap(),
+        )
+        .unwrap();
+        Some(Recorded {
+            _dir: dir,
+            root,
+            run,
+        })
+    })
+    .as_ref()
+}
+
+fn permaudit(rec: &Recorded, cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(harness::permaudit_bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", rec.home());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Every file of the database with its bytes.
+fn snapshot(db: &Path) -> Vec<(String, Vec<u8>)> {
+    let dir = db.parent().unwrap();
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_recorded_call_with_then_and_now() {
+    let Some(rec) = recorded() else { return };
+    let before = snapshot(&rec.db());
+    assert!(
+        before
+            .iter()
+            .any(|(n, b)| n == "opencode.db-wal" && !b.is_empty()),
+        "the recording left a WAL"
+    );
+    let out = permaudit(rec, &rec.proj(), &["history", "--format", "json"], &[]);
+    let v = json_of(&out);
+    // The originals are byte-identical, and nothing was added beside them.
+    assert!(snapshot(&rec.db()) == before, "the database files changed");
+
+    assert_eq!(v["version"], 1);
+    let calls = v["calls"].as_array().unwrap();
+    let got: Vec<(String, String, String, String, String, String)> = calls
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or("null").to_string();
+            (
+                s("session"),
+                s("call"),
+                s("agent"),
+                s("tool"),
+                s("then"),
+                s("now"),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String, String, String, String, String)> = EXPECTED
+        .iter()
+        .map(|(conv, call, agent, tool, then, now)| {
+            (
+                rec.run["sessions"][conv].as_str().unwrap().to_string(),
+                call.to_string(),
+                agent.to_string(),
+                tool.to_string(),
+                then.to_string(),
+                now.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want, "{}", serde_json::to_string_pretty(&v).unwrap());
+
+    // The inputs are the tools' arguments; the checks are OpenCode's, each with its rule.
+    let call = |id: &str| calls.iter().find(|c| c["call"] == id).unwrap();
+    assert_eq!(call("call_1_0")["input"]["command"], "ls -la && git status");
+    let checks = |id: &str| -> Vec<(String, String, String, String)> {
+        call(id)["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| {
+                (
+                    k["permission"].as_str().unwrap().to_string(),
+                    k["input"].as_str().unwrap().to_string(),
+                    k["now"].as_str().unwrap().to_string(),
+                    k["rule"]["pattern"].as_str().unwrap_or("-").to_string(),
+                )
+            })
+            .collect()
+    };
+    let t = |p: &str, i: &str, n: &str, r: &str| {
+        (p.to_string(), i.to_string(), n.to_string(), r.to_string())
+    };
+    assert_eq!(
+        checks("call_1_0"),
+        [
+            t("bash", "ls -la", "deny", "ls *"),
+            t("bash", "git status", "ask", "*")
+        ]
+    );
+    assert_eq!(
+        checks("call_1_1"),
+        [
+            t("external_directory", "/etc/*", "deny", "*"),
+            t("bash", "cat /etc/hostname", "ask", "*")
+        ]
+    );
+    assert_eq!(checks("call_0_3"), [t("edit", "README.md", "allow", "*")]);
+    let rule = &call("call_0_2")["checks"][0]["rule"];
+    assert_eq!(rule["action"], "deny");
+    assert_eq!(rule["source"]["path"], "opencode.json");
+    assert!(rule["source"]["line"].as_u64().unwrap() > 0);
+
+    // The summaries.
+    let ids = |k: &str| -> Vec<String> {
+        v["summary"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["call"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids("ran_now_denied"), ["call_0_2", "call_1_0"]);
+    assert_eq!(ids("refused_now_allowed"), ["call_0_5"]);
+    assert_eq!(
+        v["summary"]["then"],
+        json!({"ran": 7, "rejected": 2, "denied": 1})
+    );
+
+    // Deterministic.
+    let again = permaudit(rec, &rec.proj(), &["history", "--format", "json"], &[]);
+    assert_eq!(out.stdout, again.stdout);
+}
+
+#[test]
+fn calls_only_in_the_wal_are_listed() {
+    let Some(rec) = recorded() else { return };
+    let wal_only: Vec<&str> = rec.run["wal_only"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert!(
+        !wal_only.is_empty(),
+        "the recording must leave calls only in the WAL: {}",
+        rec.run
+    );
+    let listed = |v: &Value| -> Vec<String> {
+        v["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["call"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // OPENCODE_DB names the database as it does for OpenCode.
+    let with_wal = json_of(&permaudit(
+        rec,
+        &rec.proj(),
+        &["history", "--format", "json"],
+        &[("OPENCODE_DB", &rec.db())],
+    ));
+    // The main file alone, copied without its WAL, lacks them.
+    let alone = tempfile::tempdir().unwrap();
+    std::fs::copy(rec.db(), alone.path().join("opencode.db")).unwrap();
+    let db_alone = alone.path().join("opencode.db");
+    let without = json_of(&permaudit(
+        rec,
+        &rec.proj(),
+        &[
+            "history",
+            "--format",
+            "json",
+            "--db",
+            db_alone.to_str().unwrap(),
+        ],
+        &[],
+    ));
+    for id in wal_only {
+        assert!(listed(&with_wal).iter().any(|c| c == id), "{id} listed");
+        assert!(
+            !listed(&without).iter().any(|c| c == id),
+            "{id} only in the WAL"
+        );
+    }
+}
+
+#[test]
+fn filters_and_redaction() {
+    let Some(rec) = recorded() else { return };
+    let count = |cwd: &Path, args: &[&str]| -> usize {
+        let mut a = vec!["history", "--format", "json"];
+        a.extend(args);
+        json_of(&permaudit(rec, cwd, &a, &[]))["calls"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    // Another directory is another project; --all-projects lists every call.
+    let other = rec.root.join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    assert_eq!(count(&other, &[]), 0);
+    assert_eq!(count(&other, &["--all-projects"]), EXPECTED.len());
+    let b = rec.run["sessions"]["HIST-B-GO"].as_str().unwrap();
+    assert_eq!(count(&other, &["--session", b]), 2);
+    assert_eq!(count(&rec.proj(), &["--since", "2999-01-01"]), 0);
+    assert_eq!(
+        count(&rec.proj(), &["--since", "2000-01-01"]),
+        EXPECTED.len()
+    );
+
+    // --redact: no path, no argument in either form.
+    for format in ["human", "json"] {
+        let out = permaudit(
+            rec,
+            &rec.proj(),
+            &["history", "--redact", "--format", format],
+            &[],
+        );
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        for secret in [
+            "/etc/hostname",
+            "a.txt",
+            "README.md",
+            "-la",
+            "b.txt",
+            rec.root.to_str().unwrap(),
+        ] {
+            assert!(!text.contains(secret), "{format} shows {secret}:\n{text}");
+        }
+        assert!(text.contains("ls …"), "{text}");
+    }
+    // Human output: summaries first.
+    let out = permaudit(rec, &rec.proj(), &["history", "--color", "never"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (a, b) = (
+        text.find("Ran then, denied today").unwrap(),
+        text.find("\nCalls\n").unwrap(),
+    );
+    assert!(a < b, "{text}");
+}
+
+/// Broken databases are refused with exit 2 and a message, never a panic; nothing is
+/// written beside them.
+#[test]
+fn broken_databases_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |db: &Path| -> Output {
+        Command::new(harness::permaudit_bin())
+            .args(["history", "--db", db.to_str().unwrap()])
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", dir.path())
+            .output()
+            .unwrap()
+    };
+    let cases: &[(&str, &[u8], &str)] = &[
+        (
+            "garbage.db",
+            b"this is not a database at all, not even close........",
+            "not an SQLite database",
+        ),
+        // An empty file is an empty SQLite database: no tables.
+        ("empty.db", b"", "not an OpenCode 1.18.34 database"),
+    ];
+    for (name, bytes, says) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = run(&p);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert_eq!(std::fs::read(&p).unwrap(), *bytes, "{name} unchanged");
+    }
+    let out = run(&dir.path().join("missing.db"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no OpenCode database here"));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["empty.db", "garbage.db"]);
+}
