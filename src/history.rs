@@ -485,7 +485,7 @@ fn most(counts: BTreeMap<(String, String), usize>) -> Vec<(String, String, usize
     let mut v: Vec<(String, String, usize)> =
         counts.into_iter().map(|((p, k), n)| (p, k, n)).collect();
     // Most first; ties in key order (the map's), so the output is deterministic.
-    v.sort_by(|a, b| b.2.cmp(&a.2));
+    v.sort_by_key(|x| std::cmp::Reverse(x.2));
     v.truncate(MOST);
     v
 }
