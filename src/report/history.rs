@@ -136,7 +136,7 @@ fn rule_human(row: &Row<'_>, rule: Option<usize>) -> String {
     }
 }
 
-/// One call's line: `TIME  AGENT TOOL "INPUT"  then T, now N`.
+/// One call's line: `TIME  SESSION  AGENT TOOL "INPUT"`.
 fn call_line(row: &Row<'_>, redact: bool) -> String {
     let c = &row.judged.call;
     let shown = match history::asked(&c.tool, &c.input, &c.directory) {
@@ -145,8 +145,9 @@ fn call_line(row: &Row<'_>, redact: bool) -> String {
         None => c.input.to_string(),
     };
     format!(
-        "{}  {} {} {}",
+        "{}  {}  {} {} {}",
         history::utc(c.time),
+        clean(&c.session),
         clean(c.agent.as_deref().unwrap_or("?")),
         clean(&c.tool),
         serde_json::to_string(&shown).unwrap_or_default()
