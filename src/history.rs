@@ -424,6 +424,10 @@ pub struct Summary {
     pub asked_most: Vec<(String, String, usize)>,
     /// The same for denies.
     pub denied_most: Vec<(String, String, usize)>,
+    /// Calls that ran then and today's rules allow without asking by a rule a finding of
+    /// `check` names (for that agent): the call's index, the finding's id and message
+    /// ([`risks`]). Filled by the front end, which runs the checks.
+    pub ran_risky: Vec<(usize, &'static str, String)>,
     /// Calls by how they went then.
     pub then: BTreeMap<Then, usize>,
     /// Calls not decided today.
@@ -479,6 +483,40 @@ pub fn summarize(judged: &[Judged]) -> Summary {
     s.asked_most = most(asked);
     s.denied_most = most(denied);
     s
+}
+
+/// The findings `check` reports today for the call's agent that name a rule deciding one
+/// of the checks of a call that ran and is allowed today without asking (at the rule, or as
+/// a related place): (finding id, message). What the person reads as "this ran, and today's
+/// audit has something to say about the rule that lets it".
+pub fn risks(
+    project: &Project,
+    findings: &[crate::checks::Finding],
+    judged: &Judged,
+) -> Vec<(&'static str, String)> {
+    let Now::Decided { now, checks } = &judged.now else {
+        return Vec::new();
+    };
+    let agent = judged.call.agent.as_deref().and_then(|a| project.agent(a));
+    let (Some(agent), Then::Ran, Effect::Allow) = (agent, judged.call.then, *now) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for c in checks {
+        let Some(loc) = c.rule.and_then(|i| agent.rules.get(i)).and_then(|r| r.loc) else {
+            continue;
+        };
+        for f in findings {
+            let names = f.loc == Some(loc) || f.related.iter().any(|(l, _)| *l == loc);
+            if names
+                && f.agents.iter().any(|a| *a == agent.name)
+                && !out.iter().any(|(id, m)| *id == f.id && *m == f.message)
+            {
+                out.push((f.id, f.message.clone()));
+            }
+        }
+    }
+    out
 }
 
 fn most(counts: BTreeMap<(String, String), usize>) -> Vec<(String, String, usize)> {

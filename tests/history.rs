@@ -271,6 +271,26 @@ fn every_recorded_call_with_then_and_now() {
     };
     assert_eq!(ids("ran_now_denied"), ["call_0_2", "call_1_0"]);
     assert_eq!(ids("refused_now_allowed"), ["call_0_5"]);
+    // The read calls ran, allowed by `read "*" allow`, which `check` reports today as
+    // letting the agent read `.env`-like files (the `*.env` deny leaves `.env.local`).
+    let risky: Vec<(String, String)> = v["summary"]["ran_risky"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["call"].as_str().unwrap().to_string(),
+                x["finding"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        risky,
+        [
+            ("call_0_4".to_string(), "secret-readable".to_string()),
+            ("call_2_0".to_string(), "secret-readable".to_string())
+        ]
+    );
     assert_eq!(
         v["summary"]["then"],
         json!({"ran": 7, "rejected": 2, "denied": 1})

@@ -79,11 +79,17 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
         }
         let loaded = load(ctx, Path::new(&c.directory));
         if let Err(why) = &loaded {
-            eprintln!("note: {}: {why}", c.directory);
+            let dir = if args.redact {
+                "…".into()
+            } else {
+                crate::report::clean(&c.directory)
+            };
+            eprintln!("note: sessions run in {dir}: {why}");
         }
         projects.insert(c.directory.clone(), loaded);
     }
-    let mut judged: Vec<(Judged, Option<&Project>)> = Vec::with_capacity(calls.len());
+    let mut judged: Vec<Judged> = Vec::with_capacity(calls.len());
+    let mut under: Vec<Option<&Project>> = Vec::with_capacity(calls.len());
     let mut judges: BTreeMap<&str, (Judge<'_>, Places)> = BTreeMap::new();
     for (dir, p) in &projects {
         if let Ok(p) = p {
@@ -101,12 +107,30 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
                 None,
             ),
         };
-        judged.push((Judged { call, now }, project));
+        judged.push(Judged { call, now });
+        under.push(project);
     }
-    let only: Vec<Judged> = judged.iter().map(|(j, _)| j.clone()).collect();
-    let summary = history::summarize(&only);
+    let mut summary = history::summarize(&judged);
+    // What `check` reports today about the rules that let calls run unasked.
+    let mut findings: BTreeMap<&str, Vec<crate::checks::Finding>> = BTreeMap::new();
+    for (i, (j, p)) in judged.iter().zip(&under).enumerate() {
+        let Some(p) = p else { continue };
+        if j.call.then != history::Then::Ran || j.now.effect() != Some(crate::model::Effect::Allow)
+        {
+            continue;
+        }
+        let f = findings
+            .entry(j.call.directory.as_str())
+            .or_insert_with(|| {
+                crate::checks::run_every(p, crate::delegation::RunMode::Interactive)
+            });
+        for (id, message) in history::risks(p, f, j) {
+            summary.ran_risky.push((i, id, message));
+        }
+    }
     let rows: Vec<Row<'_>> = judged
         .iter()
+        .zip(&under)
         .map(|(j, p)| Row {
             judged: j,
             project: *p,
@@ -152,6 +176,9 @@ fn database_path(args: &HistoryArgs, paths: &Paths) -> Result<PathBuf, i32> {
 
 /// The project OpenCode would load starting in `dir`.
 fn load(ctx: &Context, dir: &Path) -> Result<Project, String> {
+    if !dir.is_absolute() {
+        return Err("not an absolute directory: its calls are not decided".into());
+    }
     if !dir.is_dir() {
         return Err("the directory is gone: its calls are not decided".into());
     }

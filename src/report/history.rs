@@ -117,6 +117,14 @@ pub fn json(rows: &[Row<'_>], summary: &Summary, database: &str, redact: bool) -
             "unknown": summary.unknown,
             "ran_now_denied": ids(&summary.ran_now_denied),
             "refused_now_allowed": ids(&summary.refused_now_allowed),
+            "ran_risky": summary.ran_risky.iter().filter_map(|(i, id, message)| {
+                rows.get(*i).map(|r| json!({
+                    "session": r.judged.call.session,
+                    "call": r.judged.call.call,
+                    "finding": id,
+                    "message": message,
+                }))
+            }).collect::<Vec<Value>>(),
             "asked_most": most(&summary.asked_most),
             "denied_most": most(&summary.denied_most),
         },
@@ -136,13 +144,22 @@ fn rule_human(row: &Row<'_>, rule: Option<usize>) -> String {
     }
 }
 
+/// The arguments of a tool whose checks are not modelled, cut to a line's length.
+fn shorten(s: &str) -> String {
+    const MAX: usize = 120;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 /// One call's line: `TIME  SESSION  AGENT TOOL "INPUT"`.
 fn call_line(row: &Row<'_>, redact: bool) -> String {
     let c = &row.judged.call;
     let shown = match history::asked(&c.tool, &c.input, &c.directory) {
         Some(a) => input_shown(&a.permission, &a.input, redact),
         None if redact => "…".to_string(),
-        None => c.input.to_string(),
+        None => shorten(&c.input.to_string()),
     };
     format!(
         "{}  {}  {} {} {}",
@@ -211,6 +228,21 @@ pub fn human(
         }
     };
     list(&mut out, "Ran then, denied today", &summary.ran_now_denied);
+    if !summary.ran_risky.is_empty() {
+        out.push_str(&format!(
+            "\n{} ({})\n",
+            style.bold("Ran, allowed today without asking by a rule `check` reports"),
+            summary.ran_risky.len()
+        ));
+        for (i, id, message) in &summary.ran_risky {
+            let Some(row) = rows.get(*i) else { continue };
+            out.push_str(&format!(
+                "  {}\n      {id}: {}\n",
+                call_line(row, redact),
+                clean(message)
+            ));
+        }
+    }
     list(
         &mut out,
         "Denied or rejected then, allowed today without asking",
