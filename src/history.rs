@@ -509,7 +509,7 @@ pub fn risks(
         for f in findings {
             let names = f.loc == Some(loc) || f.related.iter().any(|(l, _)| *l == loc);
             if names
-                && f.agents.iter().any(|a| *a == agent.name)
+                && f.agents.contains(&agent.name)
                 && !out.iter().any(|(id, m)| *id == f.id && *m == f.message)
             {
                 out.push((f.id, f.message.clone()));
