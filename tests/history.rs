@@ -455,3 +455,169 @@ fn broken_databases_are_refused() {
     names.sort();
     assert_eq!(names, ["empty.db", "garbage.db"]);
 }
+
+/// A database OpenCode would never write, in every odd way its rows could be: read without a
+/// panic, each odd row either left out (data that is not JSON) or listed undecided, with
+/// why; terminal escapes in inputs never printed raw.
+#[test]
+fn odd_rows_are_listed_or_left_out_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let proj = root.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let db = root.join("odd.db");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, agent TEXT);
+             CREATE TABLE message (id TEXT, data TEXT);
+             CREATE TABLE part (id TEXT, session_id TEXT, message_id TEXT, time_created INTEGER, data TEXT);",
+        )
+        .unwrap();
+        let p = proj.to_str().unwrap();
+        for (id, parent, directory, agent) in [
+            ("s1", None, p, Some("build")),
+            ("s2", None, "relative/dir", Some("build")),
+            ("s3", Some("s4"), p, None),
+            ("s4", Some("s3"), p, Some("build")),
+        ] {
+            c.execute(
+                "INSERT INTO session VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![id, parent, directory, agent],
+            )
+            .unwrap();
+        }
+        c.execute("INSERT INTO message VALUES ('m1', 'not json')", [])
+            .unwrap();
+        c.execute(
+            "INSERT INTO message VALUES ('m2', '{\"agent\":\"ghost\"}')",
+            [],
+        )
+        .unwrap();
+        let parts: &[(&str, &str, &str, Option<i64>, &str)] = &[
+            (
+                "p1",
+                "s1",
+                "m1",
+                Some(1),
+                r#"{"type":"tool","tool":"bash","callID":"c1","state":{"status":"running","input":{"command":"echo hi"}}}"#,
+            ),
+            ("p2", "s1", "m1", Some(2), "not json"),
+            ("p3", "s1", "m1", Some(3), r#"{"type":"tool"}"#),
+            (
+                "p4",
+                "s1",
+                "m1",
+                Some(4),
+                r#"{"type":"tool","tool":"bash","callID":"c4","state":{"status":"completed","input":"a string"}}"#,
+            ),
+            (
+                "p5",
+                "s1",
+                "m1",
+                None,
+                r#"{"type":"tool","tool":"mcp_thing","callID":"c5","state":{"status":"completed","input":{"x":1}}}"#,
+            ),
+            (
+                "p6",
+                "s1",
+                "m2",
+                Some(6),
+                r#"{"type":"tool","tool":"read","callID":"c6","state":{"status":"completed","input":{"filePath":"a"}}}"#,
+            ),
+            (
+                "p7",
+                "s1",
+                "m1",
+                Some(7),
+                "{\"type\":\"tool\",\"tool\":\"bash\",\"callID\":\"c7\",\"state\":{\"status\":\"completed\",\"input\":{\"command\":\"echo \\u001b[31mred\"}}}",
+            ),
+            (
+                "p8",
+                "s2",
+                "m1",
+                Some(8),
+                r#"{"type":"tool","tool":"bash","callID":"c8","state":{"status":"error","error":"boom","input":{"command":"ls"}}}"#,
+            ),
+            (
+                "p9",
+                "s3",
+                "m1",
+                Some(9),
+                r#"{"type":"text","text":"not a tool"}"#,
+            ),
+            (
+                "p10",
+                "s3",
+                "m1",
+                Some(10),
+                r#"{"type":"tool","tool":"bash","callID":"c10","state":{"status":"pending","input":{"command":"ls"}}}"#,
+            ),
+        ];
+        for (id, session, message, time, data) in parts {
+            c.execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?5)",
+                rusqlite::params![id, session, message, time, data],
+            )
+            .unwrap();
+        }
+    }
+    let before = std::fs::read(&db).unwrap();
+    let run = |args: &[&str]| -> Output {
+        Command::new(harness::permaudit_bin())
+            .args(["history", "--db", db.to_str().unwrap()])
+            .args(args)
+            .current_dir(&proj)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &root)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--all-projects", "--format", "json"]);
+    let v = json_of(&out);
+    let row = |id: &str| -> (String, String, String) {
+        let c = v["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["call"] == id)
+            .unwrap_or_else(|| panic!("{id} listed: {v}"));
+        let s = |x: &Value| x.as_str().unwrap_or("null").to_string();
+        (s(&c["then"]), s(&c["now"]), s(&c["unknown"]))
+    };
+    let calls: Vec<&str> = v["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["call"].as_str().unwrap())
+        .collect();
+    // Time order (a missing time is 0); the row that is not JSON and the text part left out.
+    assert_eq!(calls, ["c5", "c1", "", "c4", "c6", "c7", "c8", "c10"]);
+    assert_eq!(row("c1").0, "pending");
+    assert_eq!(row("c10").0, "pending");
+    assert_eq!(row("c8").0, "error");
+    assert!(row("c4").2.contains("not modelled"), "{:?}", row("c4"));
+    assert!(row("c5").2.contains("`mcp_thing` tool"), "{:?}", row("c5"));
+    assert!(
+        row("c6").2.contains("no agent named `ghost`"),
+        "{:?}",
+        row("c6")
+    );
+    assert!(row("c8").2.contains("could not be read"), "{:?}", row("c8"));
+    assert_eq!(row("c7").1, "allow"); // build's built-in `bash "*" allow`
+    // A loop of parents ends; the session named and the one it "started".
+    let s3 = json_of(&run(&["--session", "s3", "--format", "json"]));
+    assert_eq!(s3["calls"].as_array().unwrap().len(), 1);
+    // Human output: escapes shown escaped, never raw.
+    let human = run(&["--all-projects", "--color", "never"]);
+    assert!(human.status.success());
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("\\u001b[31mred"), "{text}");
+    assert!(String::from_utf8_lossy(&human.stderr).contains("not an absolute directory"));
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    // An unknown session is refused.
+    let out = run(&["--session", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+}
