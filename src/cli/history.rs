@@ -140,7 +140,12 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
     match args.format {
         Format::Json => write_pretty(
             out,
-            &crate::report::history::json(&rows, &summary, &name, args.redact),
+            &crate::report::history::Json {
+                rows: &rows,
+                summary: &summary,
+                database: &name,
+                redact: args.redact,
+            },
         ),
         Format::Human => {
             let text =
@@ -232,6 +237,9 @@ impl Drop for Private {
     }
 }
 
+/// How many times the files are copied while a running OpenCode keeps writing them.
+const COPY_ATTEMPTS: usize = 5;
+
 /// The database's sessions and tool parts, read from a private copy.
 fn read(db: &Path) -> Result<(Vec<SessionRow>, Vec<PartRow>), String> {
     let meta = std::fs::metadata(db).map_err(|e| match e.kind() {
@@ -245,14 +253,43 @@ fn read(db: &Path) -> Result<(Vec<SessionRow>, Vec<PartRow>), String> {
     }
     let dir = Private::new().map_err(|e| format!("cannot make a private copy: {e}"))?;
     let copy = dir.0.join("opencode.db");
-    std::fs::copy(db, &copy).map_err(|e| format!("cannot copy: {e}"))?;
-    for suffix in ["-wal", "-shm"] {
-        let mut from = db.as_os_str().to_owned();
-        from.push(suffix);
-        let from = PathBuf::from(from);
-        if from.is_file() {
-            std::fs::copy(&from, dir.0.join(format!("opencode.db{suffix}")))
-                .map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
+    // A running OpenCode may write (or checkpoint) between the copies of the three files:
+    // copied again until no file changed while it was copied (at most a few times).
+    let files: Vec<(PathBuf, PathBuf)> = ["", "-wal", "-shm"]
+        .iter()
+        .map(|suffix| {
+            let mut from = db.as_os_str().to_owned();
+            from.push(suffix);
+            (
+                PathBuf::from(from),
+                dir.0.join(format!("opencode.db{suffix}")),
+            )
+        })
+        .collect();
+    let stamp = || -> Vec<Option<(u64, Option<std::time::SystemTime>)>> {
+        files
+            .iter()
+            .map(|(f, _)| {
+                std::fs::metadata(f)
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok()))
+            })
+            .collect()
+    };
+    for attempt in 0..COPY_ATTEMPTS {
+        let before = stamp();
+        for (from, to) in &files {
+            let _ = std::fs::remove_file(to);
+            if from == db || from.is_file() {
+                std::fs::copy(from, to)
+                    .map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
+            }
+        }
+        if stamp() == before {
+            break;
+        }
+        if attempt + 1 == COPY_ATTEMPTS {
+            eprintln!("note: the database kept changing while it was copied; read as last copied");
         }
     }
     query(&copy).map_err(|e| match e {

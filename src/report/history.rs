@@ -48,47 +48,83 @@ fn rule_json(row: &Row<'_>, rule: Option<usize>) -> Value {
     })
 }
 
-/// The JSON report (version 1).
-pub fn json(rows: &[Row<'_>], summary: &Summary, database: &str, redact: bool) -> Value {
-    let calls: Vec<Value> = rows
-        .iter()
-        .map(|row| {
-            let c = &row.judged.call;
-            let (now, unknown, checks) = match &row.judged.now {
-                Now::Decided { now, checks } => (
-                    json!(now),
-                    Value::Null,
-                    checks
-                        .iter()
-                        .map(|k| {
-                            json!({
-                                "permission": k.permission,
-                                "input": input_shown(&k.permission, &k.input, redact),
-                                "now": k.now,
-                                "always": if redact { None } else { k.always.as_deref() },
-                                "rule": rule_json(row, k.rule),
-                            })
-                        })
-                        .collect(),
-                ),
-                Now::Unknown(why) => (Value::Null, json!(why), Vec::new()),
-            };
-            json!({
-                "session": c.session,
-                "parent": c.parent,
-                "call": c.call,
-                "agent": c.agent,
-                "tool": c.tool,
-                "time": c.time,
-                "directory": if redact { json!("…") } else { json!(c.directory) },
-                "input": if redact { history::redact_args(&c.tool, &c.input) } else { c.input.clone() },
-                "then": c.then,
-                "now": now,
-                "unknown": unknown,
-                "checks": checks,
-            })
-        })
-        .collect();
+/// The JSON report (version 1), serialized one call at a time: a history of 100,000
+/// calls is never held as one JSON value.
+pub struct Json<'a> {
+    pub rows: &'a [Row<'a>],
+    pub summary: &'a Summary,
+    pub database: &'a str,
+    pub redact: bool,
+}
+
+impl serde::Serialize for Json<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("version", &1)?;
+        m.serialize_entry("database", if self.redact { "…" } else { self.database })?;
+        m.serialize_entry(
+            "summary",
+            &summary_json(self.rows, self.summary, self.redact),
+        )?;
+        m.serialize_entry("calls", &Calls(self))?;
+        m.end()
+    }
+}
+
+struct Calls<'a>(&'a Json<'a>);
+
+impl serde::Serialize for Calls<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for row in self.0.rows {
+            seq.serialize_element(&call_json(row, self.0.redact))?;
+        }
+        seq.end()
+    }
+}
+
+/// One call's JSON object.
+fn call_json(row: &Row<'_>, redact: bool) -> Value {
+    let c = &row.judged.call;
+    let (now, unknown, checks) = match &row.judged.now {
+        Now::Decided { now, checks } => (
+            json!(now),
+            Value::Null,
+            checks
+                .iter()
+                .map(|k| {
+                    json!({
+                        "permission": k.permission,
+                        "input": input_shown(&k.permission, &k.input, redact),
+                        "now": k.now,
+                        "always": if redact { None } else { k.always.as_deref() },
+                        "rule": rule_json(row, k.rule),
+                    })
+                })
+                .collect(),
+        ),
+        Now::Unknown(why) => (Value::Null, json!(why), Vec::new()),
+    };
+    json!({
+        "session": c.session,
+        "parent": c.parent,
+        "call": c.call,
+        "agent": c.agent,
+        "tool": c.tool,
+        "time": c.time,
+        "directory": if redact { json!("…") } else { json!(c.directory) },
+        "input": if redact { history::redact_args(&c.tool, &c.input) } else { c.input.clone() },
+        "then": c.then,
+        "now": now,
+        "unknown": unknown,
+        "checks": checks,
+    })
+}
+
+/// The summary's JSON object.
+fn summary_json(rows: &[Row<'_>], summary: &Summary, redact: bool) -> Value {
     let most = |v: &[(String, String, usize)]| -> Vec<Value> {
         v.iter()
             .map(|(p, k, n)| {
@@ -108,27 +144,22 @@ pub fn json(rows: &[Row<'_>], summary: &Summary, database: &str, redact: bool) -
         .map(|(t, n)| (t.as_str().to_string(), json!(n)))
         .collect();
     json!({
-        "version": 1,
-        "database": if redact { "…" } else { database },
-        "summary": {
-            "calls": summary.calls,
-            "sessions": summary.sessions,
-            "then": then,
-            "unknown": summary.unknown,
-            "ran_now_denied": ids(&summary.ran_now_denied),
-            "refused_now_allowed": ids(&summary.refused_now_allowed),
-            "ran_risky": summary.ran_risky.iter().filter_map(|(i, id, message)| {
-                rows.get(*i).map(|r| json!({
-                    "session": r.judged.call.session,
-                    "call": r.judged.call.call,
-                    "finding": id,
-                    "message": message,
-                }))
-            }).collect::<Vec<Value>>(),
-            "asked_most": most(&summary.asked_most),
-            "denied_most": most(&summary.denied_most),
-        },
-        "calls": calls,
+        "calls": summary.calls,
+        "sessions": summary.sessions,
+        "then": then,
+        "unknown": summary.unknown,
+        "ran_now_denied": ids(&summary.ran_now_denied),
+        "ran_risky": summary.ran_risky.iter().filter_map(|(i, id, message)| {
+            rows.get(*i).map(|r| json!({
+                "session": r.judged.call.session,
+                "call": r.judged.call.call,
+                "finding": id,
+                "message": message,
+            }))
+        }).collect::<Vec<Value>>(),
+        "refused_now_allowed": ids(&summary.refused_now_allowed),
+        "asked_most": most(&summary.asked_most),
+        "denied_most": most(&summary.denied_most),
     })
 }
 
