@@ -52,6 +52,22 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
     };
     let paths = Paths::from_host(&RealHost, &ctx.cwd);
     let db = database_path(args, &paths)?;
+    // Older releases kept sessions as JSON files under `<data>/storage/` (session,
+    // message, part); that layout is not read yet, so say so rather than look empty.
+    let legacy = paths.data.join("storage");
+    if ["session", "message", "part"]
+        .iter()
+        .any(|d| legacy.join(d).is_dir())
+    {
+        let shown = if args.redact {
+            "…".into()
+        } else {
+            legacy.display().to_string()
+        };
+        eprintln!(
+            "note: {shown} holds the JSON session storage of an older OpenCode release: not read (only the SQLite database is)"
+        );
+    }
     let (sessions, parts) = read(&db).map_err(|e| {
         eprintln!("error: {}: {e}", db.display());
         EXIT_REFUSED
