@@ -425,9 +425,9 @@ pub struct Summary {
     /// The same for denies.
     pub denied_most: Vec<(String, String, usize)>,
     /// Calls that ran then and today's rules allow without asking by a rule a finding of
-    /// `check` names (for that agent): the call's index, the finding's id and message
-    /// ([`risks`]). Filled by the front end, which runs the checks.
-    pub ran_risky: Vec<(usize, &'static str, String)>,
+    /// `check` names (for that agent) ([`risks`]). Filled by the front end, which runs the
+    /// checks.
+    pub ran_risky: Vec<Risk>,
     /// Calls by how they went then.
     pub then: BTreeMap<Then, usize>,
     /// Calls not decided today.
@@ -485,6 +485,17 @@ pub fn summarize(judged: &[Judged]) -> Summary {
     s
 }
 
+/// A finding `check` reports today about a rule that let a recorded call run unasked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Risk {
+    /// The call's index in the judged list.
+    pub call: usize,
+    /// The rule (an index into the call's agent's rules).
+    pub rule: usize,
+    pub finding: &'static str,
+    pub message: String,
+}
+
 /// The findings `check` reports today for the call's agent that name a rule deciding one
 /// of the checks of a call that ran and is allowed today without asking (at the rule, or as
 /// a related place): (finding id, message). What the person reads as "this ran, and today's
@@ -493,7 +504,8 @@ pub fn risks(
     project: &Project,
     findings: &[crate::checks::Finding],
     judged: &Judged,
-) -> Vec<(&'static str, String)> {
+    index: usize,
+) -> Vec<Risk> {
     let Now::Decided { now, checks } = &judged.now else {
         return Vec::new();
     };
@@ -501,18 +513,26 @@ pub fn risks(
     let (Some(agent), Then::Ran, Effect::Allow) = (agent, judged.call.then, *now) else {
         return Vec::new();
     };
-    let mut out: Vec<(&'static str, String)> = Vec::new();
+    let mut out: Vec<Risk> = Vec::new();
     for c in checks {
-        let Some(loc) = c.rule.and_then(|i| agent.rules.get(i)).and_then(|r| r.loc) else {
+        let Some(rule) = c.rule else { continue };
+        let Some(loc) = agent.rules.get(rule).and_then(|r| r.loc) else {
             continue;
         };
         for f in findings {
             let names = f.loc == Some(loc) || f.related.iter().any(|(l, _)| *l == loc);
             if names
                 && f.agents.contains(&agent.name)
-                && !out.iter().any(|(id, m)| *id == f.id && *m == f.message)
+                && !out
+                    .iter()
+                    .any(|r| r.finding == f.id && r.message == f.message)
             {
-                out.push((f.id, f.message.clone()));
+                out.push(Risk {
+                    call: index,
+                    rule,
+                    finding: f.id,
+                    message: f.message.clone(),
+                });
             }
         }
     }

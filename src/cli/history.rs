@@ -140,9 +140,7 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
             .or_insert_with(|| {
                 crate::checks::run_every(p, crate::delegation::RunMode::Interactive)
             });
-        for (id, message) in history::risks(p, f, j) {
-            summary.ran_risky.push((i, id, message));
-        }
+        summary.ran_risky.extend(history::risks(p, f, j, i));
     }
     let rows: Vec<Row<'_>> = judged
         .iter()

@@ -149,12 +149,13 @@ fn summary_json(rows: &[Row<'_>], summary: &Summary, redact: bool) -> Value {
         "then": then,
         "unknown": summary.unknown,
         "ran_now_denied": ids(&summary.ran_now_denied),
-        "ran_risky": summary.ran_risky.iter().filter_map(|(i, id, message)| {
-            rows.get(*i).map(|r| json!({
+        "ran_risky": summary.ran_risky.iter().filter_map(|k| {
+            rows.get(k.call).map(|r| json!({
                 "session": r.judged.call.session,
                 "call": r.judged.call.call,
-                "finding": id,
-                "message": message,
+                "finding": k.finding,
+                "message": k.message,
+                "rule": rule_json(r, Some(k.rule)),
             }))
         }).collect::<Vec<Value>>(),
         "refused_now_allowed": ids(&summary.refused_now_allowed),
@@ -265,12 +266,16 @@ pub fn human(
             style.bold("Ran, allowed today without asking by a rule `check` reports"),
             summary.ran_risky.len()
         ));
-        for (i, id, message) in &summary.ran_risky {
-            let Some(row) = rows.get(*i) else { continue };
+        for k in &summary.ran_risky {
+            let Some(row) = rows.get(k.call) else {
+                continue;
+            };
             out.push_str(&format!(
-                "  {}\n      {id}: {}\n",
+                "  {}\n      {}\n      {}: {}\n",
                 call_line(row, redact),
-                clean(message)
+                rule_human(row, Some(k.rule)),
+                k.finding,
+                clean(&k.message)
             ));
         }
     }
