@@ -7,8 +7,7 @@
 //! writes to a database it opens, even read-only: it creates `-wal`/`-shm`, recovers and
 //! checkpoints). The query selects inputs, status and error text, never tool outputs.
 
-use super::context::Context;
-use super::{EXIT_OK, EXIT_REFUSED, Format, is_dir, write_pretty};
+use super::{Context, EXIT_OK, EXIT_REFUSED, Format, is_dir, write_pretty};
 use crate::discover::Paths;
 use crate::history::{self, Filter, Judge, Judged, Now, PartRow, SessionRow};
 use crate::host::RealHost;
