@@ -55,7 +55,6 @@ const EXPECTED: &[(&str, &str, &str, &str, &str, &str)] = &[
 ];
 
 struct Recorded {
-    _dir: tempfile::TempDir,
     root: PathBuf,
     run: Value,
 }
@@ -88,11 +87,12 @@ fn recorded() -> Option<&'static Recorded> {
             );
             return None;
         }
-        let dir = tempfile::Builder::new()
-            .prefix("permaudit-history-")
-            .tempdir()
-            .unwrap();
-        let root = dir.path().canonicalize().unwrap().join("rec");
+        // Under the target directory, replaced by each run: a static is never dropped, so a
+        // temporary directory would be left behind.
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("history");
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let root = base.canonicalize().unwrap().join("rec");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/history-fixture.py");
         let out = Command::new("timeout")
             .arg("600")
@@ -117,11 +117,7 @@ fn recorded() -> Option<&'static Recorded> {
             serde_json::to_string_pretty(&today()).unwrap(),
         )
         .unwrap();
-        Some(Recorded {
-            _dir: dir,
-            root,
-            run,
-        })
+        Some(Recorded { root, run })
     })
     .as_ref()
 }
@@ -367,8 +363,8 @@ fn filters_and_redaction() {
             .len()
     };
     // Another directory is another project; --all-projects lists every call.
-    let other = rec.root.join("elsewhere");
-    std::fs::create_dir_all(&other).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let other = elsewhere.path().canonicalize().unwrap();
     assert_eq!(count(&other, &[]), 0);
     assert_eq!(count(&other, &["--all-projects"]), EXPECTED.len());
     let b = rec.run["sessions"]["HIST-B-GO"].as_str().unwrap();
