@@ -29,6 +29,7 @@ pub mod discover;
 pub mod explain;
 pub mod fix;
 pub mod glob;
+pub mod history;
 pub mod host;
 pub mod load;
 pub mod map;

@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "explain",
     "map",
     "diff",
+    "history",
     "report",
     "completions",
     "man",

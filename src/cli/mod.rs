@@ -9,6 +9,7 @@ mod diff;
 mod explain;
 mod generate;
 mod git;
+mod history;
 mod map;
 // `report` names the rendering module here (`crate::report`).
 #[path = "report.rs"]
@@ -23,6 +24,7 @@ pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
 use context::{Context, select_agents, unknown_agent};
 pub use diff::{DiffArgs, DiffFailOn, DiffFormat};
 pub use explain::ExplainArgs;
+pub use history::HistoryArgs;
 pub use map::MapArgs;
 pub use report_page::ReportArgs;
 pub use rules::RulesArgs;
@@ -113,6 +115,9 @@ pub enum Command {
     Rules(RulesArgs),
     /// Decide inputs as OpenCode would: the action, the deciding rule, what it overrode.
     Explain(ExplainArgs),
+    /// Every tool call OpenCode recorded, how it went then and what today's config decides
+    /// for it (read from a private copy of OpenCode's database).
+    History(HistoryArgs),
     /// What a config change does to every agent's decisions: BASE vs HEAD (default: the
     /// `HEAD` commit vs the work tree), each change proven with an input.
     Diff(DiffArgs),
@@ -230,6 +235,7 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
             out,
         ),
         Command::Report(args) => report_page::run(&ctx, &args, out),
+        Command::History(args) => history::run(&ctx, &args, out),
         Command::Server => server::run(&ctx),
     }
 }

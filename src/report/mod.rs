@@ -7,6 +7,7 @@ pub mod delegation;
 pub mod diff;
 pub mod error;
 pub mod explain;
+pub mod history;
 pub mod map;
 pub mod page;
 pub mod rules;
