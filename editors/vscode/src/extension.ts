@@ -9,7 +9,6 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
-  TransportKind,
 } from "vscode-languageclient/node";
 
 // The oldest permaudit whose server this extension was written against (hover, code actions,
@@ -153,10 +152,8 @@ async function start(): Promise<void> {
     return;
   }
   output.appendLine(`permaudit: starting ${command} server (permaudit ${found.version})`);
-  const serverOptions: ServerOptions = {
-    run: { command, args: ["server"], transport: TransportKind.stdio },
-    debug: { command, args: ["server"], transport: TransportKind.stdio },
-  };
+  // stdio without `transport`: TransportKind.stdio would append `--stdio` to the arguments.
+  const serverOptions: ServerOptions = { command, args: ["server"] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
     outputChannel: output,
