@@ -164,6 +164,42 @@ try {
     check(gone !== undefined, "the applied quick fix clears the shadowed deny from Problems");
   }
 
+  // Completion in the permission block: typed as a user types (the editor closes quotes
+  // and braces), the actions as a pattern's value, then the agents under `task`.
+  await page.keyboard.press("Escape");
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").waitFor({ state: "visible", timeout: 15000 });
+  await page.keyboard.type("12");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("End");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type('"ls', { delay: 30 });
+  await page.keyboard.type('": ', { delay: 30 });
+  await page.keyboard.press("Control+Space");
+  const suggestions = async (want) => (await until(async () => {
+    const t = await page.locator(".suggest-widget .monaco-list-row").allInnerTexts();
+    return want.every((w) => t.some((x) => x.split("\n")[0].trim().startsWith(w))) ? t : undefined;
+  }, 20000)) || await page.locator(".suggest-widget .monaco-list-row").allInnerTexts();
+  const actionsOffered = await suggestions(["allow", "ask", "deny"]);
+  check(["allow", "ask", "deny"].every((w) => actionsOffered.some((x) => x.startsWith(w))), `completion offers allow, ask, deny as a pattern's value (${actionsOffered.map((x) => x.split("\n")[0]).join(" | ")})`);
+  await page.screenshot({ path: setup.shot.replace(/\.png$/, "-completion.png") });
+  await page.keyboard.press("Escape");
+  await page.keyboard.type('"ask",', { delay: 30 });
+  // A `task` block at the top of the permission block (line 4).
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").waitFor({ state: "visible", timeout: 15000 });
+  await page.keyboard.type("4");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("End");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type('"task": {', { delay: 30 });
+  await page.keyboard.type('"', { delay: 30 });
+  await page.keyboard.press("Control+Space");
+  const agentsOffered = await suggestions(["reviewer", "explore", "general"]);
+  check(["reviewer", "explore", "general"].every((w) => agentsOffered.some((x) => x.startsWith(w))), `completion offers the agents under task (${agentsOffered.map((x) => x.split("\n")[0]).join(" | ")})`);
+  await page.keyboard.press("Escape");
+
   // A missing binary: the settings change restarts the server, which says how to install.
   await command("Preferences: Open Settings (UI)");
   await page.locator(".settings-editor").waitFor({ timeout: 15000 });
