@@ -5,10 +5,11 @@
 # tests/browser/vscode.mjs driving it in Debian's Chromium with playwright-core (npm, into
 # target/report-browser, as scripts/test-report.sh does): a copy of fixtures/example opened,
 # `check`'s errors and warnings in Problems at their places, hover, the quick fix offered
-# and applied, the message when the binary is missing or too old. Screenshots in target/vscode-test/
-# (PERMAUDIT_UPDATE_SCREENSHOT=1 copies the quick fix's to docs/vscode.png). Chromium and
-# code-server's build headers are system packages: missing, it stops and says what to run,
-# unless PERMAUDIT_SYSTEM_INSTALL=1 (then apt-get, as root or through sudo, said first).
+# and applied, completion, the message when the binary is missing or too old. Screenshots
+# in target/vscode-test/ (PERMAUDIT_UPDATE_SCREENSHOT=1 copies the quick fix's and the
+# completion's to docs/). Chromium and code-server's build headers are system packages:
+# missing, it stops and says what to run, unless PERMAUDIT_SYSTEM_INSTALL=1 (then apt-get,
+# as root or through sudo, said first). Each step says how long since the start.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 source "$ROOT/scripts/vscode-lib.sh"
@@ -33,11 +34,13 @@ if [ ! -f "$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json" ] ||
 fi
 export PLAYWRIGHT_DIR
 install_code_server
+step "code-server $CODE_SERVER_VERSION ready ($((SECONDS - started)) s since the start)"
 
 cargo build --release --locked -q
 BIN_DIR="$ROOT/target/release"
 step "packaging the extension"
 VSIX=$(bash "$ROOT/scripts/package-vscode.sh" 2>"$TMP/package.log") || { cat "$TMP/package.log" >&2; fail "packaging the extension failed"; }
+step "packaged ($((SECONDS - started)) s since the start)"
 
 home="$TMP/home"
 user_data="$TMP/user-data"
@@ -83,10 +86,11 @@ fs.writeFileSync(out, JSON.stringify({ codeServer, node, userData, extensions, p
     "$TMP/check.json" "$TMP/setup.json" "$(readlink -f "$CODE_SERVER")" "$NODE24" "$user_data" "$extensions" \
     "$project" "$home" "$BIN_DIR:$NODE24:$PATH" "$shot" "$TMP/old-permaudit"
 
-step "driving VS Code (code-server) in Chromium"
+step "driving VS Code (code-server) in Chromium ($((SECONDS - started)) s since the start)"
 timeout 600 node "$ROOT/tests/browser/vscode.mjs" "$TMP/setup.json"
 if [ "${PERMAUDIT_UPDATE_SCREENSHOT:-}" = 1 ]; then
     cp "$shot" "$ROOT/docs/vscode.png"
-    step "copied the screenshot to docs/vscode.png"
+    cp "${shot%.png}-completion.png" "$ROOT/docs/vscode-completion.png"
+    step "copied the screenshots to docs/vscode.png and docs/vscode-completion.png"
 fi
 step "ok ($((SECONDS - started)) s)"
