@@ -31,6 +31,11 @@ impl Client {
 
     /// The server started in `dir` (`-C`), the editor's working directory.
     fn start_in(t: &Tree, dir: &std::path::Path) -> Client {
+        Client::start_with(t, dir, &[])
+    }
+
+    /// The same with more arguments after `server`.
+    fn start_with(t: &Tree, dir: &std::path::Path, more: &[&str]) -> Client {
         let root = t.root();
         let mut child = Command::new(env!("CARGO_BIN_EXE_permaudit"))
             .env_clear()
@@ -40,6 +45,7 @@ impl Client {
             .arg("-C")
             .arg(dir)
             .arg("server")
+            .args(more)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -935,6 +941,30 @@ fn completion_in_permission_blocks() {
             .contains(&"reviewer".to_string())
     );
 
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+/// `server --stdio`, as vscode-languageclient's stdio transport and other clients start a
+/// server: accepted (stdio is the only transport) and the same server.
+#[test]
+fn the_stdio_flag_clients_pass_is_accepted() {
+    let t = Tree::new().file("project/opencode.json", SHADOWED);
+    let p = t.project();
+    let mut c = Client::start_with(&t, &p, &["--stdio"]);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["hoverProvider"], true,
+        "{init}"
+    );
+    c.notify("initialized", json!({}));
+    let config = open(&mut c, &p.join("opencode.json"), "json", SHADOWED);
+    c.diagnostics(&config, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
     let s = c.request("shutdown", Value::Null);
     assert!(s["error"].is_null(), "{s}");
     c.notify("exit", Value::Null);

@@ -152,7 +152,8 @@ async function start(): Promise<void> {
     return;
   }
   output.appendLine(`permaudit: starting ${command} server (permaudit ${found.version})`);
-  // stdio without `transport`: TransportKind.stdio would append `--stdio` to the arguments.
+  // stdio without `transport`: TransportKind.stdio appends `--stdio`, which builds of
+  // `permaudit server` before it accepted the flag refuse; without it every build works.
   const serverOptions: ServerOptions = { command, args: ["server"] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
