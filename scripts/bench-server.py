@@ -15,6 +15,10 @@ Three workloads of RULES rules (default 1000), CHANGES changes each (default 20)
 - real: the largest real config of tests/real/ (mgajewskik, ~430 rules, ~390 of them bash
   patterns shared by every agent; issue 23), each change flipping one rule's action.
 
+- completion: completion requests on the largest real config, after its first analysis
+  (issue 48), at a permission key and inside a pattern's value, each timed from the request
+  to its answer.
+
 - burst: 30 keystrokes 2 ms apart (typing 30 characters into one rule's pattern, a valid
   config at every keystroke), timed from the LAST keystroke to the diagnostics of the last
   version (issue 34: within 100 ms on the largest real config, 1 s on 5,000 rules); on the
@@ -282,7 +286,46 @@ def burst():
     burst_line(f"{n} rules", burst_texts(json.dumps(gen_config.config(n), indent=1)))
 
 
-workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite,real,burst").split(",")
+def completion(binary, requests=50):
+    """Completion on the largest real config (issue 48): the time from the request to its
+    answer, after the first analysis, at a permission key of the top-level block and inside
+    the last pattern value `"deny"`; median and slowest of REQUESTS each."""
+    text = json.dumps(json.load(open(REAL_CONFIG)), indent=2)
+    tmp = tempfile.mkdtemp()
+    proj, home = os.path.join(tmp, "project"), os.path.join(tmp, "home")
+    shutil.copytree(os.path.dirname(REAL_CONFIG), proj)
+    os.makedirs(home)
+    path = os.path.join(proj, "opencode.json")
+    open(path, "w").write(text)
+    s = Server(binary, proj, home, "file://" + path)
+    s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": s.uri, "languageId": "json", "version": 1, "text": text}}})
+    s.diagnostics()
+    block = text.index('"permission": {')
+    places = {"key": text.index('"', block + len('"permission": {')) + 1, "value": text.rindex(': "deny"') + 3}
+    out = []
+    for name, at in places.items():
+        before = text[:at]
+        pos = {"line": before.count("\n"), "character": len(before) - (before.rfind("\n") + 1)}
+        times, labels = [], None
+        for k in range(requests):
+            rid = 1000 + k
+            t0 = time.perf_counter()
+            s.send({"jsonrpc": "2.0", "id": rid, "method": "textDocument/completion", "params": {"textDocument": {"uri": s.uri}, "position": pos}})
+            while True:
+                at_, m = s.recv_timed()
+                if m.get("id") == rid:
+                    break
+            times.append((at_ - t0) * 1000)
+            labels = [i["label"] for i in (m.get("result") or {}).get("items", [])]
+        out.append(f"{name} ({len(labels)} items: {', '.join(labels[:3])}…) median {statistics.median(times):.2f} ms, slowest {max(times):.2f} ms")
+    s.close()
+    shutil.rmtree(tmp)
+    print(f"completion mgajewskik ({len(text)} bytes): " + "; ".join(out))
+
+
+workloads = os.environ.get("WORKLOADS", "edit,pattern,rewrite,real,burst,completion").split(",")
+if "completion" in workloads:
+    completion(bin_)
 if "burst" in workloads:
     burst()
 for name, make in [("edit", edit_texts), ("pattern", pattern_texts), ("rewrite", lambda: [rewrite_config(k) for k in range(changes + 1)]), ("real", real_texts)]:

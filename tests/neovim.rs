@@ -6,10 +6,11 @@
 //! `scripts/install-neovim.sh` installs both, for this user only. Neovim is always
 //! started in `/`. `one_client_per_project`: six project config files and a global agent file
 //! opened by absolute path, one client, each file's diagnostics equal to `check`'s, none
-//! repeated. `editing_session` (tests/neovim/steps.lua): against `check` at every step, a
-//! fix typed into one buffer, a new unsaved agent file, a broken settings buffer and its
-//! fix, a transient JSON error (the other files keep their findings), then an external
-//! `check --fix --unsafe-fixes` on the saved files. A Neovim that is missing is skipped
+//! repeated, and completion inside a deny's value offers the actions. `editing_session`
+//! (tests/neovim/steps.lua): against `check` at every step, a fix typed into one buffer,
+//! a new unsaved agent file, a broken settings buffer and its fix, a transient JSON error
+//! (the other files keep their findings), then an external `check --fix --unsafe-fixes` on
+//! the saved files. A Neovim that is missing is skipped
 //! (fast tier) or fails (CI).
 
 mod check_support;
@@ -76,6 +77,8 @@ fn session(nvim: &Path) {
         .next()
         .and_then(|l| l.strip_prefix("clients ")?.parse::<u32>().ok());
     assert_eq!(clients, Some(1), "{got}");
+    // Completion through Neovim's client: the actions, as a pattern's value.
+    assert_eq!(lines.next(), Some("completion allow,ask,deny"), "{got}");
     let mut diagnostics: Vec<String> = lines.map(str::to_string).collect();
     diagnostics.sort();
     assert_eq!(diagnostics, want, "Neovim's diagnostics vs check's");

@@ -31,6 +31,11 @@ impl Client {
 
     /// The server started in `dir` (`-C`), the editor's working directory.
     fn start_in(t: &Tree, dir: &std::path::Path) -> Client {
+        Client::start_with(t, dir, &[])
+    }
+
+    /// The same with more arguments after `server`.
+    fn start_with(t: &Tree, dir: &std::path::Path, more: &[&str]) -> Client {
         let root = t.root();
         let mut child = Command::new(env!("CARGO_BIN_EXE_permaudit"))
             .env_clear()
@@ -40,6 +45,7 @@ impl Client {
             .arg("-C")
             .arg(dir)
             .arg("server")
+            .args(more)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -775,6 +781,190 @@ fn code_actions_offer_the_suggestions_check_proves() {
     let edits = action["edit"]["changes"][&u].as_array().unwrap();
     assert_eq!(apply(text, edits), by_check, "{action:#}");
     assert!(by_check.contains("\"cat *.env*\": \"deny\""), "{by_check}");
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+/// The labels of a completion answer, and the answer.
+fn completion(c: &mut Client, uri: &str, text: &str) -> (Vec<String>, Value) {
+    // The cursor is at the `|` of `text`, a buffer sent without it.
+    let before = &text[..text.find('|').unwrap()];
+    let line = before.matches('\n').count();
+    let character = before.len() - before.rfind('\n').map_or(0, |k| k + 1);
+    let r = c.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+    );
+    let labels = r["result"]["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| i["label"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (labels, r)
+}
+
+/// Completion inside a permission block, on buffers being typed (they do not parse): the
+/// permission keys 1.18.34 checks with what checks them, the actions as values, the agents
+/// under `task` (subagents first, internal ones left out), in JSON and in a markdown agent's
+/// frontmatter; nothing elsewhere.
+#[test]
+fn completion_in_permission_blocks() {
+    const CONFIG: &str = "{\n  \"agent\": {\"reviewer\": {\"mode\": \"subagent\", \"description\": \"reviews\"}},\n  \"permission\": {\"task\": {\"*\": \"deny\"}}\n}\n";
+    let t = Tree::new().file("project/opencode.json", CONFIG);
+    let p = t.project();
+    let mut c = Client::start(&t);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["completionProvider"]["triggerCharacters"],
+        json!(["\""]),
+        "{init}"
+    );
+    c.notify("initialized", json!({}));
+    let config = open(&mut c, &p.join("opencode.json"), "json", CONFIG);
+    c.diagnostics(&config, |_| true);
+    let mut version = 1;
+    let mut typed = |c: &mut Client, text: &str| {
+        version += 1;
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": config, "version": version},
+                   "contentChanges": [{"text": text.replacen('|', "", 1)}]}),
+        );
+        completion(c, &config, text)
+    };
+
+    // Agents under `task`: the subagents first, no internal agent.
+    let (agents, _) = typed(
+        &mut c,
+        "{\n  \"agent\": {\"reviewer\": {\"mode\": \"subagent\", \"description\": \"reviews\"}},\n  \"permission\": {\"task\": {\"*\": \"deny\", \"|",
+    );
+    for a in ["reviewer", "general", "explore", "build", "plan"] {
+        assert!(agents.contains(&a.to_string()), "{a} missing: {agents:?}");
+    }
+    assert!(
+        !agents
+            .iter()
+            .any(|a| ["title", "summary", "compaction"].contains(&a.as_str())),
+        "{agents:?}"
+    );
+    let pos = |n: &str| agents.iter().position(|a| a == n).unwrap();
+    assert!(
+        pos("reviewer") < pos("build") && pos("explore") < pos("plan"),
+        "{agents:?}"
+    );
+
+    // Actions: a permission's value, quoted by the client (inside the string: no quotes).
+    let (actions, r) = typed(&mut c, "{\n  \"permission\": {\"bash\": \"a|");
+    assert_eq!(actions, ["allow", "ask", "deny"], "{r}");
+    let edit = &r["result"]["items"][0]["textEdit"];
+    assert_eq!(edit["newText"], "allow", "{r}");
+    assert_eq!(
+        edit["range"]["start"],
+        json!({"line": 1, "character": 26}),
+        "{r}"
+    );
+    // A pattern's value, before any quote: quoted.
+    let (actions, r) = typed(&mut c, "{\n  \"permission\": {\"edit\": {\"src/*\": |");
+    assert_eq!(actions, ["allow", "ask", "deny"], "{r}");
+    assert_eq!(
+        r["result"]["items"][2]["textEdit"]["newText"], "\"deny\"",
+        "{r}"
+    );
+
+    // Permission keys, an agent's too: the ones 1.18.34 checks, with what checks them.
+    let (keys, r) = typed(
+        &mut c,
+        "{\n  \"agent\": {\"x\": {\"permission\": {\n    \"edit\": \"deny\",\n    |",
+    );
+    for k in [
+        "bash",
+        "edit",
+        "read",
+        "task",
+        "external_directory",
+        "webfetch",
+    ] {
+        assert!(keys.contains(&k.to_string()), "{k} missing: {keys:?}");
+    }
+    for k in ["write", "list", "codesearch"] {
+        assert!(!keys.contains(&k.to_string()), "{k} offered: {keys:?}");
+    }
+    let bash = r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "bash")
+        .unwrap();
+    assert!(
+        bash["documentation"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("the bash tool"),
+        "{bash}"
+    );
+
+    // Nothing outside a permission block, nor in an array, nor on nonsense.
+    assert!(typed(&mut c, "{\n  \"model\": \"|").0.is_empty());
+    assert!(typed(&mut c, "{\n  \"agent\": {|").0.is_empty());
+    let bad = c.request("textDocument/completion", json!({"nonsense": true}));
+    assert!(bad["error"].is_object(), "{bad}");
+
+    // A markdown agent's frontmatter.
+    let md = "---\ndescription: d\nmode: subagent\npermission:\n  bash: |\n---\nAn agent.\n";
+    let agent = open(
+        &mut c,
+        &p.join(".opencode/agents/a.md"),
+        "markdown",
+        &md.replacen('|', "", 1),
+    );
+    let (actions, r) = completion(&mut c, &agent, md);
+    assert_eq!(actions, ["allow", "ask", "deny"], "{r}");
+    assert_eq!(r["result"]["items"][1]["textEdit"]["newText"], "ask", "{r}");
+    let md = "---\npermission:\n  task:\n    \"*\": deny\n    |\n---\n";
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": agent, "version": 2},
+               "contentChanges": [{"text": md.replacen('|', "", 1)}]}),
+    );
+    assert!(
+        completion(&mut c, &agent, md)
+            .0
+            .contains(&"reviewer".to_string())
+    );
+
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+/// `server --stdio`, as vscode-languageclient's stdio transport and other clients start a
+/// server: accepted (stdio is the only transport) and the same server.
+#[test]
+fn the_stdio_flag_clients_pass_is_accepted() {
+    let t = Tree::new().file("project/opencode.json", SHADOWED);
+    let p = t.project();
+    let mut c = Client::start_with(&t, &p, &["--stdio"]);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["hoverProvider"], true,
+        "{init}"
+    );
+    c.notify("initialized", json!({}));
+    let config = open(&mut c, &p.join("opencode.json"), "json", SHADOWED);
+    c.diagnostics(&config, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
     let s = c.request("shutdown", Value::Null);
     assert!(s["error"].is_null(), "{s}");
     c.notify("exit", Value::Null);

@@ -139,8 +139,13 @@ pub enum Command {
     /// Print the man page (roff) to standard output (`permaudit man > permaudit.1`).
     Man,
     /// A Language Server over stdio: findings as you type, hover on rules, the proven fixes
-    /// as code actions (docs/editors.md).
-    Server,
+    /// as code actions, completion in permission blocks (docs/editors.md).
+    Server {
+        /// Accepted and ignored: stdio is the only transport (LSP clients such as
+        /// vscode-languageclient's `TransportKind.stdio` pass it).
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
 }
 
 /// The exit codes as `--help` lists them (the man page's EXIT STATUS says the same,
@@ -182,7 +187,7 @@ fn style_in(
 /// Run the CLI; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     // The language server writes standard output from its own thread: no lock held here.
-    if matches!(cli.command, Command::Server) {
+    if matches!(cli.command, Command::Server { .. }) {
         return match Context::new(&cli).and_then(|ctx| server::run(&ctx)) {
             Ok(code) | Err(code) => code,
         };
@@ -236,7 +241,7 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
         ),
         Command::Report(args) => report_page::run(&ctx, &args, out),
         Command::History(args) => history::run(&ctx, &args, out),
-        Command::Server => server::run(&ctx),
+        Command::Server { .. } => server::run(&ctx),
     }
 }
 

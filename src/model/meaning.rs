@@ -75,6 +75,12 @@ const NEVER: &[(&str, &str)] = &[
     ),
 ];
 
+/// The permissions OpenCode 1.18.34's own tools check, in the order above (the editor's
+/// completion offers them).
+pub fn checked() -> impl Iterator<Item = &'static str> {
+    CHECKS.iter().map(|(p, _)| *p)
+}
+
 /// Why OpenCode 1.18.34 never asks the permission `name`, or `None` when a tool may ask it
 /// (one of its own, or an MCP or plugin tool of that name). A rule of such a permission
 /// decides nothing OpenCode does: its inputs are examples of the rules as written, never

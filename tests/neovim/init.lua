@@ -1,7 +1,7 @@
 -- tests/neovim.rs: the set-up docs/editors.md gives (tests/neovim/permaudit.lua, run as
 -- written, `permaudit` found on PATH), every file of the argument list opened, the
--- diagnostics awaited, then written to NVIM_LSP_OUT (`clients N`, then `file line:col code`
--- a line) and Neovim quits.
+-- diagnostics awaited, then written to NVIM_LSP_OUT (`clients N`, the completion labels
+-- inside the first file's first deny, then `file line:col code` a line) and Neovim quits.
 dofile(os.getenv("PERMAUDIT_LUA"))
 local out = os.getenv("NVIM_LSP_OUT")
 local want = tonumber(os.getenv("WANT"))
@@ -18,6 +18,16 @@ vim.api.nvim_create_autocmd("VimEnter", {
     local n = 0
     for _ in pairs(vim.lsp.get_active_clients()) do n = n + 1 end
     f:write(string.format("clients %d\n", n))
+    -- Completion through Neovim's client, inside the first file's `"deny"` (line 4, column
+    -- 20): the labels, comma-separated.
+    local buf = vim.fn.bufnr(vim.fn.argv(0))
+    local labels = {}
+    local params = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = 3, character = 19 } }
+    for _, r in pairs(vim.lsp.buf_request_sync(buf, "textDocument/completion", params, 10000) or {}) do
+      local items = r.result and (r.result.items or r.result) or {}
+      for _, item in ipairs(items) do table.insert(labels, item.label) end
+    end
+    f:write("completion " .. table.concat(labels, ",") .. "\n")
     for _, d in ipairs(vim.diagnostic.get()) do
       local name = vim.api.nvim_buf_get_name(d.bufnr)
       f:write(string.format("%s %d:%d %s\n", name, d.lnum + 1, d.col + 1, d.code or "?"))

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod buffers;
+mod completion;
 mod hover;
 mod transport;
 
@@ -85,6 +86,10 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         )),
         hover_provider: Some(lt::HoverProviderCapability::Simple(true)),
         code_action_provider: Some(lt::CodeActionProviderCapability::Simple(true)),
+        completion_provider: Some(lt::CompletionOptions {
+            trigger_characters: Some(vec!["\"".into()]),
+            ..Default::default()
+        }),
         ..Default::default()
     };
     let caps = serde_json::to_value(caps).unwrap_or_default();
@@ -799,12 +804,15 @@ impl State {
     }
 
     fn request(&mut self, req: Request) -> Response {
-        use lt::request::{CodeActionRequest, HoverRequest, Request as _};
+        use lt::request::{CodeActionRequest, Completion, HoverRequest, Request as _};
         let id: RequestId = req.id.clone();
         let result = match req.method.as_str() {
             HoverRequest::METHOD => serde_json::from_value::<lt::HoverParams>(req.params)
                 .ok()
                 .map(|p| serde_json::to_value(self.hover(&p)).unwrap_or_default()),
+            Completion::METHOD => serde_json::from_value::<lt::CompletionParams>(req.params)
+                .ok()
+                .map(|p| serde_json::to_value(self.completion(&p)).unwrap_or_default()),
             CodeActionRequest::METHOD => serde_json::from_value::<lt::CodeActionParams>(req.params)
                 .ok()
                 .map(|p| serde_json::to_value(self.code_actions(&p)).unwrap_or_default()),
