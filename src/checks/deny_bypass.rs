@@ -390,7 +390,7 @@ pub(super) fn call_bash(
 }
 
 /// The rule's literal text before its first wildcard.
-fn literal_prefix(pattern: &str) -> &str {
+pub(super) fn literal_prefix(pattern: &str) -> &str {
     pattern.find(['*', '?']).map_or(pattern, |k| &pattern[..k])
 }
 

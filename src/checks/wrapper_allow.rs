@@ -26,7 +26,7 @@
 //! (or ask for) the wrapped form after it in the same block: `"xargs *rm -rf *": "deny"`.
 //! A runner that may run anything is an allow of every command.
 
-use super::deny_bypass::call_bash;
+use super::deny_bypass::{call_bash, literal_prefix};
 use super::{Check, Ctx, Finding, Level, Witness, describe};
 use crate::glob::Wildcard;
 use crate::model::{Action, Effect};
@@ -56,19 +56,14 @@ const RUNNERS: &[(&str, &str)] = &[
     ("zsh -c", "zsh -c 'CMD'"),
 ];
 
-/// The rule's literal text before its first wildcard.
-fn literal_prefix(pattern: &str) -> &str {
-    pattern.find(['*', '?']).map_or(pattern, |k| &pattern[..k])
-}
-
 /// The runner an allow names (`xargs *`, `xargs*`, `sh -c *`, `bash *` for `bash -c`), with
 /// its template; `None` for any other pattern.
 fn runner(pattern: &str) -> Option<(&'static str, &'static str)> {
-    let lit = literal_prefix(pattern).trim_end();
-    let rest = &pattern[literal_prefix(pattern).len()..];
-    if rest.is_empty() {
+    let lit = literal_prefix(pattern);
+    if lit.len() == pattern.len() {
         return None; // an exact command, no runner of anything
     }
+    let lit = lit.trim_end();
     RUNNERS
         .iter()
         .copied()
