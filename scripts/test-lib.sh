@@ -22,3 +22,42 @@ pre_commit_venv() {
     fi
     PC="$VENV/bin/pre-commit"
 }
+
+# Debian packages WHY needs (`system_packages WHY PKG...`): a system-wide install, so run
+# only when asked (PERMAUDIT_SYSTEM_INSTALL=1; as root, or through sudo), said first;
+# otherwise it stops and says what to run.
+system_packages() {
+    local why=$1 as_root=()
+    shift
+    [ "${PERMAUDIT_SYSTEM_INSTALL:-}" = 1 ] ||
+        fail "$why: install it (sudo apt-get install $*), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let this script run apt-get install -y $* (as root, through sudo)"
+    [ "$(id -u)" = 0 ] || as_root=(sudo)
+    step "PERMAUDIT_SYSTEM_INSTALL=1: running \`${as_root[*]} apt-get update && ${as_root[*]} apt-get install -y $*\` (system-wide)"
+    "${as_root[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "$@" >/dev/null
+}
+
+# Debian's Chromium and playwright-core (npm, into target/report-browser, once; with
+# axe-core too when AXE_VERSION is given): sets and exports PLAYWRIGHT_DIR. Used by
+# test-report.sh and test-vscode.sh. Chromium is a system package: when missing, it stops
+# and says how to install it, unless PERMAUDIT_SYSTEM_INSTALL=1 (then apt-get, as root or
+# through sudo, said first).
+PLAYWRIGHT_VERSION=1.65.2
+browser_deps() {
+    local axe_version=${1:-}
+    [ -x /usr/bin/chromium ] || system_packages "Debian's chromium is missing" chromium
+    PLAYWRIGHT_DIR="$ROOT/target/report-browser"
+    local pkg
+    for pkg in "playwright-core@$PLAYWRIGHT_VERSION" ${axe_version:+"axe-core@$axe_version"}; do
+        local name=${pkg%@*} version=${pkg##*@}
+        if [ ! -f "$PLAYWRIGHT_DIR/node_modules/$name/package.json" ] ||
+            [ "$(node -p "require('$PLAYWRIGHT_DIR/node_modules/$name/package.json').version")" != "$version" ]; then
+            step "installing $name $version from npm into $PLAYWRIGHT_DIR"
+            mkdir -p "$PLAYWRIGHT_DIR"
+            # Both named each time: npm --no-save removes what the command does not name.
+            npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" \
+                "playwright-core@$PLAYWRIGHT_VERSION" ${axe_version:+"axe-core@$axe_version"}
+        fi
+    done
+    export PLAYWRIGHT_DIR
+}

@@ -15,32 +15,9 @@
 # unless PERMAUDIT_SYSTEM_INSTALL=1 (then apt-get, as root or through sudo, said first).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
-PLAYWRIGHT_VERSION=1.65.2
 AXE_VERSION=4.14.1
 
-if [ ! -x /usr/bin/chromium ]; then
-    # A system package: installed only when asked (PERMAUDIT_SYSTEM_INSTALL=1), said first.
-    [ "${PERMAUDIT_SYSTEM_INSTALL:-}" = 1 ] ||
-        fail "Debian's chromium is missing: install it (sudo apt-get install chromium), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let this script run apt-get install -y chromium (as root, through sudo)"
-    as_root=()
-    [ "$(id -u)" = 0 ] || as_root=(sudo)
-    step "PERMAUDIT_SYSTEM_INSTALL=1: running \`${as_root[*]} apt-get update && ${as_root[*]} apt-get install -y chromium\` (system-wide)"
-    "${as_root[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq chromium >/dev/null
-fi
-PLAYWRIGHT_DIR="$ROOT/target/report-browser"
-if [ ! -f "$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json" ] ||
-    [ "$(node -p "require('$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json').version")" != "$PLAYWRIGHT_VERSION" ]; then
-    step "installing playwright-core $PLAYWRIGHT_VERSION from npm into $PLAYWRIGHT_DIR"
-    mkdir -p "$PLAYWRIGHT_DIR"
-    npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION"
-fi
-if [ ! -f "$PLAYWRIGHT_DIR/node_modules/axe-core/package.json" ] ||
-    [ "$(node -p "require('$PLAYWRIGHT_DIR/node_modules/axe-core/package.json').version")" != "$AXE_VERSION" ]; then
-    step "installing axe-core $AXE_VERSION from npm into $PLAYWRIGHT_DIR"
-    npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION" "axe-core@$AXE_VERSION"
-fi
-export PLAYWRIGHT_DIR
+browser_deps "$AXE_VERSION"
 
 cargo build --release --locked -q
 BIN="$ROOT/target/release/permaudit"

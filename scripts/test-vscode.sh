@@ -13,26 +13,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 source "$ROOT/scripts/vscode-lib.sh"
-PLAYWRIGHT_VERSION=1.65.2
 started=$SECONDS
 
-if [ ! -x /usr/bin/chromium ]; then
-    [ "${PERMAUDIT_SYSTEM_INSTALL:-}" = 1 ] ||
-        fail "Debian's chromium is missing: install it (sudo apt-get install chromium), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let this script run apt-get install -y chromium (as root, through sudo)"
-    as_root=()
-    [ "$(id -u)" = 0 ] || as_root=(sudo)
-    step "PERMAUDIT_SYSTEM_INSTALL=1: running \`${as_root[*]} apt-get update && ${as_root[*]} apt-get install -y chromium\` (system-wide)"
-    "${as_root[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq chromium >/dev/null
-fi
-PLAYWRIGHT_DIR="$ROOT/target/report-browser"
-if [ ! -f "$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json" ] ||
-    [ "$(node -p "require('$PLAYWRIGHT_DIR/node_modules/playwright-core/package.json').version")" != "$PLAYWRIGHT_VERSION" ]; then
-    step "installing playwright-core $PLAYWRIGHT_VERSION from npm into $PLAYWRIGHT_DIR"
-    mkdir -p "$PLAYWRIGHT_DIR"
-    npm install --silent --no-save --no-audit --no-fund --prefix "$PLAYWRIGHT_DIR" "playwright-core@$PLAYWRIGHT_VERSION"
-fi
-export PLAYWRIGHT_DIR
+browser_deps
 install_code_server
 step "code-server $CODE_SERVER_VERSION ready ($((SECONDS - started)) s since the start)"
 

