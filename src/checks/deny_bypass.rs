@@ -57,11 +57,19 @@
 //! Deny the commands that walk around it too, right after the rule that lets them run
 //! (`"cat *.env*": "deny"` after `"*": "allow"`), so the rest of bash stays as you set
 //! it; `check` proposes those rules for your config once it has proven them (the finding
-//! gone, nothing else denied that you decided). Or keep secrets outside the project.
+//! gone, nothing else denied that you decided). Where the deny is an agent's own and the
+//! rule that lets the commands run is shared (or built in), the denies go in that agent's
+//! own `bash` rules, beside its deny: in the shared block they would bind every agent. Where
+//! a `tools: {bash: true}` switch lets them run, they go under `permission` in that file,
+//! after `"*": "allow"` (an own `permission.bash` replaces the switch). Where the command's
+//! own program is allowed by name (`tee *`), that allow is what to narrow. Or keep secrets
+//! outside the project.
 //! Listing readers never covers interpreters (`python`, `node`) that read files too.
 //! For an allowed command's write mode, ask (or deny) for exactly that mode after the
 //! allow, in the same block: `"sed *": "allow", "sed -i*": "ask", "sed * -i*": "ask"`; the
-//! rest of `sed` stays allowed.
+//! rest of `sed` stays allowed. When that block is shared and the same allow reaches agents
+//! outside the finding (whose rules let them write, or only ask where the finding denies),
+//! the help puts the entries in the named agents' own blocks instead, and says why.
 
 use super::always_overrides_deny::decide_command;
 use super::read_only_agent_writes::samples;
@@ -181,14 +189,73 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // The targeted change (deny the commands that walk around it, after the rule
             // that lets them) is built for this config and proven before it is shown
             // (`fix::suggest`); these words hold whatever the config.
-            let help: String = format!(
-                "OpenCode checks `{permission}` in its file tools only: deny the commands that {} the file as well, after the rule that lets them run (keep the rest of bash as it is), or keep the file outside the project; listed commands never cover interpreters (`python`, `node`)",
-                if permission == "read" {
-                    "read"
-                } else {
-                    "write"
+            // Where the denies go: after the rule that lets the command run, unless this
+            // deny is the agent's own and that rule is shared (or none, or built in): a
+            // deny there would bind every agent that inherits it (build's `sed -i` too,
+            // which the author lets write), so in the agent's own rules, which come after.
+            let deny_own = is_own(r.layer);
+            let decider_rule = decider.map(|k| &agent.rules[k]).filter(|x| x.loc.is_some());
+            let place = match decider_rule {
+                // A `tools: {bash: true}` switch: an agent's own `permission.bash` replaces
+                // it (checked on 1.18.34: with both in one agent file the switch adds no
+                // rule), so the denies go there, after an allow that keeps the rest of bash
+                // as the switch had it; a shared deny would come before the switch.
+                Some(x)
+                    if matches!(
+                        x.layer,
+                        crate::model::Layer::LegacyTools | crate::model::Layer::AgentLegacyTools
+                    ) =>
+                {
+                    format!(
+                        "under `permission` in the file of the `tools` switch that lets them run (at {}): `bash` rules there replace that switch, so write `\"*\": \"allow\"` first, then the denies",
+                        ctx.decider_place(x)
+                    )
                 }
-            );
+                Some(x) if is_own(x.layer) || !deny_own => {
+                    "after the rule that lets them run".to_string()
+                }
+                Some(x) => format!(
+                    "in `{}`'s own `bash` rules, beside this deny (they come after the shared rule that lets them run, at {}; a deny written there would bind every agent that inherits it)",
+                    agent.name,
+                    ctx.decider_place(x)
+                ),
+                None if deny_own => format!(
+                    "in `{}`'s own `bash` rules, beside this deny (a built-in rule lets them run; any rule you write comes after it)",
+                    agent.name
+                ),
+                None => "in the `bash` rules of this deny's block (a built-in rule lets them run; any rule you write comes after it)".to_string(),
+            };
+            // The command's own program allowed by name (`tee *` in a test runner, to save
+            // output): denying it after that allow undoes what the author allowed on purpose;
+            // the allow is what to narrow.
+            let program = command.split(' ').next().unwrap_or_default();
+            let by_name =
+                decider_rule.filter(|x| permission == "edit" && names_program(&x.pattern, program));
+            let help: String = if let Some(x) = by_name {
+                format!(
+                    "`{program}` writes the files it is given, and {} allows it by name: narrow that allow to the files it is for (e.g. `{program} /tmp/*` for saved output) rather than denying `{program}` after it, which would undo it; listed commands never cover interpreters (`python`, `node`)",
+                    ctx.rule_at(x)
+                )
+            } else {
+                format!(
+                    "OpenCode checks `{permission}` in its file tools only: deny the commands that {} {} as well, {place} (keep the rest of bash as it is){}; listed commands never cover interpreters (`python`, `node`)",
+                    if permission == "read" {
+                        "read"
+                    } else {
+                        "write"
+                    },
+                    if r.pattern == "*" {
+                        "files"
+                    } else {
+                        "the file"
+                    },
+                    if r.pattern == "*" {
+                        ""
+                    } else {
+                        ", or keep the file outside the project"
+                    }
+                )
+            };
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)
                     .with_level(level)
@@ -696,6 +763,22 @@ fn write_modes(
             })
             .collect()
     };
+    // Every (agent, allow) found open, whichever finding names it: an agent reported for
+    // the same allow wants the same guard, and is no bystander of the shared block.
+    // (Whether its guard denies, too: an agent reported for an ask is a bystander of a
+    // deny written in the shared block, which would deny what its rules only ask for.)
+    let reported: std::collections::HashMap<(usize, Option<crate::source::Loc>), bool> =
+        found_blocks
+            .iter()
+            .flat_map(|(a, found)| {
+                found.iter().map(move |o| {
+                    (
+                        (*a, ctx.project.agents[*a].rules[o.rule].loc),
+                        o.guard.denied,
+                    )
+                })
+            })
+            .collect();
     type Members<'m> = Vec<(usize, Vec<Opened<'m>>)>;
     let mut groups: Vec<(Shows, Members)> = Vec::new();
     for (a, found) in found_blocks {
@@ -728,7 +811,39 @@ fn write_modes(
         let alike: Vec<bool> = (0..first.len())
             .map(|k| members.iter().all(|m| guards(m).get(k) == first.get(k)))
             .collect();
-        let mut f = block_finding(ctx, agent, found, &alike);
+        // Agents outside the finding that the same shared allow lets run the same mode
+        // (build, whose edits the author allows): an ask or deny written at the end of
+        // that block would bind them too, so the help names the agents' own blocks.
+        let named: Vec<&str> = members
+            .iter()
+            .map(|(b, _)| ctx.project.agents[*b].name.as_str())
+            .collect();
+        let mut bystanders: Vec<String> = Vec::new();
+        let deny_all = found.iter().all(|o| o.guard.denied);
+        if !is_own(agent.rules[found[0].rule].layer) {
+            for (b, other) in ctx.project.agents.iter().enumerate() {
+                if other.is_internal() || named.contains(&other.name.as_str()) {
+                    continue;
+                }
+                let opens = found.iter().any(|o| {
+                    let at = agent.rules[o.rule].loc;
+                    if let Some(denied) = reported.get(&(b, at)) {
+                        return deny_all && !denied;
+                    }
+                    let d = decide_command(ctx, other, splitter, &o.command, None);
+                    d.effect == Effect::Allow
+                        && d.bash.iter().any(|x| {
+                            x.rule
+                                .and_then(|k| other.rules.get(k))
+                                .is_some_and(|r| r.loc == at)
+                        })
+                });
+                if opens {
+                    bystanders.push(format!("`{}`", other.name));
+                }
+            }
+        }
+        let mut f = block_finding(ctx, agent, found, &alike, &bystanders);
         f.agents = members
             .iter()
             .map(|(b, _)| ctx.project.agents[*b].name.clone())
@@ -739,7 +854,13 @@ fn write_modes(
 }
 
 /// The finding of one block's open modes (`found` is not empty).
-fn block_finding(ctx: &Ctx<'_>, agent: &Agent, found: &[Opened], alike: &[bool]) -> Finding {
+fn block_finding(
+    ctx: &Ctx<'_>,
+    agent: &Agent,
+    found: &[Opened],
+    alike: &[bool],
+    bystanders: &[String],
+) -> Finding {
     let Some(first) = found.first() else {
         return Finding::at(&CHECK, None, String::new());
     };
@@ -793,8 +914,25 @@ fn block_finding(ctx: &Ctx<'_>, agent: &Agent, found: &[Opened], alike: &[bool])
         }
     }
     let programs: Vec<String> = programs.iter().map(|p| format!("`{p}`")).collect();
+    let place = if bystanders.is_empty() {
+        format!(
+            "after {} in the same block (its end will do)",
+            if others.is_empty() {
+                "the allow"
+            } else {
+                "the allows"
+            }
+        )
+    } else {
+        format!(
+            "in the own `bash` rules of the agents named here (`agent.NAME.permission.bash`, or a markdown agent's frontmatter), which come after this shared block; not in this block, which {} inherit{} too: it would bind {} as well",
+            super::named_list(bystanders, 4),
+            if bystanders.len() == 1 { "s" } else { "" },
+            if bystanders.len() == 1 { "it" } else { "them" }
+        )
+    };
     let help = format!(
-        "{} exactly {} after {} in the same block (its end will do): {}; the rest of {} stays allowed",
+        "{} exactly {} {place}: {}; the rest of {} stays allowed",
         if action == Effect::Deny {
             "deny"
         } else {
@@ -804,11 +942,6 @@ fn block_finding(ctx: &Ctx<'_>, agent: &Agent, found: &[Opened], alike: &[bool])
             "that mode"
         } else {
             "those modes"
-        },
-        if others.is_empty() {
-            "the allow"
-        } else {
-            "the allows"
         },
         entries.join(", "),
         programs.join(", ")

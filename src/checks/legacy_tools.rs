@@ -45,7 +45,7 @@
 //! cannot keep an agent from writing new files while it edits, and a `*` deny under `edit`
 //! would stop it editing at all.
 
-use super::{Check, Ctx, Finding, Level, Reach, Witness, describe, is_own};
+use super::{Check, Ctx, Finding, Level, Reach, Witness, is_own};
 use crate::agents::Agent;
 use crate::glob::Wildcard;
 use crate::glob::analysis::Input;
@@ -198,7 +198,7 @@ fn allow_list_maps(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<crate::source::
                 agent.name
             );
             let help = format!(
-                "to keep `{}` from editing, switch edit off in its own permissions: `edit: deny` (the `write` and `patch` tools ask `edit` too); for every tool not listed, put `\"*\": \"deny\"` first in its `permission` and allow the listed ones after it",
+                "to keep `{}` from editing, switch edit off in its own permissions: `edit: deny` (the `write` and `apply_patch` tools ask `edit` too); for every tool not listed, put `\"*\": \"deny\"` first in its `permission` and allow the listed ones after it",
                 agent.name
             );
             // At the map's own `tools` key: the last `tools` before its first entry.
@@ -293,7 +293,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                             ctx.recognisable(agent, &[i], input, |w| w.rule == Some(i))
                                 .into_iter()
                                 .collect(),
-                            "; it decides e.g. the witness below",
+                            "; it decides e.g. the witness below".to_string(),
                         ),
                         // Later rules undo all of it: the user sees another decision.
                         Some(Reach::Dead(_)) => {
@@ -308,21 +308,27 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                                             agent.rules.get(k).is_some_and(|r| is_own(r.layer))
                                         }) =>
                                 {
-                                    (
-                                        Level::Info,
-                                        vec![w],
-                                        "; this agent's own rule switches it back (an opt-in for this agent), e.g. the witness below",
-                                    )
+                                    // Its place: two agents opting in are two facts,
+                                    // each in words of its own.
+                                    let said = format!(
+                                        "; this agent's own rule {} switches it back (an opt-in for this agent), e.g. the witness below",
+                                        w.rule
+                                            .and_then(|k| agent.rules.get(k))
+                                            .map(|r| ctx.rule_at(r))
+                                            .unwrap_or_default()
+                                    );
+                                    (Level::Info, vec![w], said)
                                 }
                                 Some(w) => (
                                     looser_than(std::slice::from_ref(&w), action.effective()),
                                     vec![w],
-                                    "; later rules undo all of it, e.g. the witness below",
+                                    "; later rules undo all of it, e.g. the witness below"
+                                        .to_string(),
                                 ),
-                                None => (Level::Info, Vec::new(), ""),
+                                None => (Level::Info, Vec::new(), String::new()),
                             }
                         }
-                        _ => (Level::Info, Vec::new(), ""),
+                        _ => (Level::Info, Vec::new(), String::new()),
                     };
                     // Undone by a later rule: rewriting the entry as a permission in
                     // the same place changes nothing while that rule stays (an agent's
@@ -419,10 +425,10 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                             "; e.g. {} {} is decided by {} → {}",
                             w.permission,
                             serde_json::to_string(&w.input).unwrap_or_default(),
-                            w.rule
-                                .map_or("OpenCode's default".to_string(), |k| describe(
-                                    &agent.rules[k]
-                                )),
+                            // The rule with its place: agents decided by rules of their
+                            // own say so in words of their own (one finding per wording).
+                            w.rule.map_or("OpenCode's default".to_string(), |k| ctx
+                                .rule_at(&agent.rules[k])),
                             w.action
                         ),
                         None => String::new(),

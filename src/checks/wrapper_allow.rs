@@ -159,15 +159,22 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 "ask"
             };
-            let mut help = format!(
-                "narrow the allow to what `{prog}` is for (`{}`), so it runs no other command",
-                match prog {
-                    "timeout" => "\"timeout 60 npm test*\"",
-                    "xargs" => "\"xargs grep *\"",
-                    "env" => "\"env NODE_ENV=test npm test*\"",
-                    _ => "the commands you mean",
-                }
-            );
+            let example = match prog {
+                "timeout" => Some("\"timeout 60 npm test*\""),
+                "xargs" => Some("\"xargs grep *\""),
+                "env" => Some("\"env NODE_ENV=test npm test*\""),
+                "command" => Some("\"command -v *\""),
+                "nohup" => Some("\"nohup npm run dev*\""),
+                _ => None,
+            };
+            let mut help = match example {
+                Some(e) => format!(
+                    "narrow the allow to what `{prog}` is for (e.g. `{e}`), so it runs no other command"
+                ),
+                None => format!(
+                    "narrow the allow to the commands you mean `{prog}` to run, each written out, so it runs no other command"
+                ),
+            };
             if Wildcard::compile(&guard_form).is_match(&wrapped, platform) {
                 help.push_str(&format!(
                     "; or {action} the wrapped form after it in the same block: {}: \"{action}\"",

@@ -319,9 +319,13 @@ fn deny_bypass(
             entries.push((format!("{c} *{e}*"), "allow".into()));
         }
     }
-    let decider = bash.rule.and_then(|k| agent.rules.get(k));
-    // After the rule that lets the commands run, in its own block when it is the user's;
-    // else beside the deny itself.
+    // After the rule that lets the commands run, in its own block when it is the user's and
+    // as much the agent's own as the deny (a shared allow binds every agent that inherits
+    // it: an agent's own deny gets its bash denies in its own rules); else beside the deny.
+    let decider = bash
+        .rule
+        .and_then(|k| agent.rules.get(k))
+        .filter(|d| crate::checks::is_own(d.layer) || !crate::checks::is_own(deny.layer));
     let (source, edits, about) = match decider.and_then(|d| written(d).map(|l| (d, l))) {
         Some((d, l)) => {
             let (syntax, cs) = files.get(l.source)?;
