@@ -10,6 +10,7 @@ pub mod always_overrides_deny;
 mod bare_command;
 pub mod broken_frontmatter;
 mod catch_all_last;
+mod chain_pattern;
 pub mod correlated_rules;
 mod ctx;
 pub mod dead_rule;

@@ -76,7 +76,7 @@
 //! command with whatever operands it takes.
 
 use super::needed_allow::{self, spelled, windows_absolute};
-use super::{Check, Ctx, Finding, Level, bare_command};
+use super::{Check, Ctx, Finding, Level, bare_command, chain_pattern};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
 use crate::shell::file::FILE_PERMISSIONS;
@@ -489,6 +489,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .with_witnesses(vec![slip.witness])
                     .with_help(slip.help),
             );
+            continue;
+        }
+        // A bash pattern that needs a chain (`*&&*`, `git status* && git diff*`): the bash
+        // tool asks about each command of a chain on its own.
+        if found.is_none()
+            && let Some(chain) = chain_pattern::slip(
+                ctx,
+                agent,
+                i,
+                splitter.get_or_insert_with(|| ctx.splitter()),
+            )
+        {
+            if !(agent.hidden && r.action.effective() == crate::model::Effect::Allow) {
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, chain.message)
+                        .with_level(chain.level)
+                        .with_witnesses(vec![chain.witness])
+                        .with_help(chain.help),
+                );
+            }
             continue;
         }
         if let Some(mut message) = found {
