@@ -40,6 +40,7 @@ pub mod shadowed_ask;
 pub mod shadowed_deny;
 mod shared;
 pub mod stale_baseline;
+mod tool_pattern;
 mod unasked;
 pub mod unchecked_permission;
 pub mod unknown_agent_key;

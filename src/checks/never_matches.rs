@@ -76,7 +76,7 @@
 //! command with whatever operands it takes.
 
 use super::needed_allow::{self, spelled, windows_absolute};
-use super::{Check, Ctx, Finding, Level, bare_command, chain_pattern};
+use super::{Check, Ctx, Finding, Level, bare_command, chain_pattern, tool_pattern};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
 use crate::shell::file::FILE_PERMISSIONS;
@@ -507,6 +507,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         .with_level(chain.level)
                         .with_witnesses(vec![chain.witness])
                         .with_help(chain.help),
+                );
+            }
+            continue;
+        }
+        // A tool's name under `bash` (`"todowrite *": "allow"`): it decides a shell
+        // command of that name, never the tool.
+        if found.is_none()
+            && let Some(m) = tool_pattern::slip(ctx, agent, i)
+        {
+            if !(agent.hidden && r.action.effective() == crate::model::Effect::Allow) {
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, m.message)
+                        .with_level(m.level)
+                        .with_witnesses(vec![m.witness])
+                        .with_help(m.help),
                 );
             }
             continue;
