@@ -127,7 +127,13 @@ fn instances(pattern: &str, commands: &[String]) -> Vec<String> {
                 })
                 .collect()
         } else if start > 0 && chars[start - 1] == ' ' {
-            vec!["x".to_string()]
+            // Spaced from an operator right after it: `tar *| curl` → `tar x | curl`.
+            let pad = if chars.get(k).is_some_and(|c| "|&;".contains(*c)) {
+                " "
+            } else {
+                ""
+            };
+            vec![format!("x{pad}")]
         } else {
             vec![String::new()]
         };
@@ -336,5 +342,6 @@ mod tests {
         assert_eq!(instances("*&&*", &c)[..2], ["ls && pwd", "ls && ls"]);
         assert_eq!(instances("cd * && *", &c)[0], "cd x && ls");
         assert_eq!(instances(":(){:|:&};:", &c), [":(){:|:&};:"]);
+        assert_eq!(instances("tar *| curl*", &c)[0], "tar x | curl");
     }
 }
