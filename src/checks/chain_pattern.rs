@@ -68,7 +68,14 @@ fn commands(agent: &Agent, splitter: &mut Splitter) -> Vec<String> {
         .iter()
         .rev()
         .filter(|r| r.permission == "bash" && r.action.effective() == Effect::Allow)
-        .map(|r| r.pattern.split(['*', '?']).next().unwrap_or("").trim().to_string());
+        .map(|r| {
+            r.pattern
+                .split(['*', '?'])
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        });
     let everyday = ["ls", "pwd", "git status", "echo hi"].map(String::from);
     for c in everyday.into_iter().chain(heads) {
         if out.len() >= 6 {
@@ -233,7 +240,11 @@ pub(super) fn slip(
     };
     // An allow is judged on the chain it was written for; a deny or ask on any chain it
     // would decide (every chain of commands the agent allows is one it meant to stop).
-    let judged = if wanted == Effect::Allow { 1 } else { chains.len() };
+    let judged = if wanted == Effect::Allow {
+        1
+    } else {
+        chains.len()
+    };
     let mut witness = None;
     for (chain, _) in &chains[..judged] {
         let w = decided(chain, splitter);

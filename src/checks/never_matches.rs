@@ -526,7 +526,13 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 out.push(
                     Finding::at_rule(&CHECK, agent, i, chain.message)
                         .with_level(chain.level)
-                        .with_witnesses(vec![chain.witness])
+                        // A note names its input in words: agents whose rules decide it
+                        // by different rules stay one finding.
+                        .with_witnesses(if chain.level == Level::Warning {
+                            vec![chain.witness]
+                        } else {
+                            Vec::new()
+                        })
                         .with_help(chain.help),
                 );
             }
@@ -541,7 +547,13 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 out.push(
                     Finding::at_rule(&CHECK, agent, i, m.message)
                         .with_level(m.level)
-                        .with_witnesses(vec![m.witness])
+                        // A note names its input in words: agents whose rules decide it
+                        // by different rules stay one finding.
+                        .with_witnesses(if m.level == Level::Warning {
+                            vec![m.witness]
+                        } else {
+                            Vec::new()
+                        })
                         .with_help(m.help),
                 );
             }

@@ -95,7 +95,11 @@ pub(super) fn slip(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Misplaced> 
         "{} names OpenCode's {name} tool, but under `bash` it matches a shell command named `{name}`{builtin}, never the tool, which is checked under its own permission key {key}; {permission} {} is {today} today{}",
         q(&r.pattern),
         q(&input),
-        if lost { "" } else { ", as this rule would decide it" },
+        if lost {
+            ""
+        } else {
+            ", as this rule would decide it"
+        },
     );
     let help = format!(
         "move it out of the `bash` block to the permission key: {{{}: {}}}",
@@ -126,8 +130,17 @@ mod tests {
         );
         assert_eq!(tool("read"), Some(("read", "read", "src/index.ts".into())));
         assert_eq!(tool("read .env"), Some(("read", "read", ".env".into())));
-        assert_eq!(tool("write *"), Some(("write", "edit", "src/index.ts".into())));
-        for program in ["grep *", "patch -p1", "task build", "git status", "reader *"] {
+        assert_eq!(
+            tool("write *"),
+            Some(("write", "edit", "src/index.ts".into()))
+        );
+        for program in [
+            "grep *",
+            "patch -p1",
+            "task build",
+            "git status",
+            "reader *",
+        ] {
             assert_eq!(tool(program), None, "{program}");
         }
     }
