@@ -106,7 +106,9 @@ fn instances(pattern: &str, commands: &[String]) -> Vec<String> {
     while k < chars.len() {
         let c = chars[k];
         if c != '*' && c != '?' {
-            pieces.last_mut().expect("one piece").push(c);
+            if let Some(piece) = pieces.last_mut() {
+                piece.push(c);
+            }
             k += 1;
             continue;
         }
