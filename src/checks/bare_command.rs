@@ -60,7 +60,7 @@ const OPERAND_SUBCOMMANDS: &[&str] = &[
 /// The operand a person types after a command (`git push` → `origin main`), or `x`; after
 /// flags of the pattern's own, no flag that would read oddly beside them (`git clean -f
 /// -fd`).
-fn ordinary_operand(command: &str, flagged: bool) -> &'static str {
+pub(super) fn ordinary_operand(command: &str, flagged: bool) -> &'static str {
     // (command, operand, fits after the pattern's own flags)
     let known: &[(&str, &str, bool)] = &[
         ("git", "push", true),

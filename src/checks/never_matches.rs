@@ -47,6 +47,20 @@
 //!   test`, `npm run dev`: the text is the complete command), or acts on the whole tree by
 //!   a flag, which an operand would only narrow (`git add -A`). The "Always" story of
 //!   `always-overrides-deny` at the same rule is then a note;
+//! - a bash pattern that needs a chain between commands (`"*&&*": "ask"`, `"*|*": "ask"`,
+//!   `"git status* && git diff*": "allow"`, the fork bomb `":(){:|:&};:": "deny"`): the
+//!   bash tool asks about each command of a chain on its own (`ls && pwd` is asked as `ls`
+//!   and `pwd`), so the pattern never matches a chained command; it matches only a single
+//!   command that holds the operator in its own text (quoted, `echo "a && b"`; inside
+//!   `$(…)`; `;` escaped, `find … -exec rm {} \;`). Checked on 1.18.34; see
+//!   `chain_pattern.rs`. The witness is the chain it was written for (its `*` filled in,
+//!   a `*` standing for a whole command with a command the agent allows) and what the
+//!   split decides for it;
+//! - a bash pattern whose first word is an OpenCode tool's name (`"todowrite *": "allow"`,
+//!   `"read": "allow"` under `bash`): it decides a shell command of that name, never the
+//!   tool, which its own permission key checks (not `grep`, `patch`, `task`: programs
+//!   too; `read` is taken as the tool, see `tool_pattern.rs`); the witness is the tool's
+//!   decision today;
 //! - a `task` pattern that matches an agent's name only when case is ignored
 //!   (`"docfetcher": "allow"` for the agent `DocFetcher`): the task tool checks the name
 //!   as written, case-sensitively (outside Windows).
@@ -59,7 +73,12 @@
 //! `external_directory` form (`/tmp/*`, `~/*`), with `"../*"` under the permission where
 //! its own rules refuse the worktree-relative path, or the worktree-relative form of a
 //! path inside the project. An allow whose input is allowed anyway is a note; an agent
-//! whose tools are all hidden (`compaction`, `title`) is not named for an allow.
+//! whose tools are all hidden (`compaction`, `title`) is not named for an allow. For a
+//! chain pattern and a tool's name under `bash` alike: a deny or ask is a warning when the
+//! chain (the tool) it was written for is decided less strictly today (`ls && pwd` allowed
+//! under `"*&&*": "ask"`), an allow when it is asked or denied (`todowrite` denied by
+//! `"*": "deny"` beside `bash: {"todowrite *": "allow"}`); decided as the rule says anyway,
+//! a note.
 //!
 //! ## Why it matters
 //! The rule looks like it protects or permits something and does nothing (or less than it
@@ -73,10 +92,12 @@
 //! ## How to fix
 //! Write worktree-relative paths under `read`/`edit` (`secrets/*`), `dir/*` under
 //! `external_directory`, one `*` where a globstar was meant, and `"git push *"` for a
-//! command with whatever operands it takes.
+//! command with whatever operands it takes. Decide each command of a chain on its own
+//! (`"rm *": "deny"`; a chain is denied when any command in it is, allowed when every one
+//! is), and write a tool's rule under its own key (`"todowrite": "allow"`).
 
 use super::needed_allow::{self, spelled, windows_absolute};
-use super::{Check, Ctx, Finding, Level, bare_command};
+use super::{Check, Ctx, Finding, Level, bare_command, chain_pattern, tool_pattern};
 use crate::glob::automaton::{Budget, DEFAULT_BUDGET, Outcome, intersection};
 use crate::glob::wildcard::{Token, Wildcard};
 use crate::shell::file::FILE_PERMISSIONS;
@@ -489,6 +510,53 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .with_witnesses(vec![slip.witness])
                     .with_help(slip.help),
             );
+            continue;
+        }
+        // A bash pattern that needs a chain (`*&&*`, `git status* && git diff*`): the bash
+        // tool asks about each command of a chain on its own.
+        if found.is_none()
+            && let Some(chain) = chain_pattern::slip(
+                ctx,
+                agent,
+                i,
+                splitter.get_or_insert_with(|| ctx.splitter()),
+            )
+        {
+            if !(agent.hidden && r.action.effective() == crate::model::Effect::Allow) {
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, chain.message)
+                        .with_level(chain.level)
+                        // A note names its input in words: agents whose rules decide it
+                        // by different rules stay one finding.
+                        .with_witnesses(if chain.level == Level::Warning {
+                            vec![chain.witness]
+                        } else {
+                            Vec::new()
+                        })
+                        .with_help(chain.help),
+                );
+            }
+            continue;
+        }
+        // A tool's name under `bash` (`"todowrite *": "allow"`): it decides a shell
+        // command of that name, never the tool.
+        if found.is_none()
+            && let Some(m) = tool_pattern::slip(ctx, agent, i)
+        {
+            if !(agent.hidden && r.action.effective() == crate::model::Effect::Allow) {
+                out.push(
+                    Finding::at_rule(&CHECK, agent, i, m.message)
+                        .with_level(m.level)
+                        // A note names its input in words: agents whose rules decide it
+                        // by different rules stay one finding.
+                        .with_witnesses(if m.level == Level::Warning {
+                            vec![m.witness]
+                        } else {
+                            Vec::new()
+                        })
+                        .with_help(m.help),
+                );
+            }
             continue;
         }
         if let Some(mut message) = found {

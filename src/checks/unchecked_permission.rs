@@ -17,7 +17,15 @@
 //! what OpenCode does check is decided more loosely (`"write": "deny"` while `edit` is
 //! allowed; `"list": "deny"` while `glob` lists directories; `"todoread": "deny"` while
 //! `todowrite` hands the list back; `"git push": "deny"` while bash runs `git push`, with
-//! or without plugins: the help moves it under `bash` as `"git push *"`). An allow, or a deny beside an equally strict rule of
+//! or without plugins: the help moves it under `bash` as `"git push *"`). A command
+//! written as a key with a wildcard (`"git status *": "allow"`, `"mv *": "allow"`) is a
+//! command key too: the space before the wildcard is in no tool id. An allow written as a
+//! command key is a warning when the agent needs it: the command it means (`git status`,
+//! `mv a b`) is asked or denied today for that agent (`agent.build.permission: {"mv *":
+//! "allow"}` under a shared bash `"*": "ask"` leaves build's `mv a b` asked; verified on
+//! 1.18.34: under a bash `"*": "deny"`, build's `"mv *": "allow"` and `"git status *":
+//! "allow"` keys leave `mv a b` and `git status` refused), with that command as its
+//! witness; a note when it is allowed anyway. Any other allow, or a deny beside an equally strict rule of
 //! the permission OpenCode checks (a `write` block mirrored under `edit` in the same
 //! file), or a deny of a tool 1.18.34 does not have, only misleads: info. So does a
 //! whole-tool switch of a plain unknown name that is no near miss of a checked permission
@@ -126,7 +134,18 @@ pub fn diagnose(key: &str) -> Option<String> {
             serde_json::to_string(inner).unwrap_or_default()
         ));
     }
-    if CHECKED.contains(&key) || key.contains('*') || key.contains('?') {
+    if CHECKED.contains(&key) {
+        return None;
+    }
+    // A command with a wildcard (`"git status *": "allow"`, `"mv *": "allow"`) has a space
+    // no tool id has, as the exact one does.
+    if let Some(command) = bash_command(key).filter(|c| c.contains(['*', '?'])) {
+        return Some(format!(
+            "`{key}` is a shell command, not a permission: no tool has an id with a space, and OpenCode checks commands under `bash`, by the whole command line; write {{\"bash\": {{{}: ...}}}}",
+            serde_json::to_string(&bash_pattern(&command)).unwrap_or_default()
+        ));
+    }
+    if key.contains('*') || key.contains('?') {
         return None;
     }
     let dead = match key {
@@ -185,6 +204,10 @@ pub fn diagnose(key: &str) -> Option<String> {
 /// space (MCP tools are `SERVER_TOOL` with every other character made `_`; OpenCode's own
 /// and a plugin's are single words), so nothing ever checks it. The command, its words
 /// joined by single spaces.
+///
+/// The words after the program may hold wildcards (`"git status *"`, `"mv *"`): the key
+/// still has a space before them, which no tool id has (OpenCode's trailing ` *` also
+/// matches the bare `mv`, and no tool is named so either).
 fn bash_command(key: &str) -> Option<String> {
     let words: Vec<&str> = key.split_whitespace().collect();
     let [first, _, ..] = words.as_slice() else {
@@ -195,7 +218,47 @@ fn bash_command(key: &str) -> Option<String> {
         || crate::shell::arity::ARITY
             .iter()
             .any(|(k, _)| k.split(' ').next() == Some(first.as_str()));
-    (program && !key.contains(['*', '?', '('])).then(|| words.join(" "))
+    (program && !key.contains('(') && !first.contains(['*', '?'])).then(|| words.join(" "))
+}
+
+/// The bash pattern to write for a command key: the key itself when it ends in a
+/// wildcard (`git status *`), else with ` *` (`git push` → `git push *`).
+fn bash_pattern(command: &str) -> String {
+    if command.ends_with('*') {
+        command.to_string()
+    } else {
+        format!("{command} *")
+    }
+}
+
+/// The bash command a command key (`key`, with its `pattern`) was written for, as the
+/// bash tool would be asked it: the key as written when it has no wildcard (`git push`),
+/// else its words before a trailing ` *` (`git status *` → `git status`), with an ordinary
+/// operand after a lone program or a flag (`mv *` → `mv a b`, `rm -rf *` → `rm -rf x`). `None` when a wildcard sits
+/// elsewhere.
+fn meant_command(key: &str, pattern: &str) -> Option<String> {
+    let command = bash_command(key)?;
+    let base = match pattern {
+        "*" => command,
+        p => format!("{command} {p}"),
+    };
+    if !base.contains(['*', '?']) {
+        return Some(base);
+    }
+    let prefix = base.strip_suffix('*')?.trim_end();
+    if prefix.contains(['*', '?']) {
+        return None;
+    }
+    // A lone program or flags last (`rm -rf *`) takes an operand: `rm -rf x`.
+    let last = prefix.rsplit(' ').next().unwrap_or(prefix);
+    Some(if prefix.contains(' ') && !last.starts_with('-') {
+        prefix.to_string()
+    } else {
+        format!(
+            "{prefix} {}",
+            super::bare_command::ordinary_operand(prefix, false)
+        )
+    })
 }
 
 /// The permission OpenCode checks where the author wrote `key` (`write` → `edit`, a
@@ -239,7 +302,18 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
     // unless what OpenCode does check is as strict, or there is nothing to check (clause 3
     // for each note below). An allow nothing checks costs a question at most: clause 3.
     let wanted = r.action.effective();
-    if wanted == crate::model::Effect::Allow || ELSEWHERE.contains(&r.permission.as_str()) {
+    // A command written as a key (`"git status *": "allow"`): the allow never applies; the
+    // author needs it when the bash command it means is asked or denied today (clause 2),
+    // not when it is allowed anyway (clause 3). An internal agent (`compaction`) runs no
+    // command the allow was written for.
+    if wanted == crate::model::Effect::Allow {
+        let needed = !agent.is_internal()
+            && meant_command(&r.permission, &r.pattern)
+                .and_then(|c| ctx.witness_of(agent, "bash", &c))
+                .is_some_and(|w| w.action != crate::model::Effect::Allow);
+        return if needed { Level::Warning } else { Level::Info };
+    }
+    if ELSEWHERE.contains(&r.permission.as_str()) {
         return Level::Info;
     }
     // A deny of a tool that does not exist still reads as protection: listing goes through
@@ -286,11 +360,16 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
         return Level::Info;
     }
     // A command written as a key (`"git push": "deny"`) is asked as itself, under `bash`.
-    let subject = match (bash_command(&r.permission), r.pattern.as_str()) {
-        (Some(command), "*") => command,
-        (Some(command), pattern) => format!("{command} {pattern}"),
-        (None, "*") => "a.ts".to_string(),
-        (None, pattern) => pattern.to_string(),
+    let subject = match (
+        bash_command(&r.permission),
+        meant_command(&r.permission, &r.pattern),
+        r.pattern.as_str(),
+    ) {
+        (Some(_), Some(command), _) => command,
+        (Some(command), None, "*") => command,
+        (Some(command), None, pattern) => format!("{command} {pattern}"),
+        (None, _, "*") => "a.ts".to_string(),
+        (None, _, pattern) => pattern.to_string(),
     };
     let d = crate::agents::evaluate(&agent.rules, &target, &subject, ctx.project.platform);
     if openness(d.effect) <= openness(wanted) {
@@ -343,15 +422,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
             let mut f = Finding::at_rule(&CHECK, agent, i, message).with_level(level);
             if let Some(command) = bash_command(&r.permission) {
-                let (pattern, asked) = match r.pattern.as_str() {
-                    "*" => (format!("{command} *"), command.clone()),
-                    p => (format!("{command} {p}"), format!("{command} {p}")),
+                let pattern = match r.pattern.as_str() {
+                    "*" => bash_pattern(&command),
+                    p => format!("{command} {p}"),
                 };
                 // What the bash tool decides for the command today.
                 if level == Level::Warning
-                    && !asked.contains(['*', '?'])
+                    && let Some(asked) = meant_command(&r.permission, &r.pattern)
                     && let Some(w) = ctx.witness_of(agent, "bash", &asked)
                 {
+                    if r.action.effective() == crate::model::Effect::Allow {
+                        f.message.push_str(&format!(
+                            "; the agent needs it: bash {} is {} today",
+                            serde_json::to_string(&asked).unwrap_or_default(),
+                            if w.action == crate::model::Effect::Deny {
+                                "denied"
+                            } else {
+                                "asked"
+                            }
+                        ));
+                    }
                     f = f.with_witnesses(vec![w]);
                 }
                 f = f.with_help(format!(
@@ -368,6 +458,22 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::diagnose;
+
+    #[test]
+    fn the_command_a_key_means() {
+        use super::meant_command;
+        for (key, pattern, meant) in [
+            ("git push", "*", Some("git push")),
+            ("git status *", "*", Some("git status")),
+            ("mv *", "*", Some("mv a b")),
+            ("git log *", "*", Some("git log")),
+            ("rm -rf *", "*", Some("rm -rf x")),
+            ("git *status", "*", None),
+            ("git", "*", None),
+        ] {
+            assert_eq!(meant_command(key, pattern).as_deref(), meant, "{key}");
+        }
+    }
 
     #[test]
     fn diagnoses() {
@@ -394,6 +500,8 @@ mod tests {
             ("git push", "write {\"bash\": {\"git push *\": ...}}"),
             ("npm  run dev", "a shell command"),
             ("rm -rf", "a shell command"),
+            ("git status *", "write {\"bash\": {\"git status *\": ...}}"),
+            ("mv *", "write {\"bash\": {\"mv *\": ...}}"),
         ] {
             let d = diagnose(bad).unwrap_or_default();
             assert!(d.contains(needle), "{bad}: {d}");
