@@ -10,7 +10,9 @@
 //! simulation of OpenCode's tools `explain` answers users with:
 //!
 //! * bash: the input is one command the bash tool asks about (exactly one part, whose text
-//!   is the input), decided by the witness's action and rule;
+//!   is the input), decided by the witness's action and rule; or, for a `never-matches`
+//!   chain pattern, the chain its author meant: asked as two or more commands, the call as
+//!   a whole decided by the witness's action and rule;
 //! * a file tool (read, edit, …): the tool asks its permission for exactly the input (a
 //!   worktree-relative path, as OpenCode asks), decided by the witness's action and rule
 //!   (a hidden tool, bash included: the rule that hides it);
@@ -123,6 +125,10 @@ fn disagreement(
         let asked: Vec<&Value> = parts.iter().filter(|p| p["asked"] == true).collect();
         return match asked.as_slice() {
             [p] if p["text"] == input => same(&p["action"], &p["rule"]),
+            // A chain pattern's witness is the chain its author meant (`never-matches`: the
+            // bash tool asks about each of its commands, never the line): the call as a
+            // whole is decided as the finding says.
+            [_, _, ..] if ask.finding["id"] == "never-matches" => same(&d["action"], &d["rule"]),
             _ => Some(format!(
                 "the bash tool asks about {:?}, not about the input as one command",
                 asked.iter().map(|p| &p["text"]).collect::<Vec<_>>()

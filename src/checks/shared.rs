@@ -207,13 +207,38 @@ pub fn other_deciders<'f>(
     if claimed.is_some_and(|r| r.loc.is_some()) {
         return Vec::new();
     }
+    // A bash witness is decided as the bash tool asks it: split into its commands (a chain
+    // pattern's witness is a chain), the call's deciding part's rule.
+    let paths = project.loaded.paths();
+    let (cwd, wt, home) = (
+        paths.cwd.to_string_lossy(),
+        paths.worktree.to_string_lossy(),
+        paths.home.to_string_lossy(),
+    );
+    let no = |_: &str| false;
+    let env = crate::shell::Env {
+        cwd: &cwd,
+        worktree: &wt,
+        home: &home,
+        is_dir: &no,
+    };
+    let request = (w.permission == "bash").then(|| crate::shell::split::request(&w.input, &env));
     rest.iter()
         .filter_map(|name| {
             let other = project.agent(name)?;
-            let d =
-                crate::agents::evaluate(&other.rules, &w.permission, &w.input, project.platform);
-            let theirs = d.rule.and_then(|k| other.rules.get(k));
-            (theirs != claimed).then_some((name.as_str(), d.rule))
+            let rule = match &request {
+                Some(req) => crate::shell::decide::decide(req, |perm, pattern| {
+                    crate::agents::evaluate(&other.rules, perm, pattern, project.platform)
+                })
+                .decision()
+                .and_then(|d| d.rule),
+                None => {
+                    crate::agents::evaluate(&other.rules, &w.permission, &w.input, project.platform)
+                        .rule
+                }
+            };
+            let theirs = rule.and_then(|k| other.rules.get(k));
+            (theirs != claimed).then_some((name.as_str(), rule))
         })
         .collect()
 }
