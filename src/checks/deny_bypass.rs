@@ -373,7 +373,13 @@ const WRITE_MODES: &[WriteMode] = &[
         command: "git branch -D x",
         does: "deletes branch `x`, merged or not",
         harm: Harm::DeletesGitWork,
-        patterns: &["git branch -D*"],
+        // Its spellings too (`deny_too_narrow::SPELLINGS`): `-D*` alone leaves
+        // `git branch --delete --force` running.
+        patterns: &[
+            "git branch -D*",
+            "git branch --delete --force*",
+            "git branch -d -f*",
+        ],
     },
     WriteMode {
         program: "git stash",

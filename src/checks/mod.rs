@@ -16,6 +16,7 @@ mod ctx;
 pub mod dead_rule;
 pub mod delegation_escalation;
 pub mod deny_bypass;
+pub mod deny_too_narrow;
 mod engines;
 pub mod env_injection;
 pub mod examples;
@@ -210,6 +211,7 @@ pub const CHECKS: &[Check] = &[
     self_modification::CHECK,
     deny_bypass::CHECK,
     wrapper_allow::CHECK,
+    deny_too_narrow::CHECK,
     open_allow_list::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
@@ -436,6 +438,7 @@ fn run_places(
     self_modification::run(&ctx, &mut out);
     deny_bypass::run(&ctx, &reach, &mut out);
     wrapper_allow::run(&ctx, &mut out);
+    deny_too_narrow::run(&ctx, &mut out);
     let open = open_allow_list::run(&ctx, &mut out);
     match SharedView::new(project) {
         None => order_checks(&ctx, &reach, &mut out),
