@@ -299,14 +299,42 @@ pub(super) fn slip(
             ""
         },
     );
+    // The commands the pattern names (`curl * | sh` names `curl` and `sh`), to say which
+    // patterns to write; a pattern of wildcards and operators only names none.
+    let pieces: Vec<String> = r
+        .pattern
+        .split(op)
+        .map(|p| p.trim().trim_end_matches('*').trim().to_string())
+        .filter(|p| p.starts_with(|c: char| c.is_ascii_alphanumeric()))
+        .collect();
     let help = match wanted {
-        Effect::Allow => "allow each command of the chain on its own (a pattern per command, such as \"git status*\"): OpenCode allows a chain when it allows every command in it".to_string(),
-        _ => format!(
-            "{} the commands themselves (a pattern per command, such as \"rm *\"): OpenCode {} a chain when it {} any command in it",
-            if wanted == Effect::Deny { "deny" } else { "ask for" },
-            if wanted == Effect::Deny { "denies" } else { "asks for" },
-            if wanted == Effect::Deny { "denies" } else { "asks for" },
-        ),
+        Effect::Allow => {
+            let each: Vec<String> = pieces.iter().map(|p| format!("\"{p}*\"")).collect();
+            format!(
+                "a chain cannot be matched as one: replace this rule by allowing each command on its own ({}): OpenCode allows a chain when it allows every command in it",
+                if each.is_empty() {
+                    "such as \"git status*\"".to_string()
+                } else {
+                    each.join(", ")
+                }
+            )
+        }
+        _ => {
+            let (verb, verbs) = if wanted == Effect::Deny {
+                ("denying", "denies")
+            } else {
+                ("asking for", "asks for")
+            };
+            // The command a chain ends in is what it was written to stop (`| sh`).
+            let example = pieces
+                .last()
+                .and_then(|p| p.split_whitespace().next())
+                .map(|w| format!("\"{w} *\""))
+                .unwrap_or_else(|| "\"rm *\"".to_string());
+            format!(
+                "a chain cannot be matched as one: replace this rule by {verb} the commands you meant to stop, each by its own pattern (e.g. {example}), which {verbs} them outside a chain too; OpenCode {verbs} a chain when it {verbs} any command in it"
+            )
+        }
     };
     Some(Chain {
         witness,
