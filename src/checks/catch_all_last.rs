@@ -268,7 +268,7 @@ fn help_for<'f>(
         if rule.action.effective() == Effect::Allow {
             continue;
         }
-        if !super::overlap::bare_note(rule).is_empty() && !bare.contains(&ri) {
+        if !super::overlap::bare_note(&agent.rules, rule).is_empty() && !bare.contains(&ri) {
             bare.push(ri);
         }
         if let Some(w) = f.witnesses.first()

@@ -194,7 +194,13 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
             let first = format!(
                 "outside the project the tool asks `external_directory` with the file's directory first, then `{permission}` with the path relative to the worktree (`../…`)"
             );
-            let mut help = if dir.is_empty() {
+            // `/Users/**/.openagent/**`: the directories meant lie below a wildcard
+            // (`.openagent` at any depth), so `"/Users/*"` would open every one of them.
+            let below = r.pattern.get(dir.len()..).unwrap_or_default();
+            let narrowed_below = below
+                .rfind('/')
+                .is_some_and(|k| below[..k].chars().any(|c| !matches!(c, '*' | '?' | '/')));
+            let mut help = if dir.is_empty() || narrowed_below {
                 // `/**/PLAN-*.md`: no directory to name; `"/*": "allow"` would open every
                 // directory outside the project to every tool of the agent.
                 format!(

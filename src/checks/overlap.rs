@@ -144,7 +144,7 @@ impl Shadowing {
             _ => help,
         };
         let help = match agent.rules.get(i) {
-            Some(r) if self.check.id != dead_rule::CHECK.id => help + &bare_note(r),
+            Some(r) if self.check.id != dead_rule::CHECK.id => help + &bare_note(&agent.rules, r),
             _ => help,
         };
         let (example, related) = decided_by(ctx, agent, i, &w);
@@ -197,8 +197,20 @@ pub(super) fn order_from_elsewhere(
 /// For a bash deny or ask written as an exact command (`"git push": "deny"`): moved
 /// where it takes effect it still matches the bare command alone, so the help says to
 /// write `git push *` (which matches the bare command too). Empty otherwise.
-pub(super) fn bare_note(r: &crate::model::Rule) -> String {
+/// Not when the author wrote `git push *` themselves with another action (`"rm": "deny"`
+/// beside `"rm *": "ask"`): rewritten, the deny would turn their asks into denies.
+pub(super) fn bare_note(rules: &[crate::model::Rule], r: &crate::model::Rule) -> String {
     if r.permission != "bash" || r.action.effective() == Effect::Allow {
+        return String::new();
+    }
+    let star = format!("{} *", r.pattern);
+    let bare_star = format!("{}*", r.pattern);
+    if rules.iter().any(|x| {
+        x.loc.is_some()
+            && x.permission == "bash"
+            && (x.pattern == star || x.pattern == bare_star)
+            && x.action.effective() != r.action.effective()
+    }) {
         return String::new();
     }
     match super::bare_command::with_operands(&r.pattern) {

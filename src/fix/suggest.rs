@@ -296,7 +296,13 @@ fn deny_bypass(
     // The exceptions the author carved out of the deny (`*.env.example` allow after
     // `*.env*` deny) stay open to the same commands: their allows after the denies.
     let platform = project.platform;
-    let deny_glob = crate::glob::Wildcard::compile(&deny.pattern);
+    // What the bash denies cover (`cat *.env*` for a `*.env` deny: `.env.example` too), not
+    // only the deny's own glob: an allow of the author's inside it stays open.
+    let deny_glob = crate::glob::Wildcard::compile(&if core.is_empty() {
+        deny.pattern.clone()
+    } else {
+        format!("*{core}*")
+    });
     let exceptions: Vec<String> = agent
         .rules
         .iter()
