@@ -191,6 +191,38 @@ pub fn config(data: &[u8]) {
         }
         for w in &f.witnesses {
             let d = evaluate(&agent.rules, &w.permission, &w.input, platform);
+            // A chain pattern's witness is a chain (`never-matches`): decided as the bash
+            // tool asks it, each command on its own, the call by its deciding part.
+            if f.id == "never-matches" && w.permission == "bash" {
+                let paths = project.loaded.paths();
+                let (cwd, wt, home) = (
+                    paths.cwd.to_string_lossy(),
+                    paths.worktree.to_string_lossy(),
+                    paths.home.to_string_lossy(),
+                );
+                let no = |_: &str| false;
+                let env = permaudit::shell::Env {
+                    cwd: &cwd,
+                    worktree: &wt,
+                    home: &home,
+                    is_dir: &no,
+                };
+                let req = permaudit::shell::split::request(&w.input, &env);
+                if req.patterns.len() > 1 {
+                    let call = permaudit::shell::decide::decide(&req, |perm, pattern| {
+                        evaluate(&agent.rules, perm, pattern, platform)
+                    });
+                    assert_eq!(
+                        (call.decision().and_then(|x| x.rule), call.effect),
+                        (w.rule, w.action),
+                        "{}: chain witness {:?} for agent {name} is not decided as claimed",
+                        f.id,
+                        w.input
+                    );
+                    // The whole-input evaluators below answer for one command, not a chain.
+                    continue;
+                }
+            }
             assert_eq!(
                 (d.rule, d.effect),
                 (w.rule, w.action),
