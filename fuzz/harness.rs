@@ -194,19 +194,9 @@ pub fn config(data: &[u8]) {
             // A chain pattern's witness is a chain (`never-matches`): decided as the bash
             // tool asks it, each command on its own, the call by its deciding part.
             if f.id == "never-matches" && w.permission == "bash" {
-                let paths = project.loaded.paths();
-                let (cwd, wt, home) = (
-                    paths.cwd.to_string_lossy(),
-                    paths.worktree.to_string_lossy(),
-                    paths.home.to_string_lossy(),
-                );
+                let places = permaudit::shell::Places::of(project.loaded.paths());
                 let no = |_: &str| false;
-                let env = permaudit::shell::Env {
-                    cwd: &cwd,
-                    worktree: &wt,
-                    home: &home,
-                    is_dir: &no,
-                };
+                let env = places.env(&no);
                 let req = permaudit::shell::split::request(&w.input, &env);
                 if req.patterns.len() > 1 {
                     let call = permaudit::shell::decide::decide(&req, |perm, pattern| {

@@ -167,20 +167,10 @@ pub(super) fn decide_command_with(
     command: &str,
     eval: impl FnMut(&str, &str) -> Decision,
 ) -> crate::shell::decide::Decided {
-    let paths = ctx.project.loaded.paths();
-    let (cwd, wt, home) = (
-        paths.cwd.to_string_lossy(),
-        paths.worktree.to_string_lossy(),
-        paths.home.to_string_lossy(),
-    );
+    let places = crate::shell::Places::of(ctx.project.loaded.paths());
     // No directory is assumed to exist: a path argument then asks about its parent.
     let no = |_: &str| false;
-    let env = crate::shell::Env {
-        cwd: &cwd,
-        worktree: &wt,
-        home: &home,
-        is_dir: &no,
-    };
+    let env = places.env(&no);
     let req = splitter.request(command, &env);
     decide(&req, eval)
 }

@@ -209,19 +209,9 @@ pub fn other_deciders<'f>(
     }
     // A bash witness is decided as the bash tool asks it: split into its commands (a chain
     // pattern's witness is a chain), the call's deciding part's rule.
-    let paths = project.loaded.paths();
-    let (cwd, wt, home) = (
-        paths.cwd.to_string_lossy(),
-        paths.worktree.to_string_lossy(),
-        paths.home.to_string_lossy(),
-    );
+    let places = crate::shell::Places::of(project.loaded.paths());
     let no = |_: &str| false;
-    let env = crate::shell::Env {
-        cwd: &cwd,
-        worktree: &wt,
-        home: &home,
-        is_dir: &no,
-    };
+    let env = places.env(&no);
     let request = (w.permission == "bash").then(|| crate::shell::split::request(&w.input, &env));
     rest.iter()
         .filter_map(|name| {
