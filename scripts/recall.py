@@ -147,4 +147,5 @@ def main():
                 out.write("\t".join([r["case"], r["file"], r["line"], r["shape"], r["severity"], state, ",".join(ids)]) + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -31,7 +31,11 @@
 //! while its rule takes effect; a warning when the user would see a *looser* decision than
 //! the entry says (`bash: false`, yet bash runs): the entry was replaced by a same-name
 //! `permission` key, or its rule lands where later rules undo it all. An entry overruled
-//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info, and so is a
+//! by a stricter rule (`bash: true` beside `permission.bash` rules) is info, except
+//! `write: true` (or `patch: true`) replaced by an `edit` deny (`edit: false` later in the
+//! same map, or the agent's `permission.edit`): the write tool asks `edit`, so the agent
+//! cannot create a file either, an allow the author needs that never applies (severity
+//! rule clause 2, a warning); and so is a
 //! top-level entry that an agent's own rule switches back for that agent (`tools:
 //! {"sentry_*": false}` globally and `sentry_*: true` in the one agent that uses it: the
 //! opt-in idiom, deliberate and working).
@@ -433,9 +437,34 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         ),
                         None => String::new(),
                     };
+                    // `write: true` (or `patch`) replaced by an `edit` deny: the author
+                    // switched writing on, and OpenCode asks the write tool as `edit`, so
+                    // the agent cannot create a file either. Severity rule clause 2: an
+                    // allow the author needs that never applies (LEGACY-WRITE-EDIT-MERGED
+                    // in tests/real/expert.tsv).
+                    // Only a whole-tool deny: a block of patterns (`"*": "deny",
+                    // "*.md": "allow"`) or an ask refines the entry on purpose (judged so
+                    // on the held half, LT-replaced-perm-refined).
+                    let write_lost = rec.enabled
+                        && rec.tool != name
+                        && matches!(final_entry, Some(PermEntry::Action(l)) if l.action == Action::Deny)
+                        && witnesses.iter().any(|w| w.action == Effect::Deny);
+                    let level = if write_lost {
+                        Level::Warning
+                    } else {
+                        looser_than(&witnesses, action.effective())
+                    };
+                    let effect = if write_lost {
+                        format!(
+                            "{effect}: OpenCode's {} tool asks `{name}`, so this agent cannot create a new file either",
+                            rec.tool
+                        )
+                    } else {
+                        effect
+                    };
                     Finding {
                         id: CHECK.id,
-                        level: looser_than(&witnesses, action.effective()),
+                        level,
                         agents: vec![agent.name.clone()],
                         rule: None,
                         loc: Some(rec.loc),
@@ -451,7 +480,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                             // `write: false` beside `edit: true`: one permission, and the
                             // later entry decides; a `*` deny under `edit` would stop the
                             // agent editing at all.
+                            Some(l) if l.layer == layer && write_lost => format!("`write`, `edit` and `patch` are one permission (`edit`) and the later entry decides it: OpenCode 1.18.34 cannot let an agent create files but not change them. If this agent should write, remove the later entry {}; if it should write only some files, replace both entries by `permission: {{\"edit\": {{\"*\": \"deny\", \"notes/**\": \"allow\"}}}}` with its own paths; if it should not write at all, remove this entry", tools.iter().find(|t| t.loc == l.loc && t.agent == rec.agent).map(|t| format!("`{}: {}`", t.tool, t.enabled)).unwrap_or_default()),
                             Some(l) if l.layer == layer => "remove this entry: `write`, `edit` and `patch` are one permission (`edit`) and the later entry decides it; OpenCode 1.18.34 cannot let an agent edit files but not write new ones, so give all three the one value you mean".to_string(),
+                            _ if write_lost => format!("OpenCode 1.18.34 asks the {} tool as `{name}`, and the `permission` key `{name}` decides it: if this agent should write some files, allow them there (`\"{name}\": {{\"*\": \"deny\", \"notes/**\": \"allow\"}}` with its own paths) and remove this entry; if it should not write, remove this entry", rec.tool),
                             _ => format!(
                                 "remove the `tools` entry (the `permission` key decides); if every `{name}` call should be {}, write \"*\": \"{action}\" as the first pattern of that key",
                                 match action {

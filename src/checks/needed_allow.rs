@@ -223,7 +223,24 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                 // The author's pattern kept, relative to this worktree (`../../plans/**`,
                 // `../*/PLAN-*.md`): never `../*`, every outside path.
                 let rel = relative_form(&r.pattern, dir, &paths.worktree.to_string_lossy());
-                match rel.filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform)) {
+                // A rule in a file outside the project (the global config, a global
+                // agent) holds for every project, each at its own depth: no `../` form
+                // names the same directory from all of them (judged harmful on a fresh
+                // set: from this depth it opened every path five levels up).
+                let global_file = r.loc.is_some_and(|l| {
+                    ctx.project
+                        .loaded
+                        .sources
+                        .get(l.source)
+                        .path()
+                        .is_some_and(|p| !p.starts_with(&paths.worktree))
+                });
+                if global_file {
+                    help.push_str(&format!(
+                        "; under `{permission}`, the path is relative to each project's worktree (`../…`, as many as the project is deep), so a rule in this global file cannot name that directory for every project: let the agent's other `{permission}` rules decide there, or write the `../…` allow in each project's own config"
+                    ));
+                } else {
+                    match rel.filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform)) {
                     Some(rel) => help.push_str(&format!(
                         ", and under `{permission}`, `{}: \"allow\"` after its catch-all (your pattern as OpenCode asks it from this worktree: from another project the `../` differ)",
                         q(&rel)
@@ -231,6 +248,7 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                     None => help.push_str(&format!(
                         ", and under `{permission}`, allow the files' paths relative to the worktree (`../…`) after its catch-all"
                     )),
+                    }
                 }
             }
             let today = format!(

@@ -184,6 +184,15 @@ pub(super) fn file_name(pattern: &str, last: &str) -> bool {
         })
 }
 
+/// A path under the home directory as a config writes it (`~/.aws`): OpenCode expands a
+/// pattern's leading `~/` (spec §3.3), and the expanded form names this machine only.
+fn home_spelled(path: &str, home: &str) -> String {
+    match path.strip_prefix(home.trim_end_matches('/')) {
+        Some(rest) if rest.starts_with('/') && home.len() > 1 => format!("~{rest}"),
+        _ => path.to_string(),
+    }
+}
+
 /// Runs of `*` as one (`**` means `*` in OpenCode).
 fn collapse_stars(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
@@ -221,10 +230,14 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
             ),
             None => {
                 let dir = pattern.trim_end_matches(['*', '/']);
-                let dir = if dir
-                    .rsplit('/')
-                    .next()
-                    .is_some_and(|last| last.contains('.') || last.contains('*'))
+                // `~/.aws/**` names the directory `.aws` (a dot starts many a home
+                // directory's name); only a pattern ending in a name may name a file.
+                let names_dir = pattern.len() != dir.len() && pattern[dir.len()..].starts_with('/');
+                let dir = if !names_dir
+                    && dir
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.contains('.') || last.contains('*'))
                 {
                     dir.rsplit_once('/').map_or(dir, |(d, _)| d)
                 } else {
@@ -235,7 +248,8 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
                 } else {
                     format!(
                         "; for files outside the project, OpenCode asks `external_directory` first, with the directory: write {} under `external_directory`",
-                        serde_json::to_string(&format!("{dir}/*")).unwrap_or_default()
+                        serde_json::to_string(&format!("{}/*", home_spelled(dir, &home)))
+                            .unwrap_or_default()
                     )
                 }
             }

@@ -127,6 +127,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     && x.action.effective() == Effect::Allow
                     && !x.pattern.chars().all(|c| c == '*')
                     && x.pattern != ".opencode/plans/*.md"
+                    // An absolute (or `~`) pattern never matches an `edit` input (spec
+                    // §4): copying it gives plan nothing and adds a never-matches warning.
+                    && !x.pattern.starts_with('/')
+                    && !super::needed_allow::windows_absolute(&x.pattern)
             })
             .map(|x| {
                 let text = format!(

@@ -1,4 +1,4 @@
-//! `secret-readable` (info)
+//! `secret-readable` (info; warning for a legacy `tools` entry)
 //!
 //! ## What it finds
 //! A rule of yours that lets an agent read or edit `.env`-like files without asking, where
@@ -11,7 +11,12 @@
 //!
 //! A legacy `tools: {read: true}` entry is translated to `read: allow` and voids the
 //! asks exactly as the permission does: the same finding, at the entry (it speaks there
-//! before `legacy-tools`' note on the deprecated spelling).
+//! before `legacy-tools`' note on the deprecated spelling). There it is a warning in an
+//! agent that restricts itself (its own `edit`, `write` or `bash` deny or ask: a reviewer
+//! with `edit: false`): the author switched a tool on and never wrote an allow, so the
+//! secrets prompt they lose is one they did not choose to drop (two blind expert readings
+//! flagged it, six times, each in such an agent). A
+//! `read` allow written under `permission` may be meant as it reads, and stays a note.
 //!
 //! ## Example
 //! `{"permission": {"read": "allow"}}` replaces the defaults' `.env` asks: every agent reads
@@ -19,8 +24,11 @@
 //!
 //! ## How to fix
 //! End the `read` (and `edit`) rules with `"*.env": "ask"`, `"*.env.*": "ask"` (or deny).
+//! A `tools: {read: true}` entry is best removed: the tool is on without it, and the
+//! defaults' asks apply again (where an earlier rule would then deny reading, the entry
+//! becomes a `permission.read` block that keeps the asks instead).
 
-use super::{Check, Ctx, Finding, Level};
+use super::{Check, Ctx, Finding, Level, is_own};
 use crate::agents::evaluate;
 use crate::model::Effect;
 
@@ -82,17 +90,49 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 );
                 // A `tools` entry has no patterns to add after it: a `permission` key of
                 // the same name replaces the entry (spec §5.4), so the block goes there.
-                let help: String = if legacy {
+                // Without the entry, would an ordinary file still be decided as the entry
+                // decides it? Then the entry only switches on a tool that is on anyway.
+                let mut without = agent.rules.clone();
+                without.remove(k);
+                let plain =
+                    evaluate(&without, permission, "src/main.ts", platform).effect == Effect::Allow;
+                let help: String = if legacy && plain {
                     format!(
-                        "replace the `tools` entry with `\"permission\": {{\"{permission}\": {{\"*\": \"allow\", \"*.env\": \"ask\", \"*.env.*\": \"ask\"}}}}` (or deny) if secrets should not be {done}: a `permission` key of the same name replaces the `tools` entry"
+                        "remove the `tools` entry `{permission}: true`: the {permission} tool is on without it, and OpenCode then asks before a `.env` file is {done} again (its default rules apply)"
+                    )
+                } else if legacy {
+                    format!(
+                        "replace the `tools` entry with `\"permission\": {{\"{permission}\": {{\"*\": \"allow\", \"*.env\": \"ask\", \"*.env.*\": \"ask\", \"*.env.example\": \"allow\"}}}}` (or deny) if secrets should not be {done}: a `permission` key of the same name replaces the `tools` entry"
                     )
                 } else {
                     format!(
                         "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {done}"
                     )
                 };
+                // A `tools: {read: true}` entry switches a tool on; its translation also
+                // drops OpenCode's asks before reading secrets, which the author never
+                // wrote: a loss they did not choose, a warning (docs/checks.md, severity
+                // rule: a rule that takes effect is levelled by how likely the loss is;
+                // LEGACY-READ-TRUE-ENV in tests/real/expert.tsv). An allow the author
+                // wrote under `permission` may mean it: a note.
+                // Only in an agent that restricts itself (its own `edit`, `write` or
+                // `bash` deny or ask: a reviewer with `edit: false`): there the author
+                // weighs what the agent may do, and the entry's side effect goes against
+                // that; every expert row was such an agent. An agent with every tool
+                // switched on is left a note.
+                let restricted = agent.rules.iter().any(|r| {
+                    is_own(r.layer)
+                        && r.action != crate::model::Action::Allow
+                        && ["edit", "write", "bash"].contains(&r.permission.as_str())
+                });
+                let level = if legacy && restricted {
+                    Level::Warning
+                } else {
+                    Level::Info
+                };
                 out.push(
                     Finding::at_rule(&CHECK, agent, k, message)
+                        .with_level(level)
                         .with_witnesses(witnesses)
                         .with_help(help),
                 );
