@@ -66,6 +66,10 @@ pub(super) fn ordinary_operand(command: &str, flagged: bool) -> &'static str {
         ("git", "push", true),
         ("git push", "origin main", true),
         ("git commit", "-m wip", true),
+        ("git status", "-s", true),
+        ("git diff", "--stat", true),
+        ("git log", "--oneline", true),
+        ("git show", "--stat", true),
         ("git reset", "HEAD~1", true),
         ("git rebase", "main", true),
         ("git merge", "main", true),
@@ -182,7 +186,18 @@ pub(super) fn slip(
 ) -> Option<Slip> {
     let r = agent.rules.get(i)?;
     let wanted = r.action.effective();
-    if r.permission != "bash" || r.loc.is_none() || wanted == Effect::Allow {
+    if r.permission != "bash" || r.loc.is_none() {
+        return None;
+    }
+    // An exact allow only for a command nobody runs bare (`"head": "allow"`: `head` with
+    // no file reads the terminal) or a git read whose flags are everyday (`"git diff":
+    // "allow"`, yet `git diff --stat` asks): the author needs the operand form (severity
+    // rule clause 2; BARE-CMD-ALLOW in two blind expert readings).
+    if wanted == Effect::Allow
+        && (agent.hidden
+            || !(OPERAND_READERS.contains(&r.pattern.as_str())
+                || GIT_READS.contains(&r.pattern.as_str())))
+    {
         return None;
     }
     // The rule decides its own text: a dead one is the order checks' to report.
@@ -218,6 +233,7 @@ pub(super) fn slip(
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let (what, verb, verbs) = match wanted {
         Effect::Deny => ("deny", "deny", "denies"),
+        Effect::Allow => ("allow", "allow", "allows"),
         _ => ("ask", "ask for", "asks for"),
     };
     let message = format!(
@@ -226,6 +242,7 @@ pub(super) fn slip(
         q(&command),
         match w.action {
             Effect::Allow => "allowed",
+            Effect::Deny => "denied",
             _ => "asked",
         },
         q(&rewritten),
@@ -255,15 +272,29 @@ fn looser(
     let wanted = agent.rules.get(i)?.action.effective();
     let w = ctx.witness_of(agent, "bash", command)?;
     let call = super::always_overrides_deny::decide_command(ctx, agent, splitter, command, None);
-    (openness(w.action) > openness(wanted)
-        && w.rule.is_none_or(|k| k < i)
-        && call.effect == w.action)
-        .then_some(w)
+    let differs = if wanted == Effect::Allow {
+        openness(w.action) < openness(wanted)
+    } else {
+        openness(w.action) > openness(wanted)
+    };
+    (differs && w.rule.is_none_or(|k| k < i) && call.effect == w.action).then_some(w)
 }
 
 /// Words written as if OpenCode had a keyword for "every other command": it has none
 /// (the catch-all is `*`), so the rule matches a command of that name.
 const CATCH_ALL_WORDS: &[&str] = &["default", "other", "others", "fallback"];
+
+/// Programs that read the files they are given, and do nothing useful bare (they wait on
+/// the terminal): an exact allow of one is written for its operand forms.
+const OPERAND_READERS: &[&str] = &[
+    "cat", "head", "tail", "grep", "rg", "wc", "awk", "jq", "cut", "sort", "uniq", "diff", "file",
+    "stat", "less", "more", "bat", "tr", "fd",
+];
+
+/// Git's reads whose everyday forms carry flags or operands (`git diff --stat`, `git log
+/// --oneline`, `git show abc123`). Not `git status`: its bare form is the everyday one, and
+/// an ask for `git status -s` is a small loss (judged so on the held half).
+const GIT_READS: &[&str] = &["git diff", "git log", "git show"];
 
 /// Commands no rule of a config is likely to name.
 const ANY_COMMANDS: &[&str] = &["python3 main.py", "make build", "ls", "node index.js"];

@@ -46,7 +46,12 @@
 //!   has an operand already (`rm -rf /`, `git add .`), names a script or target (`make
 //!   test`, `npm run dev`: the text is the complete command), or acts on the whole tree by
 //!   a flag, which an operand would only narrow (`git add -A`). The "Always" story of
-//!   `always-overrides-deny` at the same rule is then a note;
+//!   `always-overrides-deny` at the same rule is then a note. An exact allow likewise,
+//!   but only of a program nobody runs bare (`"head": "allow"`, `cat`, `grep`, `rg`, `fd`,
+//!   `sort` …: bare, they read the terminal) or of `git diff`, `git log`, `git show`
+//!   (whose everyday forms carry flags): `head x` is asked, the allow the author needs
+//!   never applies (severity rule clause 2). Not `git status`, whose bare form is the
+//!   everyday one;
 //! - a bash pattern that needs a chain between commands (`"*&&*": "ask"`, `"*|*": "ask"`,
 //!   `"git status* && git diff*": "allow"`, the fork bomb `":(){:|:&};:": "deny"`): the
 //!   bash tool asks about each command of a chain on its own (`ls && pwd` is asked as `ls`
