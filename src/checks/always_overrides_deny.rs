@@ -286,6 +286,20 @@ fn finding(
             continue;
         };
         let always = part.always.clone()?;
+        // A deny of words inside a command (`*DROP DATABASE*`, meant for `psql -c …`):
+        // the text filled in starts with a word no shell runs, so no person meets a
+        // `DROP` question; the real way round it (an "Always" to `psql …`) is no command
+        // this rule's text names. Judged harmful help on a blind fresh set (answer "Once"
+        // to `DROP` questions).
+        if r.pattern.starts_with('*')
+            && r.pattern
+                .trim_start_matches('*')
+                .split(' ')
+                .next()
+                .is_some_and(not_a_program)
+        {
+            return None;
+        }
         let stored = Wildcard::compile(&always);
         // After "Always", the stored allow is the last rule: it decides what it matches.
         if !stored.is_match(&w, platform)
@@ -398,6 +412,17 @@ fn typed(glob: &Wildcard) -> Vec<String> {
     } else {
         vec![empty, word]
     }
+}
+
+/// A word no shell runs as a program: an SQL keyword (`DROP`, `truncate`) or any word in
+/// capitals, the way statements inside a database client's command are written.
+fn not_a_program(word: &str) -> bool {
+    const SQL: &[&str] = &[
+        "drop", "truncate", "delete", "alter", "insert", "select", "grant", "revoke", "update",
+        "create",
+    ];
+    SQL.contains(&word.to_ascii_lowercase().as_str())
+        || (word.len() > 1 && word.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
 }
 
 /// A command that asks and whose "Always" pattern is `always`, and whether a person meets

@@ -202,7 +202,7 @@ fn allow_list_maps(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<crate::source::
                 agent.name
             );
             let help = format!(
-                "to keep `{}` from editing, switch edit off under its own `permission` key (singular: `permissions` is ignored): `edit: deny` (the `write` and `apply_patch` tools ask `edit` too); for every tool not listed, put `\"*\": \"deny\"` first in its `permission` and allow the listed ones after it",
+                "to keep `{}` from editing, switch edit off under its own `permission` key (singular: `permissions` is ignored): `edit: deny` (the `write` and `apply_patch` tools ask `edit` too). For a real allow-list, replace the `tools` map by `permission` entries: `\"*\": \"deny\"` first, then the listed tools as `allow` (a `tools` map kept beside it would come before that `\"*\": \"deny\"`, which then hides every tool)",
                 agent.name
             );
             // At the map's own `tools` key: the last `tools` before its first entry.
