@@ -20,6 +20,8 @@ struct Client {
     next: i64,
     /// Notifications received while waiting for something else.
     notes: Vec<Value>,
+    /// The version [`typed`] sent last (documents open at version 1).
+    version: i32,
 }
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -86,6 +88,7 @@ impl Client {
             rx,
             next: 1,
             notes: Vec::new(),
+            version: 1,
         }
     }
 
@@ -153,6 +156,14 @@ impl Client {
             }
         }
     }
+}
+
+/// `shutdown`, then `exit`: the server answers and exits with success.
+fn shutdown(mut c: Client) {
+    let s = c.request("shutdown", Value::Null);
+    assert!(s["error"].is_null(), "{s}");
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
 }
 
 fn uri(path: &std::path::Path) -> String {
@@ -475,10 +486,7 @@ fn a_burst_is_one_analysis_and_other_files_none() {
         published.is_empty(),
         "a non-config change re-checked: {published:#?}"
     );
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
 }
 
 const AGENT: &str =
@@ -581,10 +589,7 @@ fn unsaved_files_settings_refusals_and_the_disk() {
         !d.iter().any(|x| x["code"] == "shadowed-deny")
     });
 
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
 }
 
 /// An editor rooted in `/` that watches files for its servers: the server asks it to watch
@@ -648,10 +653,7 @@ fn rooted_from_the_file_and_watched_by_the_client() {
         sent.elapsed()
     );
 
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
 }
 
 /// `--fix --unsafe-fixes` parity on a config where it moves 13 denies: the code actions
@@ -731,10 +733,7 @@ fn code_actions_fix_what_check_fix_unsafe_fixes_fixes() {
             "no narrowing fix at {r:#}: {a:#}"
         );
     }
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
 }
 
 /// A suggestion proven on the config (`check --format json`, `suggestions`) is offered as a
@@ -781,10 +780,58 @@ fn code_actions_offer_the_suggestions_check_proves() {
     let edits = action["edit"]["changes"][&u].as_array().unwrap();
     assert_eq!(apply(text, edits), by_check, "{action:#}");
     assert!(by_check.contains("\"cat *.env*\": \"deny\""), "{by_check}");
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
+}
+
+/// The server started on `t` (rooted at its project), initialized: the client and its
+/// answer to `initialize`.
+fn initialized(t: &Tree) -> (Client, Value) {
+    let mut c = Client::start(t);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&t.project()), "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    (c, init)
+}
+
+/// The server started on `t` and initialized, with `file` (under the project) opened as
+/// `text` and analysed: the client, its answer to `initialize`, and the file's URI.
+fn session(t: &Tree, file: &str, text: &str) -> (Client, Value, String) {
+    let p = t.project();
+    let (mut c, init) = initialized(t);
+    let lang = if file.ends_with(".md") {
+        "markdown"
+    } else {
+        "json"
+    };
+    let u = open(&mut c, &p.join(file), lang, text);
+    c.diagnostics(&u, |_| true);
+    (c, init, u)
+}
+
+/// `text` (its `|` the cursor, removed) sent as the next version of `uri`, then completion
+/// at the cursor: [`completion`]'s answer.
+fn typed(c: &mut Client, uri: &str, text: &str) -> (Vec<String>, Value) {
+    c.version += 1;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": c.version},
+               "contentChanges": [{"text": text.replacen('|', "", 1)}]}),
+    );
+    completion(c, uri, text)
+}
+
+/// A markdown agent opened as `text` (its `|` the cursor, removed), then completion at the
+/// cursor: its URI and [`completion`]'s answer.
+fn open_and_complete(
+    c: &mut Client,
+    path: &std::path::Path,
+    text: &str,
+) -> (String, (Vec<String>, Value)) {
+    let u = open(c, path, "markdown", &text.replacen('|', "", 1));
+    let answer = completion(c, &u, text);
+    (u, answer)
 }
 
 /// The labels of a completion answer, and the answer.
@@ -818,29 +865,13 @@ fn completion_in_permission_blocks() {
     const CONFIG: &str = "{\n  \"agent\": {\"reviewer\": {\"mode\": \"subagent\", \"description\": \"reviews\"}},\n  \"permission\": {\"task\": {\"*\": \"deny\"}}\n}\n";
     let t = Tree::new().file("project/opencode.json", CONFIG);
     let p = t.project();
-    let mut c = Client::start(&t);
-    let init = c.request(
-        "initialize",
-        json!({"processId": null, "rootUri": uri(&p), "capabilities": {}}),
-    );
+    let (mut c, init, config) = session(&t, "opencode.json", CONFIG);
     assert_eq!(
         init["result"]["capabilities"]["completionProvider"]["triggerCharacters"],
         json!(["\""]),
         "{init}"
     );
-    c.notify("initialized", json!({}));
-    let config = open(&mut c, &p.join("opencode.json"), "json", CONFIG);
-    c.diagnostics(&config, |_| true);
-    let mut version = 1;
-    let mut typed = |c: &mut Client, text: &str| {
-        version += 1;
-        c.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": config, "version": version},
-                   "contentChanges": [{"text": text.replacen('|', "", 1)}]}),
-        );
-        completion(c, &config, text)
-    };
+    let typed = |c: &mut Client, text: &str| typed(c, &config, text);
 
     // Agents under `task`: the subagents first, no internal agent.
     let (agents, _) = typed(
@@ -920,13 +951,7 @@ fn completion_in_permission_blocks() {
 
     // A markdown agent's frontmatter.
     let md = "---\ndescription: d\nmode: subagent\npermission:\n  bash: |\n---\nAn agent.\n";
-    let agent = open(
-        &mut c,
-        &p.join(".opencode/agents/a.md"),
-        "markdown",
-        &md.replacen('|', "", 1),
-    );
-    let (actions, r) = completion(&mut c, &agent, md);
+    let (agent, (actions, r)) = open_and_complete(&mut c, &p.join(".opencode/agents/a.md"), md);
     assert_eq!(actions, ["allow", "ask", "deny"], "{r}");
     assert_eq!(r["result"]["items"][1]["textEdit"]["newText"], "ask", "{r}");
     let md = "---\npermission:\n  task:\n    \"*\": deny\n    |\n---\n";
@@ -941,10 +966,134 @@ fn completion_in_permission_blocks() {
             .contains(&"reviewer".to_string())
     );
 
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
+}
+
+/// The CodeLenses of a document: `(line, title, arguments)` each.
+fn lenses(c: &mut Client, uri: &str) -> Vec<(u64, String, Vec<String>)> {
+    let r = c.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    r["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no lenses: {r}"))
+        .iter()
+        .map(|l| {
+            let args = l["command"]["arguments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(l["command"]["command"], "permaudit.explain", "{l}");
+            (
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["command"]["title"].as_str().unwrap().to_string(),
+                args,
+            )
+        })
+        .collect()
+}
+
+/// What `explain` (the library's, through the binary's JSON) says decides the lens' own
+/// call: the 1-based line of the deciding rule, for the lens' agent, permission and input.
+fn explained_line(t: &Tree, args: &[String]) -> Option<u64> {
+    let out = t.run(&[
+        "explain", "--format", "json", "--agent", &args[0], &args[1], &args[3],
+    ]);
+    out.json()["source"]["line"].as_u64()
+}
+
+const LENSED: &str = "{\n  \"agent\": {\"reviewer\": {\"mode\": \"subagent\", \"description\": \"reviews\",\n    \"permission\": {\"edit\": {\"src/*\": \"allow\"}}}},\n  \"permission\": {\n    \"edit\": {\n      \"tests/**\": \"deny\",\n      \"*\": \"allow\"\n    },\n    \"write\": \"deny\",\n    \"bash\": {\"git push *\": \"deny\", \"*\": \"ask\"}\n  }\n}\n";
+
+/// A CodeLens above each rule says what it decides and for whom, from the analysis `check`
+/// runs; each agent and input it names is decided by `explain` as the title says (by this
+/// rule, or by the line it names); a permission OpenCode never asks says so; the lenses
+/// follow the buffer; a markdown agent's frontmatter gets its own.
+#[test]
+fn code_lenses_say_what_each_rule_decides() {
+    let t = Tree::new().file("project/opencode.json", LENSED);
+    let p = t.project();
+    let (mut c, init, config) = session(&t, "opencode.json", LENSED);
+    assert!(
+        init["result"]["capabilities"]["codeLensProvider"].is_object(),
+        "{init}"
+    );
+    let got = lenses(&mut c, &config);
+    let at = |line: u64| {
+        got.iter()
+            .find(|l| l.0 == line)
+            .unwrap_or_else(|| panic!("no lens on line {line}: {got:#?}"))
+    };
+    // One lens per rule written: src/*, tests/**, *, write, git push *, bash *.
+    assert_eq!(got.len(), 6, "{got:#?}");
+    // The deny a later catch-all overrides, for every agent that holds it.
+    let (_, title, _) = at(5);
+    assert!(
+        title.starts_with("overridden for every agent by line 7: `edit` \"*\" allow"),
+        "{title}"
+    );
+    assert!(at(6).1.starts_with("decides for"), "{got:#?}");
+    assert_eq!(
+        at(8).1,
+        "OpenCode never checks `write` (the tool asks `edit`)"
+    );
+    // The reviewer's own rule: for the reviewer only.
+    assert_eq!(at(2).1, "decides for reviewer", "{got:#?}");
+    // Each title against explain: the lens' agent and input are decided by this rule when
+    // it says it decides for that agent, or by the line it names.
+    for (line, title, args) in &got {
+        assert_eq!(args.len(), 4, "{args:?}");
+        if title.starts_with("OpenCode never checks") {
+            continue;
+        }
+        let decided = explained_line(&t, args);
+        let agent_decides = title
+            .strip_prefix("decides for ")
+            .map(|rest| rest.split(" · ").next().unwrap_or(""))
+            .is_some_and(|who| who == "every agent" || who.split(", ").any(|a| a == args[0]));
+        if agent_decides {
+            assert_eq!(decided, Some(line + 1), "{title} {args:?}");
+        } else if let Some(by) = title.split(" by line ").nth(1) {
+            let by: u64 = by
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_eq!(decided, Some(by), "{title} {args:?}");
+        } else {
+            panic!("a title neither decides nor names its decider: {title}");
+        }
+    }
+    // Asked again: the same lenses (kept for this analysis).
+    assert_eq!(lenses(&mut c, &config), got);
+    // The buffer changes: the deny moved after the catch-all now decides.
+    let fixed = LENSED.replace(
+        "      \"tests/**\": \"deny\",\n      \"*\": \"allow\"\n",
+        "      \"*\": \"allow\",\n      \"tests/**\": \"deny\"\n",
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": config, "version": 2},
+               "contentChanges": [{"text": fixed}]}),
+    );
+    let after = lenses(&mut c, &config);
+    let deny = after.iter().find(|l| l.0 == 6).unwrap();
+    assert!(deny.1.starts_with("decides for"), "{after:#?}");
+    assert_eq!(deny.2[2], "tests/**", "{after:#?}");
+    // A markdown agent's frontmatter.
+    let md = "---\ndescription: d\nmode: subagent\npermission:\n  bash:\n    \"*\": ask\n    \"rm *\": deny\n---\nAn agent.\n";
+    let agent = open(&mut c, &p.join(".opencode/agents/a.md"), "markdown", md);
+    c.diagnostics(&agent, |_| true);
+    let md_lenses = lenses(&mut c, &agent);
+    assert_eq!(md_lenses.len(), 2, "{md_lenses:#?}");
+    assert!(
+        md_lenses.iter().all(|l| l.1 == "decides for a"),
+        "{md_lenses:#?}"
+    );
+    shutdown(c);
 }
 
 /// `server --stdio`, as vscode-languageclient's stdio transport and other clients start a
@@ -965,8 +1114,5 @@ fn the_stdio_flag_clients_pass_is_accepted() {
     c.notify("initialized", json!({}));
     let config = open(&mut c, &p.join("opencode.json"), "json", SHADOWED);
     c.diagnostics(&config, |d| d.iter().any(|x| x["code"] == "shadowed-deny"));
-    let s = c.request("shutdown", Value::Null);
-    assert!(s["error"].is_null(), "{s}");
-    c.notify("exit", Value::Null);
-    assert!(c.child.wait().unwrap().success());
+    shutdown(c);
 }
