@@ -1096,6 +1096,83 @@ fn code_lenses_say_what_each_rule_decides() {
     shutdown(c);
 }
 
+/// Patterns worth writing at a pattern key: under `bash` the project's own commands as the
+/// "Always" pattern OpenCode stores (`map --commands`' commands), under `edit` and `read`
+/// the project's files and directories under the typed prefix; in JSON and frontmatter.
+#[test]
+fn completion_of_patterns() {
+    const CONFIG: &str = "{\n  \"permission\": {\"bash\": {\"*\": \"ask\"}}\n}\n";
+    let t = Tree::new()
+        .file("project/opencode.json", CONFIG)
+        .file(
+            "project/package.json",
+            "{\"scripts\": {\"build\": \"cargo build --release\", \"lint\": \"eslint src\"}}\n",
+        )
+        .file("project/src/main.rs", "")
+        .file("project/src/cli/mod.rs", "")
+        .file("project/docs/a.md", "")
+        .file("project/.env", "");
+    let p = t.project();
+    let (mut c, _, config) = session(&t, "opencode.json", CONFIG);
+    let typed = |c: &mut Client, text: &str| typed(c, &config, text);
+    // bash: the project's commands, as `map --commands` lists them.
+    let (commands, r) = typed(
+        &mut c,
+        "{\n  \"permission\": {\"bash\": {\"*\": \"ask\", \"|",
+    );
+    let map = t.run(&["map", "--commands", "--format", "json"]);
+    assert!(
+        map.stdout.contains("cargo build --release"),
+        "{}",
+        map.stdout
+    );
+    for want in ["cargo build *", "eslint *"] {
+        assert!(commands.contains(&want.to_string()), "{want}: {r:#}");
+    }
+    // Filtered by what is typed, quoted outside a string.
+    let (commands, r) = typed(&mut c, "{\n  \"permission\": {\"bash\": {|");
+    assert!(commands.contains(&"cargo build *".to_string()), "{r:#}");
+    let item = r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "cargo build *")
+        .unwrap();
+    assert_eq!(item["textEdit"]["newText"], "\"cargo build *\"", "{item}");
+    let (commands, _) = typed(&mut c, "{\n  \"permission\": {\"bash\": {\"es|");
+    assert_eq!(commands, ["eslint *"]);
+    // edit and read: the files and directories under the prefix.
+    let (paths, r) = typed(
+        &mut c,
+        "{\n  \"permission\": {\"edit\": {\"*\": \"allow\", \"|",
+    );
+    for want in [".env", "docs/*", "src/*", "package.json", "opencode.json"] {
+        assert!(paths.contains(&want.to_string()), "{want}: {r:#}");
+    }
+    assert!(!paths.iter().any(|p| p.starts_with(".git")), "{paths:?}");
+    let (paths, _) = typed(&mut c, "{\n  \"permission\": {\"read\": {\"src/|");
+    assert_eq!(paths, ["src/cli/*", "src/main.rs"]);
+    let (paths, _) = typed(&mut c, "{\n  \"permission\": {\"read\": {\"../|");
+    assert!(paths.is_empty(), "{paths:?}");
+    // Not at a value, nor under another permission.
+    let (actions, _) = typed(&mut c, "{\n  \"permission\": {\"edit\": {\"src/*\": \"|");
+    assert_eq!(actions, ["allow", "ask", "deny"]);
+    assert!(
+        typed(&mut c, "{\n  \"permission\": {\"webfetch\": {\"|")
+            .0
+            .is_empty()
+    );
+    // A markdown agent's frontmatter.
+    let md = "---\npermission:\n  edit:\n    src/|\n---\n";
+    let (_, (paths, r)) = open_and_complete(&mut c, &p.join(".opencode/agents/a.md"), md);
+    assert_eq!(paths, ["src/cli/*", "src/main.rs"], "{r:#}");
+    assert_eq!(
+        r["result"]["items"][1]["textEdit"]["newText"],
+        "src/main.rs"
+    );
+    shutdown(c);
+}
+
 /// `server --stdio`, as vscode-languageclient's stdio transport and other clients start a
 /// server: accepted (stdio is the only transport) and the same server.
 #[test]

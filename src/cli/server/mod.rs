@@ -73,6 +73,8 @@ struct State {
     watching: bool,
     /// The CodeLenses of each document, computed from the last analysis when first asked.
     lenses: BTreeMap<PathBuf, Vec<lt::CodeLens>>,
+    /// The project's commands as `bash` patterns, read when first asked after an analysis.
+    commands: Option<Vec<(String, String)>>,
 }
 
 pub fn run(ctx: &Context) -> Result<i32, i32> {
@@ -140,6 +142,7 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         stamps: BTreeMap::new(),
         watching: false,
         lenses: BTreeMap::new(),
+        commands: None,
     };
     if watches {
         state.register_watchers(&conn);
@@ -718,6 +721,7 @@ impl State {
                 self.project = Some(project);
                 self.findings = findings;
                 self.lenses.clear();
+                self.commands = None;
                 self.reads = reads;
                 self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
                 times.mark("stamps");
