@@ -1173,6 +1173,131 @@ fn completion_of_patterns() {
     shutdown(c);
 }
 
+/// Not an assertion: how long completion and CodeLens take on the largest real config
+/// (`tests/real/dpietersz__dotfiles`, the most rules written: 1,123, 262 of them in one
+/// global agent file), printed for the record
+/// (`cargo test --release --test server -- --nocapture latency`).
+#[test]
+fn latency_on_the_largest_real_config() {
+    latency("dpietersz__dotfiles");
+}
+
+/// The same on `tests/real/mgajewskik__opencode-config`, the config `scripts/bench-server.py`
+/// calls the largest (~430 rules in one file, held by 17 agents: the most rules a lens
+/// asks about, per agent).
+#[test]
+fn latency_on_the_config_with_the_most_rules_held() {
+    latency("mgajewskik__opencode-config");
+}
+
+fn latency(name: &str) {
+    let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/real")
+        .join(name);
+    // The fixture holds no command file: the extension's package.json stands in for the
+    // project's commands (`bash` pattern completion reads them).
+    let scripts = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/vscode/package.json"),
+    )
+    .unwrap();
+    let t = Tree::from_fixture(&real).file("project/package.json", &scripts);
+    let p = t.project();
+    let (mut c, _) = initialized(&t);
+    // Every config file OpenCode reads there (the project's and the global ones), opened;
+    // the one with the most lenses measured.
+    fn configs(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.map(|e| e.unwrap().path()) {
+            let skip = [".git", "skill", "skills", "node_modules"];
+            if e.is_dir() && !skip.iter().any(|k| e.ends_with(k)) {
+                configs(&e, out);
+            } else if e
+                .extension()
+                .is_some_and(|x| x == "json" || x == "jsonc" || x == "md")
+            {
+                out.push(e);
+            }
+        }
+    }
+    let mut files = vec![p.join("opencode.json")];
+    configs(&p.join(".opencode"), &mut files);
+    configs(&t.root().join("home/.config/opencode"), &mut files);
+    files.retain(|f| f.is_file());
+    files.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mut best: Option<(usize, String, std::path::PathBuf, f64)> = None;
+    let mut total = (0, 0.0);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let lang = if f.extension().is_some_and(|e| e == "md") {
+            "markdown"
+        } else {
+            "json"
+        };
+        let u = open(&mut c, f, lang, &text);
+        c.diagnostics(&u, |_| true);
+        let start = Instant::now();
+        let n = lenses(&mut c, &u).len();
+        let took = ms(start.elapsed());
+        total = (total.0 + n, total.1 + took);
+        if best.as_ref().is_none_or(|b| n > b.0) {
+            best = Some((n, u, f.clone(), took));
+        }
+    }
+    let (n, u, f, first) = best.unwrap();
+    let start = Instant::now();
+    lenses(&mut c, &u);
+    let cached = ms(start.elapsed());
+    // Completion there: at the first permission block's key, and at a pattern key of the
+    // first `bash` and `edit` blocks (JSON: after `{`; markdown: a new line under the key).
+    let text = std::fs::read_to_string(&f).unwrap();
+    let mut report = format!(
+        "latency on {} ({} files open, {} lenses in all, {:.1} ms in all): codeLens of {} ({n} lenses) {first:.1} ms first, {cached:.2} ms again",
+        real.file_name().unwrap().to_string_lossy(),
+        files.len(),
+        total.0,
+        total.1,
+        f.strip_prefix(t.root()).unwrap().display()
+    );
+    for key in ["permission", "bash", "edit", "task"] {
+        let at = text
+            .find(&format!("\"{key}\": {{"))
+            .map(|k| k + key.len() + 5)
+            .or_else(|| {
+                ["", "  "].iter().find_map(|indent| {
+                    let head = format!("\n{indent}{key}:\n");
+                    text.find(&head).map(|k| k + head.len() + indent.len() + 2)
+                })
+            });
+        let Some(at) = at else { continue };
+        let before = &text[..at];
+        let line = before.matches('\n').count();
+        let character = before.len() - before.rfind('\n').map_or(0, |k| k + 1);
+        let mut times = Vec::new();
+        let mut items = 0;
+        for _ in 0..20 {
+            let start = Instant::now();
+            let r = c.request(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": u}, "position": {"line": line, "character": character}}),
+            );
+            times.push(ms(start.elapsed()));
+            items = r["result"]["items"].as_array().map_or(0, Vec::len);
+        }
+        let first = times[0];
+        times.sort_by(f64::total_cmp);
+        report.push_str(&format!(
+            "; completion at `{key}` ({items} items) first {first:.2} ms, median {:.2} ms, max {:.2} ms",
+            times[times.len() / 2],
+            times[times.len() - 1]
+        ));
+    }
+    println!("{report}");
+    shutdown(c);
+}
+
 /// `server --stdio`, as vscode-languageclient's stdio transport and other clients start a
 /// server: accepted (stdio is the only transport) and the same server.
 #[test]
