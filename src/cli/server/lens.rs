@@ -1,7 +1,9 @@
 //! CodeLens: above each rule written in a document, what it decides and for whom
-//! ("decides for build, plan · overridden for explore by line 12", "OpenCode never checks
-//! `write`"), read from the analysis the last check ran (the rule's `decides` per agent,
-//! as the hover's lines are: [`super::hover::decides`]); computed once per analysis and
+//! ("decides for build, plan · overridden for explore by line 12: `edit` \"*\" deny",
+//! "dead for every agent (later rules decide)" when more than two later rules decide for
+//! different agents, "OpenCode never checks `write`"), read from the analysis the last
+//! check ran (the rule's `decides` per agent, as the hover's lines are:
+//! [`super::hover::decides`]); computed once per analysis and
 //! document, at most [`MAX_LENSES`] per document. Each lens' command is
 //! `permaudit.explain` with the arguments `[agent, permission, pattern, input]`: the
 //! editor runs `permaudit explain --agent AGENT PERMISSION INPUT` (the input an example
@@ -200,18 +202,23 @@ fn lens(project: &Project, ctx: &Ctx<'_>, loc: Loc) -> Option<(String, Vec<serde
         parts.push(format!("decides for {}", who(&groups.decides)));
     }
     if !groups.overridden.is_empty() {
-        let names: Vec<String> = groups.overridden.iter().map(|(n, _)| n.clone()).collect();
-        let by = &groups.overridden[0].1;
-        match by {
-            Some(by)
-                if groups
-                    .overridden
-                    .iter()
-                    .all(|(_, b)| b.as_ref() == Some(by)) =>
-            {
-                parts.push(format!("overridden for {} by {by}", who(&names)));
+        // The agents by the rule that decides instead: one or two such rules are named,
+        // more (or one no example shows) are summed up.
+        let mut by_rule: Vec<(&Option<String>, Vec<String>)> = Vec::new();
+        for (name, by) in &groups.overridden {
+            match by_rule.iter_mut().find(|(b, _)| *b == by) {
+                Some((_, names)) => names.push(name.clone()),
+                None => by_rule.push((by, vec![name.clone()])),
             }
-            _ => parts.push(format!("dead for {} (later rules decide)", who(&names))),
+        }
+        if by_rule.len() <= 2 && by_rule.iter().all(|(b, _)| b.is_some()) {
+            for (by, names) in &by_rule {
+                let by = by.as_deref().unwrap_or_default();
+                parts.push(format!("overridden for {} by {by}", who(names)));
+            }
+        } else {
+            let names: Vec<String> = groups.overridden.iter().map(|(n, _)| n.clone()).collect();
+            parts.push(format!("dead for {} (later rules decide)", who(&names)));
         }
     }
     if !groups.undetermined.is_empty() {
