@@ -6,7 +6,8 @@
 //! `scripts/install-neovim.sh` installs both, for this user only. Neovim is always
 //! started in `/`. `one_client_per_project`: six project config files and a global agent file
 //! opened by absolute path, one client, each file's diagnostics equal to `check`'s, none
-//! repeated, and completion inside a deny's value offers the actions. `editing_session`
+//! repeated, completion inside a deny's value offers the actions, and the first file's
+//! CodeLenses arrive (`vim.lsp.codelens.refresh`, `get`). `editing_session`
 //! (tests/neovim/steps.lua): against `check` at every step, a fix typed into one buffer,
 //! a new unsaved agent file, a broken settings buffer and its fix, a transient JSON error
 //! (the other files keep their findings), then an external `check --fix --unsafe-fixes` on
@@ -79,6 +80,23 @@ fn session(nvim: &Path) {
     assert_eq!(clients, Some(1), "{got}");
     // Completion through Neovim's client: the actions, as a pattern's value.
     assert_eq!(lines.next(), Some("completion allow,ask,deny"), "{got}");
+    // CodeLenses through Neovim's client, above the first file's two rules: the deny that
+    // later rules override for every agent (the catch-all here, each agent file's own),
+    // and the catch-all that decides for the agents without rules of their own.
+    let mut lines = lines.peekable();
+    let mut lenses = Vec::new();
+    while let Some(l) = lines.next_if(|l| l.starts_with("codelens ")) {
+        lenses.push(l.to_string());
+    }
+    assert_eq!(lenses.len(), 2, "{got}");
+    assert!(
+        lenses[0].starts_with("codelens 4 dead for every agent"),
+        "{got}"
+    );
+    assert!(
+        lenses[1].starts_with("codelens 5 decides for build"),
+        "{got}"
+    );
     let mut diagnostics: Vec<String> = lines.map(str::to_string).collect();
     diagnostics.sort();
     assert_eq!(diagnostics, want, "Neovim's diagnostics vs check's");

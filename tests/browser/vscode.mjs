@@ -9,6 +9,8 @@
 // It checks: the extension starts permaudit server for opencode.json; every error of
 // `check` appears in the Problems panel with permaudit's message and line; a quick fix is
 // offered at the shadowed deny and, applied, clears that finding; hover on a rule answers;
+// CodeLenses show above the rules (`.codelens-decoration`) and one clicked shows explain's
+// answer;
 // with permaudit.path set to a missing binary, the message with the install command appears
 // (a settings change restarts the server), and with an old one the same, and nothing else
 // breaks.
@@ -139,6 +141,24 @@ try {
   await filter.fill("");
   const problemsShot = setup.shot.replace(/\.png$/, "-problems.png");
   await page.screenshot({ path: problemsShot });
+
+  // CodeLenses above the rules: what each decides and for whom; clicked, explain answers.
+  const lensText = await until(async () => {
+    const t = await page.locator(".codelens-decoration").allInnerTexts();
+    return t.some((x) => /decides for|overridden for|dead for|never checks/.test(x)) ? t : undefined;
+  }, 30000) || await page.locator(".codelens-decoration").allInnerTexts();
+  check(lensText.some((x) => /decides for|overridden for .* by /.test(x)), `CodeLenses above the rules say what they decide (${lensText.join(" | ")})`);
+  const lensLink = page.locator(".codelens-decoration a", { hasText: /decides for|overridden for/ }).first();
+  if (await lensLink.count()) {
+    await lensLink.click();
+    const explained = await until(async () => {
+      const t = await page.locator(".notifications-toasts .notification-toast").allInnerTexts();
+      return t.find((x) => /permaudit: /.test(x));
+    }, 30000);
+    check(explained !== undefined, `a CodeLens clicked shows explain's answer (${(explained || "").replace(/\n/g, " ")})`);
+    await page.keyboard.press("Escape");
+  }
+  await page.screenshot({ path: setup.shot.replace(/\.png$/, "-codelens.png") });
 
   // Hover on the shadowed deny's rule: what it decides.
   const deny = setup.findings.find((f) => f.id === "shadowed-deny");

@@ -1,7 +1,8 @@
 -- tests/neovim.rs: the set-up docs/editors.md gives (tests/neovim/permaudit.lua, run as
 -- written, `permaudit` found on PATH), every file of the argument list opened, the
 -- diagnostics awaited, then written to NVIM_LSP_OUT (`clients N`, the completion labels
--- inside the first file's first deny, then `file line:col code` a line) and Neovim quits.
+-- inside the first file's first deny, the first file's CodeLenses as `codelens LINE
+-- TITLE`, then `file line:col code` a line) and Neovim quits.
 dofile(os.getenv("PERMAUDIT_LUA"))
 local out = os.getenv("NVIM_LSP_OUT")
 local want = tonumber(os.getenv("WANT"))
@@ -28,6 +29,16 @@ vim.api.nvim_create_autocmd("VimEnter", {
       for _, item in ipairs(items) do table.insert(labels, item.label) end
     end
     f:write("completion " .. table.concat(labels, ",") .. "\n")
+    -- CodeLenses through Neovim's client (vim.lsp.codelens.refresh, then get): the first
+    -- file's, `codelens LINE TITLE` each, in line order.
+    vim.api.nvim_set_current_buf(buf)
+    vim.lsp.codelens.refresh()
+    vim.wait(10000, function() return #vim.lsp.codelens.get(buf) > 0 end, 50)
+    local lenses = vim.lsp.codelens.get(buf)
+    table.sort(lenses, function(a, b) return a.range.start.line < b.range.start.line end)
+    for _, l in ipairs(lenses) do
+      f:write(string.format("codelens %d %s\n", l.range.start.line + 1, l.command and l.command.title or "?"))
+    end
     for _, d in ipairs(vim.diagnostic.get()) do
       local name = vim.api.nvim_buf_get_name(d.bufnr)
       f:write(string.format("%s %d:%d %s\n", name, d.lnum + 1, d.col + 1, d.code or "?"))

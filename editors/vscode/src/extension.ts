@@ -27,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.commands.registerCommand("permaudit.restart", () => restart()),
     vscode.commands.registerCommand("permaudit.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand("permaudit.explain", (...args: unknown[]) => explain(args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("permaudit")) {
         output.appendLine("permaudit: settings changed, restarting the server");
@@ -164,4 +165,35 @@ async function start(): Promise<void> {
   const started = new LanguageClient("permaudit", "permaudit", serverOptions, clientOptions);
   client = started;
   await started.start();
+}
+
+/**
+ * A CodeLens' command (`permaudit.explain`, arguments `[agent, permission, pattern,
+ * input]`): `permaudit explain --agent AGENT PERMISSION INPUT` run in the project of the
+ * active file, its answer in the output channel and in a message.
+ */
+async function explain(args: unknown[]): Promise<void> {
+  const [agent, permission, pattern, input] = args.map((a) => (typeof a === "string" ? a : ""));
+  if (!agent || !permission) {
+    void vscode.window.showWarningMessage("permaudit: explain needs an agent and a permission (run it from a CodeLens).");
+    return;
+  }
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const folder = (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
+  const cwd = folder?.uri.fsPath ?? (active ? path.dirname(active.fsPath) : undefined);
+  const argv = ["explain", "--color", "never", "--agent", agent, permission, input || pattern];
+  const text = await new Promise<string>((resolve) => {
+    execFile(executable(), argv, { timeout: 30000, cwd }, (error, stdout, stderr) => {
+      const out = `${stdout}${stderr}`.trim();
+      resolve(out || (error ? error.message : ""));
+    });
+  });
+  output.appendLine(`permaudit explain --agent ${agent} ${permission} ${JSON.stringify(input || pattern)} (the rule "${pattern}"):`);
+  output.appendLine(text);
+  const shown = text.split("\n").filter((l) => l.trim()).slice(0, 3).join(" ");
+  const more = "Show output";
+  const choice = await vscode.window.showInformationMessage(`permaudit: ${shown}`, more);
+  if (choice === more) {
+    output.show(true);
+  }
 }

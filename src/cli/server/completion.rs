@@ -2,12 +2,20 @@
 //! config does not parse, so this reads only the text before the cursor): the permission
 //! keys OpenCode 1.18.34 checks, each with the tools that check it
 //! ([`crate::model::meaning`]); the actions `allow`, `ask`, `deny` as a permission's or a
-//! pattern's value; and under `task` the agents of the last analysis (the subagents first),
-//! `task`'s patterns being agent names. JSON(C) configs and the YAML frontmatter of markdown
+//! pattern's value; under `task` the agents of the last analysis (the subagents first),
+//! `task`'s patterns being agent names; under `bash` the project's own commands as the
+//! patterns OpenCode's "Always" stores for them (`npm run *`: the commands `map --commands`
+//! reads, split as the bash tool splits them); under `edit` and `read` the files and
+//! directories (`dir/*`) of the project directory under the typed prefix, at most
+//! [`MAX_PATTERNS`] of either. JSON(C) configs and the YAML frontmatter of markdown
 //! agents; anywhere else, nothing.
 
 use super::State;
 use lsp_types as lt;
+use std::path::Path;
+
+/// The most patterns (commands, paths) one completion offers.
+pub(super) const MAX_PATTERNS: usize = 200;
 
 /// Where the cursor is: the keys of the objects it is in (outermost first), whether it is
 /// at a key or at the value of the last one, and the word typed so far.
@@ -27,6 +35,10 @@ enum Offer {
     Permissions,
     Actions,
     Agents,
+    /// `bash` patterns: the project's commands.
+    Commands,
+    /// `edit`/`read` patterns: the project's files.
+    Paths,
 }
 
 const ACTIONS: &[(&str, &str)] = &[
@@ -42,10 +54,14 @@ const ACTIONS: &[(&str, &str)] = &[
 ];
 
 impl State {
-    pub(super) fn completion(&self, p: &lt::CompletionParams) -> Option<lt::CompletionResponse> {
+    pub(super) fn completion(
+        &mut self,
+        p: &lt::CompletionParams,
+    ) -> Option<lt::CompletionResponse> {
         let tp = &p.text_document_position;
         let path = super::uri_path(&tp.text_document.uri)?;
-        let text = self.docs.get(&path)?;
+        let text = self.docs.get(&path)?.clone();
+        let text = text.as_str();
         let at = super::offset(text, tp.position);
         let markdown = path.extension().is_some_and(|e| e == "md");
         let place = if markdown {
@@ -83,7 +99,55 @@ impl State {
             ))),
             ..Default::default()
         };
+        let typed = text.get(start..at).unwrap_or("");
         let items: Vec<lt::CompletionItem> = match offer {
+            Offer::Commands => self
+                .commands()
+                .iter()
+                .filter(|(pattern, _)| pattern.starts_with(typed))
+                .take(MAX_PATTERNS)
+                .enumerate()
+                .map(|(k, (pattern, example))| {
+                    let mut i = item(
+                        pattern,
+                        format!("the project runs {example}"),
+                        format!(
+                            "`bash` \"{pattern}\": the pattern OpenCode's \"Always\" stores for `{}` (the project runs it: {example}).",
+                            pattern.trim_end_matches(" *")
+                        ),
+                        format!("{k:03}"),
+                    );
+                    i.kind = Some(lt::CompletionItemKind::VALUE);
+                    i
+                })
+                .collect(),
+            Offer::Paths => {
+                let root = match &self.project {
+                    Some(p) => p.loaded.paths().project_root().to_path_buf(),
+                    None => self.cwd.clone(),
+                };
+                files_under(&root, typed)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, (pattern, dir))| {
+                        let (detail, doc) = if dir {
+                            (
+                                "directory: everything under it".to_string(),
+                                format!("\"{pattern}\": every path under `{}` (`*` also matches `/`).", pattern.trim_end_matches('*')),
+                            )
+                        } else {
+                            ("file".to_string(), format!("\"{pattern}\": this file, by its path from the project root."))
+                        };
+                        let mut i = item(&pattern, detail, doc, format!("{k:03}"));
+                        i.kind = Some(if dir {
+                            lt::CompletionItemKind::FOLDER
+                        } else {
+                            lt::CompletionItemKind::FILE
+                        });
+                        i
+                    })
+                    .collect()
+            }
             Offer::Actions => ACTIONS
                 .iter()
                 .enumerate()
@@ -148,6 +212,73 @@ impl State {
     }
 }
 
+impl State {
+    /// The project's commands as `bash` patterns (each "Always" pattern once, first place
+    /// kept) with where the project runs one: read through the open buffers when first
+    /// asked after an analysis, kept until the next.
+    fn commands(&mut self) -> &[(String, String)] {
+        if self.commands.is_none() {
+            let mut out: Vec<(String, String)> = Vec::new();
+            if let Some(project) = &self.project {
+                let host = super::Buffers::new(&crate::host::RealHost, &self.docs);
+                let (commands, requests) =
+                    crate::shell::corpus::of_project(&host, project.loaded.paths());
+                let mut seen = std::collections::BTreeSet::new();
+                for (c, r) in commands.iter().zip(&requests) {
+                    for pattern in &r.always {
+                        if seen.insert(pattern.clone()) {
+                            out.push((
+                                pattern.clone(),
+                                format!("`{}` ({}:{})", c.text.trim(), c.path, c.line),
+                            ));
+                        }
+                    }
+                }
+            }
+            self.commands = Some(out);
+        }
+        self.commands.as_deref().unwrap_or_default()
+    }
+}
+
+/// The files and directories of the project rooted at `root` whose relative paths start
+/// with `typed` (relative, no wildcard, no `..`): files as their path, directories as
+/// `dir/*`, sorted, `.git` left out, at most [`MAX_PATTERNS`].
+fn files_under(root: &Path, typed: &str) -> Vec<(String, bool)> {
+    let (dir, name) = match typed.rfind('/') {
+        Some(k) => (&typed[..=k], &typed[k + 1..]),
+        None => ("", typed),
+    };
+    if typed.starts_with(['/', '~'])
+        || typed.contains(['*', '?', '\\'])
+        || dir.split('/').any(|c| c == "..")
+    {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, bool)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let n = e.file_name().into_string().ok()?;
+            (n.starts_with(name) && n != ".git").then(|| (n, e.path().is_dir()))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .take(MAX_PATTERNS)
+        .map(|(n, is_dir)| {
+            if is_dir {
+                (format!("{dir}{n}/*"), true)
+            } else {
+                (format!("{dir}{n}"), false)
+            }
+        })
+        .collect()
+}
+
 /// The LSP position of byte `at` of `text` (UTF-16 columns).
 fn position_in(text: &str, at: usize) -> lt::Position {
     let at = at.min(text.len());
@@ -175,6 +306,8 @@ fn offer(place: &Place) -> Option<Offer> {
         (0, false) => Some(Offer::Permissions),
         (0, true) | (1, true) | (2, true) => Some(Offer::Actions),
         (1, false) if rel[0] == "task" => Some(Offer::Agents),
+        (1, false) if rel[0] == "bash" => Some(Offer::Commands),
+        (1, false) if rel[0] == "edit" || rel[0] == "read" => Some(Offer::Paths),
         _ => None,
     }
 }
@@ -427,7 +560,7 @@ fn key_colon(line: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Offer, json_place, offer, yaml_place};
+    use super::{Offer, files_under, json_place, offer, yaml_place};
 
     /// The offer at the `|` of `text` (removed), JSON or YAML.
     fn at(text: &str, yaml: bool) -> Option<Offer> {
@@ -463,10 +596,17 @@ mod tests {
             ),
             Some(Offer::Actions)
         );
+        // A pattern's key: the project's files under `edit`/`read`, commands under `bash`,
+        // nothing under another permission.
         assert_eq!(
             at("{\"permission\": {\"edit\": {\"*\": \"deny\", |}}}", false),
-            None
+            Some(Offer::Paths)
         );
+        assert_eq!(
+            at("{\"permission\": {\"bash\": {\"gi|", false),
+            Some(Offer::Commands)
+        );
+        assert_eq!(at("{\"permission\": {\"webfetch\": {|", false), None);
         assert_eq!(
             at("{\"permission\": {\"task\": {\"*\": \"deny\", |", false),
             Some(Offer::Agents)
@@ -513,6 +653,29 @@ mod tests {
         }
     }
 
+    /// Files under a typed prefix: relative prefixes only, directories as `dir/*`.
+    #[test]
+    fn files_under_a_prefix() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["src/a.rs", "src/b/c.rs", "s.txt", ".git/x"] {
+            let p = d.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let names = |typed: &str| -> Vec<String> {
+            files_under(d.path(), typed)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert_eq!(names("s"), ["s.txt", "src/*"]);
+        assert_eq!(names("src/"), ["src/a.rs", "src/b/*"]);
+        assert_eq!(names(""), ["s.txt", "src/*"]);
+        for nothing in ["/", "~/", "../", "src/../", "*", "src/?", "none/"] {
+            assert!(names(nothing).is_empty(), "{nothing}");
+        }
+    }
+
     #[test]
     fn yaml_places() {
         assert_eq!(at("---\npermission:\n  |", true), Some(Offer::Permissions));
@@ -527,6 +690,10 @@ mod tests {
         assert_eq!(
             at("---\npermission:\n  task:\n    \"*\": deny\n    |", true),
             Some(Offer::Agents)
+        );
+        assert_eq!(
+            at("---\npermission:\n  read:\n    src/|", true),
+            Some(Offer::Paths)
         );
         assert_eq!(at("---\nmode: subagent\n|", true), None);
         assert_eq!(at("---\npermission:\n  bash: ask\n---\n|", true), None);

@@ -86,13 +86,7 @@ impl State {
             let who = match crate::report::agent_list(&everyone, names).as_str() {
                 "all" => {
                     // Every agent, named (OpenCode's hidden internal ones left out).
-                    let shown: Vec<&str> = project
-                        .agents
-                        .iter()
-                        .filter(|a| !a.is_internal())
-                        .map(|a| a.name.as_str())
-                        .collect();
-                    format!("every agent ({})", shown.join(", "))
+                    format!("every agent ({})", not_internal(&project.agents).join(", "))
                 }
                 some => some.to_string(),
             };
@@ -159,35 +153,36 @@ impl State {
     }
 }
 
-/// What rule `i` of agent `a` decides: one input and its answer, or, when every input it
-/// matches is decided later, the rule that decides one of them.
-fn decides_line(ctx: &crate::checks::Ctx<'_>, a: usize, i: usize) -> String {
+/// The names of the agents that are not OpenCode's internal ones, in order.
+pub(super) fn not_internal(agents: &[crate::agents::Agent]) -> Vec<&str> {
+    agents
+        .iter()
+        .filter(|a| !a.is_internal())
+        .map(|a| a.name.as_str())
+        .collect()
+}
+
+/// What rule `i` of agent `a` decides, as the analysis `check` runs finds it (its
+/// `decides`, memoised in the engines the last check kept): the hover's line and the
+/// CodeLens' title are both read from it.
+pub(super) enum Decides {
+    /// It decides inputs: one, recognisable when one is (`None`: none could be shown).
+    Some(Option<crate::checks::Witness>),
+    /// Every input it matches is decided by a later rule: one such input and its rule
+    /// (`None`: none could be shown).
+    Nothing(Option<crate::checks::Witness>),
+    /// The search hit permaudit's limits.
+    Undetermined,
+}
+
+pub(super) fn decides(ctx: &crate::checks::Ctx<'_>, a: usize, i: usize) -> Decides {
     use crate::glob::automaton::Outcome;
     let agent = &ctx.agents[a];
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let by = |w: &crate::checks::Witness| match w.rule {
-        Some(k) => format!(
-            "{} at {}",
-            crate::checks::describe(&agent.rules[k]),
-            ctx.place(&agent.rules[k])
-        ),
-        None => "no rule (OpenCode's default ask)".into(),
-    };
     match ctx.analyses[a].decides(i) {
-        Outcome::Witness(input) => {
-            let shown = ctx
-                .recognisable(agent, &[i], &input, |w| w.rule == Some(i))
-                .or_else(|| ctx.witness(agent, &input));
-            match shown {
-                Some(w) => format!(
-                    "decides e.g. {} {} → {}",
-                    w.permission,
-                    q(&w.input),
-                    w.action
-                ),
-                None => "decides some inputs".into(),
-            }
-        }
+        Outcome::Witness(input) => Decides::Some(
+            ctx.recognisable(agent, &[i], &input, |w| w.rule == Some(i))
+                .or_else(|| ctx.witness(agent, &input)),
+        ),
         Outcome::Empty => {
             let r = &agent.rules[i];
             let (perm, pat) = (
@@ -202,18 +197,44 @@ fn decides_line(ctx: &crate::checks::Ctx<'_>, a: usize, i: usize) -> String {
             let matched = |w: &crate::checks::Witness| {
                 perm.is_match(&w.permission, platform) && pat.is_match(&w.input, platform)
             };
-            match ctx.recognisable(agent, &[i], &input, matched) {
-                Some(w) => format!(
-                    "decides nothing: every input it matches is decided by a later rule (e.g. {} {} → {}, by {})",
-                    w.permission,
-                    q(&w.input),
-                    w.action,
-                    by(&w)
-                ),
-                None => "decides nothing: every input it matches is decided by a later rule".into(),
-            }
+            Decides::Nothing(ctx.recognisable(agent, &[i], &input, matched))
         }
-        Outcome::Inconclusive => "undetermined (the search hit permaudit's limits)".into(),
+        Outcome::Inconclusive => Decides::Undetermined,
+    }
+}
+
+/// What rule `i` of agent `a` decides: one input and its answer, or, when every input it
+/// matches is decided later, the rule that decides one of them.
+fn decides_line(ctx: &crate::checks::Ctx<'_>, a: usize, i: usize) -> String {
+    let agent = &ctx.agents[a];
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let by = |w: &crate::checks::Witness| match w.rule {
+        Some(k) => format!(
+            "{} at {}",
+            crate::checks::describe(&agent.rules[k]),
+            ctx.place(&agent.rules[k])
+        ),
+        None => "no rule (OpenCode's default ask)".into(),
+    };
+    match decides(ctx, a, i) {
+        Decides::Some(Some(w)) => format!(
+            "decides e.g. {} {} → {}",
+            w.permission,
+            q(&w.input),
+            w.action
+        ),
+        Decides::Some(None) => "decides some inputs".into(),
+        Decides::Nothing(Some(w)) => format!(
+            "decides nothing: every input it matches is decided by a later rule (e.g. {} {} → {}, by {})",
+            w.permission,
+            q(&w.input),
+            w.action,
+            by(&w)
+        ),
+        Decides::Nothing(None) => {
+            "decides nothing: every input it matches is decided by a later rule".into()
+        }
+        Decides::Undetermined => "undetermined (the search hit permaudit's limits)".into(),
     }
 }
 

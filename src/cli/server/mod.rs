@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 mod buffers;
 mod completion;
 mod hover;
+mod lens;
 mod transport;
 
 /// Changes closer together than this are one change: the analysis waits this long after a
@@ -70,6 +71,10 @@ struct State {
     stamps: BTreeMap<PathBuf, Option<(u64, std::time::SystemTime)>>,
     /// Whether the client agreed to watch the config files for the server.
     watching: bool,
+    /// The CodeLenses of each document, computed from the last analysis when first asked.
+    lenses: BTreeMap<PathBuf, Vec<lt::CodeLens>>,
+    /// The project's commands as `bash` patterns, read when first asked after an analysis.
+    commands: Option<Vec<(String, String)>>,
 }
 
 pub fn run(ctx: &Context) -> Result<i32, i32> {
@@ -89,6 +94,9 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         completion_provider: Some(lt::CompletionOptions {
             trigger_characters: Some(vec!["\"".into()]),
             ..Default::default()
+        }),
+        code_lens_provider: Some(lt::CodeLensOptions {
+            resolve_provider: Some(false),
         }),
         ..Default::default()
     };
@@ -133,6 +141,8 @@ pub fn run(ctx: &Context) -> Result<i32, i32> {
         reads: BTreeSet::new(),
         stamps: BTreeMap::new(),
         watching: false,
+        lenses: BTreeMap::new(),
+        commands: None,
     };
     if watches {
         state.register_watchers(&conn);
@@ -710,6 +720,8 @@ impl State {
                 times.mark("diagnostics");
                 self.project = Some(project);
                 self.findings = findings;
+                self.lenses.clear();
+                self.commands = None;
                 self.reads = reads;
                 self.stamps = watched(&host, &self.cwd, &self.reads, &self.docs);
                 times.mark("stamps");
@@ -804,7 +816,9 @@ impl State {
     }
 
     fn request(&mut self, req: Request) -> Response {
-        use lt::request::{CodeActionRequest, Completion, HoverRequest, Request as _};
+        use lt::request::{
+            CodeActionRequest, CodeLensRequest, Completion, HoverRequest, Request as _,
+        };
         let id: RequestId = req.id.clone();
         let result = match req.method.as_str() {
             HoverRequest::METHOD => serde_json::from_value::<lt::HoverParams>(req.params)
@@ -813,6 +827,9 @@ impl State {
             Completion::METHOD => serde_json::from_value::<lt::CompletionParams>(req.params)
                 .ok()
                 .map(|p| serde_json::to_value(self.completion(&p)).unwrap_or_default()),
+            CodeLensRequest::METHOD => serde_json::from_value::<lt::CodeLensParams>(req.params)
+                .ok()
+                .map(|p| serde_json::to_value(self.code_lens(&p)).unwrap_or_default()),
             CodeActionRequest::METHOD => serde_json::from_value::<lt::CodeActionParams>(req.params)
                 .ok()
                 .map(|p| serde_json::to_value(self.code_actions(&p)).unwrap_or_default()),
