@@ -1,4 +1,4 @@
-//! `secret-readable` (info; warning for a legacy `tools` entry)
+//! `secret-readable` (warning for reading; info for editing and for a rule over every permission)
 //!
 //! ## What it finds
 //! A rule of yours that lets an agent read or edit `.env`-like files without asking, where
@@ -11,12 +11,14 @@
 //!
 //! A legacy `tools: {read: true}` entry is translated to `read: allow` and voids the
 //! asks exactly as the permission does: the same finding, at the entry (it speaks there
-//! before `legacy-tools`' note on the deprecated spelling). There it is a warning in an
-//! agent that restricts itself (its own `edit`, `write` or `bash` deny or ask: a reviewer
-//! with `edit: false`): the author switched a tool on and never wrote an allow, so the
-//! secrets prompt they lose is one they did not choose to drop (two blind expert readings
-//! flagged it, six times, each in such an agent). A
-//! `read` allow written under `permission` may be meant as it reads, and stays a note.
+//! before `legacy-tools`' note on the deprecated spelling).
+//!
+//! Reading is a warning: the `.env` ask is one the author never wrote and seldom knows of,
+//! and three blind expert readings flagged it, for `tools: {read: true}` and `read: allow`
+//! alike. A rule over every permission (`"*": "allow"`, `"permission": "allow"`) is a note,
+//! and so is a pattern that names the env files (`".env": "allow"`: on purpose):
+//! allowing everything is a choice made as such. Editing is a note (the defaults allow
+//! every edit, `.env` included).
 //!
 //! ## Example
 //! `{"permission": {"read": "allow"}}` replaces the defaults' `.env` asks: every agent reads
@@ -28,13 +30,13 @@
 //! defaults' asks apply again (where an earlier rule would then deny reading, the entry
 //! becomes a `permission.read` block that keeps the asks instead).
 
-use super::{Check, Ctx, Finding, Level, is_own};
+use super::{Check, Ctx, Finding, Level};
 use crate::agents::evaluate;
 use crate::model::Effect;
 
 pub const CHECK: Check = Check {
     id: "secret-readable",
-    level: Level::Info,
+    level: Level::Warning,
     summary: "`.env`-like files readable or editable without asking",
     docs: include_str!("secret_readable.rs"),
 };
@@ -106,26 +108,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     )
                 } else {
                     format!(
-                        "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\"` (or deny) after it under `{permission}` if secrets should not be {done}"
+                        "add `\"*.env\": \"ask\", \"*.env.*\": \"ask\", \"*.env.example\": \"allow\"` (or deny for the first two) after it under `{permission}` if secrets should not be {done} without asking (a `\"{permission}\": \"allow\"` becomes `\"{permission}\": {{\"*\": \"allow\", \"*.env\": \"ask\", \"*.env.*\": \"ask\", \"*.env.example\": \"allow\"}}`)"
                     )
                 };
-                // A `tools: {read: true}` entry switches a tool on; its translation also
-                // drops OpenCode's asks before reading secrets, which the author never
-                // wrote: a loss they did not choose, a warning (docs/checks.md, severity
-                // rule: a rule that takes effect is levelled by how likely the loss is;
-                // LEGACY-READ-TRUE-ENV in tests/real/expert.tsv). An allow the author
-                // wrote under `permission` may mean it: a note.
-                // Only in an agent that restricts itself (its own `edit`, `write` or
-                // `bash` deny or ask: a reviewer with `edit: false`): there the author
-                // weighs what the agent may do, and the entry's side effect goes against
-                // that; every expert row was such an agent. An agent with every tool
-                // switched on is left a note.
-                let restricted = agent.rules.iter().any(|r| {
-                    is_own(r.layer)
-                        && r.action != crate::model::Action::Allow
-                        && ["edit", "write", "bash"].contains(&r.permission.as_str())
-                });
-                let level = if legacy && restricted {
+                // Reading: a warning (docs/checks.md, severity rule: a rule that takes
+                // effect is levelled by how likely the loss is). Secrets read into a
+                // model's context leave the machine, and the ask that kept them is one the
+                // author never wrote and seldom knows of: three blind expert readings
+                // (tests/real/expert.tsv, tests/real/fresh-2) flagged 24 such rules, legacy
+                // `tools: {read: true}` and `read: allow` alike, and the shared corpus
+                // judges them TP. Not a rule over every permission (`"*": "allow"`, the
+                // `"permission": "allow"` setup): allowing everything is a choice made as
+                // such. Editing stays a note: the defaults allow every edit, `.env` too.
+                // A pattern naming the env files (`".env": "allow"`) allows them on purpose.
+                let named = agent.rules[k].pattern.contains(".env");
+                let level = if permission == "read" && agent.rules[k].permission != "*" && !named {
                     Level::Warning
                 } else {
                     Level::Info
