@@ -811,17 +811,38 @@ fn the_secret_readable_help_covers_every_secret_it_names() {
 
 #[test]
 fn the_secret_readable_help_for_a_tools_entry_holds() {
-    // `tools: {read: true}` voids the `.env` asks; the `permission` key the help proposes
-    // replaces the entry (kept here, to show it needs no removal) and asks again.
+    // `tools: {read: true}` voids the `.env` asks; the entry only switches on a tool that is
+    // on anyway, so the help removes it and OpenCode's own asks apply again.
     help_holds(
         "secret-readable",
         r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true}}}}"#,
-        r#""permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}"#,
-        r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true},
-            "permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask"}}}}}"#,
+        "remove the `tools` entry `read: true`",
+        r#"{"agent": {"auditor": {"mode": "subagent"}}}"#,
         &[
             ("auditor", "read", ".env", "ask"),
             ("auditor", "read", "config/.env.production", "ask"),
+            ("auditor", "read", ".env.example", "allow"),
+            ("auditor", "read", "src/main.ts", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
+    // Where removing the entry would let a shared `read` deny decide, the help replaces it
+    // by the `permission` key (which replaces the entry), keeping `.env.example` readable.
+    help_holds(
+        "secret-readable",
+        r#"{"permission": {"read": "deny"},
+            "agent": {"auditor": {"mode": "subagent", "tools": {"read": true}}}}"#,
+        r#""permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow"}}"#,
+        r#"{"permission": {"read": "deny"},
+            "agent": {"auditor": {"mode": "subagent", "tools": {"read": true},
+            "permission": {"read": {"*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow"}}}}}"#,
+        &[
+            ("auditor", "read", ".env", "ask"),
+            ("auditor", "read", "config/.env.production", "ask"),
+            ("auditor", "read", ".env.example", "allow"),
             ("auditor", "read", "src/main.ts", "allow"),
         ],
     );
