@@ -32,6 +32,10 @@ pub(super) struct Needed {
 
 /// A path as its author would write it: `~/…` for one in the home directory.
 pub(super) fn spelled(path: &str, home: &str) -> String {
+    let home = home.trim_end_matches('/');
+    if home.is_empty() {
+        return path.to_string();
+    }
     match path.strip_prefix(home) {
         Some("") => "~".to_string(),
         Some(rest) if rest.starts_with('/') => format!("~{rest}"),

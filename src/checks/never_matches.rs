@@ -189,15 +189,6 @@ pub(super) fn file_name(pattern: &str, last: &str) -> bool {
         })
 }
 
-/// A path under the home directory as a config writes it (`~/.aws`): OpenCode expands a
-/// pattern's leading `~/` (spec §3.3), and the expanded form names this machine only.
-fn home_spelled(path: &str, home: &str) -> String {
-    match path.strip_prefix(home.trim_end_matches('/')) {
-        Some(rest) if rest.starts_with('/') && home.len() > 1 => format!("~{rest}"),
-        _ => path.to_string(),
-    }
-}
-
 /// Runs of `*` as one (`**` means `*` in OpenCode).
 fn collapse_stars(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
@@ -253,8 +244,11 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
                 } else {
                     format!(
                         "; for files outside the project, OpenCode asks `external_directory` first, with the directory: write {} under `external_directory`",
-                        serde_json::to_string(&format!("{}/*", home_spelled(dir, &home)))
-                            .unwrap_or_default()
+                        serde_json::to_string(&format!(
+                            "{}/*",
+                            super::needed_allow::spelled(dir, &home)
+                        ))
+                        .unwrap_or_default()
                     )
                 }
             }

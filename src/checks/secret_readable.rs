@@ -60,9 +60,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 if d.effect != Effect::Allow || agent.rules[k].loc.is_none() {
                     continue;
                 }
-                let mut without = agent.rules.clone();
-                without.remove(k);
-                if evaluate(&without, permission, s, platform).effect == Effect::Allow {
+                if effect_without(&agent.rules, k, permission, s, platform) == Effect::Allow {
                     continue;
                 }
                 let w = super::Witness {
@@ -94,10 +92,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 // the same name replaces the entry (spec §5.4), so the block goes there.
                 // Without the entry, would an ordinary file still be decided as the entry
                 // decides it? Then the entry only switches on a tool that is on anyway.
-                let mut without = agent.rules.clone();
-                without.remove(k);
-                let plain =
-                    evaluate(&without, permission, "src/main.ts", platform).effect == Effect::Allow;
+                let plain = effect_without(&agent.rules, k, permission, "src/main.ts", platform)
+                    == Effect::Allow;
                 let help: String = if legacy && plain {
                     format!(
                         "remove the `tools` entry `{permission}: true`: the {permission} tool is on without it, and OpenCode then asks before a `.env` file is {done} again (its default rules apply)"
@@ -136,4 +132,22 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// What the rules decide for `input` without rule `k`: the last other matching rule, as
+/// `evaluate` on the ruleset with `k` removed would say, without copying the ruleset.
+fn effect_without(
+    rules: &[crate::model::Rule],
+    k: usize,
+    permission: &str,
+    input: &str,
+    platform: crate::glob::Platform,
+) -> Effect {
+    let d = evaluate(rules, permission, input, platform);
+    if d.rule != Some(k) {
+        return d.effect;
+    }
+    d.overridden
+        .last()
+        .map_or(Effect::Ask, |&i| rules[i].action.effective())
 }
