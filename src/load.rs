@@ -495,6 +495,18 @@ impl Loader<'_> {
         };
         let data = match frontmatter::parse_cached(&text, id, &mut self.matter) {
             Frontmatter::Absent => {
+                // gray-matter reads a frontmatter only from a `---` at offset 0: a blank line
+                // or spaces before the fence leave the whole file as the prompt.
+                if let Some(span) = misplaced_fence(&text) {
+                    self.warnings.push(Warning {
+                        loc: Loc { source: id, span },
+                        code: "broken-frontmatter",
+                        message: format!(
+                            "{what} `{derived}`: something comes before the frontmatter's first `---` (a blank line or spaces), so OpenCode reads no frontmatter: the whole file is the prompt and none of its settings apply (tools, permission, mode); start the file with `---`"
+                        ),
+                        lost_protection: false,
+                    });
+                }
                 return Ok(Some((
                     derived.to_string(),
                     with_mode(AgentEntry::default(), kind),
@@ -1127,4 +1139,37 @@ fn check_rule_limits(m: &Merged) -> Result<(), LoadError> {
         }
     }
     Ok(())
+}
+
+/// The opening `---` of a frontmatter written after blank lines or spaces (which OpenCode
+/// does not read as one): only whitespace before it, a closing `---` line after it, and
+/// `key:` lines between.
+fn misplaced_fence(text: &str) -> Option<Span> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lead = body.len() - body.trim_start().len();
+    if lead == 0 {
+        return None;
+    }
+    let rest = &body[lead..];
+    let first = rest.lines().next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let mut keys = false;
+    for line in rest.lines().skip(1) {
+        if line.trim_end() == "---" {
+            let start = text.len() - rest.len();
+            return keys.then(|| Span::new(start, start + 3));
+        }
+        let key = line.split(':').next().unwrap_or("");
+        if line.contains(':')
+            && !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            keys = true;
+        }
+    }
+    None
 }

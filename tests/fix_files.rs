@@ -828,6 +828,57 @@ fn the_secret_readable_help_for_a_tools_entry_holds() {
 }
 
 #[test]
+fn the_secret_readable_help_names_the_same_agents_entry_in_every_file() {
+    // The agent's opencode.json block and its markdown file both switch `read` on; the
+    // merge keeps the markdown value, so the finding is there, but removing that entry
+    // alone leaves the JSON one in force (seen blind in zhangyifei/hci-paper-exp). The
+    // help names both; removing both brings OpenCode's `.env` asks back.
+    let json =
+        r#"{"agent": {"auditor": {"mode": "subagent", "tools": {"read": true, "bash": false}}}}"#;
+    let md = "---\ndescription: audits\nmode: subagent\ntools:\n  read: true\n---\nAudit.\n";
+    let t = Tree::new()
+        .file("project/opencode.json", json)
+        .file("project/.opencode/agent/auditor.md", md);
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "secret-readable");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let help = found[0]["help"].as_str().unwrap_or_default();
+    assert!(
+        help.contains(
+            "remove the `tools` entry `read: true`, and the same entry at opencode.json:1:"
+        ),
+        "{help}"
+    );
+    let t = Tree::new()
+        .file(
+            "project/opencode.json",
+            &json.replace(r#""read": true, "#, ""),
+        )
+        .file(
+            "project/.opencode/agent/auditor.md",
+            &md.replace("tools:\n  read: true\n", ""),
+        );
+    let fixed = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&fixed, "secret-readable").is_empty(),
+        "{fixed:#}"
+    );
+    decided_as(
+        &t,
+        "secret-readable",
+        &[
+            ("auditor", "read", ".env", "ask"),
+            ("auditor", "read", ".env.example", "allow"),
+            ("auditor", "read", "src/main.ts", "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
     // Where removing the entry would let a shared `read` deny decide, the help replaces it
     // by the `permission` key (which replaces the entry), keeping `.env.example` readable.

@@ -94,9 +94,48 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 // decides it? Then the entry only switches on a tool that is on anyway.
                 let plain = effect_without(&agent.rules, k, permission, "src/main.ts", platform)
                     == Effect::Allow;
+                // Other `tools` entries that would keep the tool on once this one goes:
+                // the same agent's entry in another file, which the merge overwrote
+                // (`agent.NAME.tools` in opencode.json beside the markdown agent's), and
+                // for a top-level entry, the agents' own entries. Removing one alone
+                // changes nothing for them.
+                let others: Vec<crate::source::Loc> = if legacy && plain {
+                    let own = agent.rules[k].layer == crate::model::Layer::AgentLegacyTools;
+                    ctx.project
+                        .loaded
+                        .audit
+                        .tools
+                        .iter()
+                        .filter(|t| {
+                            t.tool == permission
+                                && t.enabled
+                                && Some(t.loc) != agent.rules[k].loc
+                                && match &t.agent {
+                                    Some(a) if own => *a == agent.name,
+                                    Some(a) => ctx.project.agent(a).is_some_and(|x| !x.hidden),
+                                    None => false,
+                                }
+                        })
+                        .map(|t| t.loc)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let also = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", and the same entry at {}",
+                        others
+                            .iter()
+                            .map(|&l| ctx.project.loaded.sources.position(l).to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
                 let help: String = if legacy && plain {
                     format!(
-                        "remove the `tools` entry `{permission}: true`: the {permission} tool is on without it, and OpenCode then asks before a `.env` file is {done} again (its default rules apply)"
+                        "remove the `tools` entry `{permission}: true`{also}: the {permission} tool is on without it, and OpenCode then asks before a `.env` file is {done} again (its default rules apply)"
                     )
                 } else if legacy {
                     format!(
@@ -123,11 +162,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 } else {
                     Level::Info
                 };
+                let related = others
+                    .iter()
+                    .map(|&l| {
+                        (
+                            l,
+                            format!("also switches the {permission} tool on: remove it too"),
+                        )
+                    })
+                    .collect();
                 out.push(
                     Finding::at_rule(&CHECK, agent, k, message)
                         .with_level(level)
                         .with_witnesses(witnesses)
-                        .with_help(help),
+                        .with_help(help)
+                        .with_related(related),
                 );
             }
         }
