@@ -879,6 +879,54 @@ fn the_secret_readable_help_names_the_same_agents_entry_in_every_file() {
 }
 
 #[test]
+fn a_home_edit_deny_is_rewritten_for_edit_not_for_every_tool() {
+    // The global config lets every tool reach ~/.local/share/nvim and denies editing
+    // there with an absolute pattern, which never matches (seen blind in
+    // alessiorocco/dotfiles). The advice is the pattern `edit` is asked with from any
+    // project, not an `external_directory` deny, which would stop reading too.
+    let config = |edit: &str| {
+        format!(
+            r#"{{"permission": {{"external_directory": {{"~/.local/share/nvim/**": "allow"}}, "edit": {{{edit}: "deny"}}}}}}"#
+        )
+    };
+    let t = Tree::new().file(
+        "home/.config/opencode/opencode.json",
+        &config(r#""~/.local/share/nvim/**""#),
+    );
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "never-matches");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let message = found[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(r#"write "*/.local/share/nvim/*" under `edit` instead"#),
+        "{message}"
+    );
+    let t = Tree::new().file(
+        "home/.config/opencode/opencode.json",
+        &config(r#""*/.local/share/nvim/*""#),
+    );
+    let fixed = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&fixed, "never-matches").is_empty(),
+        "{fixed:#}"
+    );
+    let file = t.root().join("home/.local/share/nvim/lua/init.lua");
+    let file = file.to_str().unwrap();
+    decided_as(
+        &t,
+        "never-matches",
+        &[
+            ("build", "edit", file, "deny"),
+            ("build", "read", file, "allow"),
+        ],
+    );
+}
+
+#[test]
 fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
     // Where removing the entry would let a shared `read` deny decide, the help replaces it
     // by the `permission` key (which replaces the entry), keeping `.env.example` readable.

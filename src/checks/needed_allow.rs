@@ -217,6 +217,11 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                 )
             } else if let Some(words) = voided_deny(ctx, agent, &ew, dir, &home) {
                 format!("{first}; {words}")
+            } else if ew.action == Effect::Allow {
+                format!(
+                    "{first}; `external_directory` already allows {}",
+                    q(&format!("{}/*", spelled(dir, &home))),
+                )
             } else {
                 format!(
                     "{first}: write `\"external_directory\": {{{}: \"allow\"}}`",
@@ -239,10 +244,34 @@ pub(super) fn needed(ctx: &Ctx<'_>, agent: &Agent, i: usize) -> Option<Needed> {
                         .path()
                         .is_some_and(|p| !p.starts_with(&paths.worktree))
                 });
-                if global_file {
+                // Under a home dot-directory, one pattern matches from every project:
+                // `*/.config/opencode/agents/*` (`*` matches `/` too).
+                let anywhere = super::never_matches::relative_anywhere(&r.pattern, &home)
+                    .filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform));
+                if let Some(anywhere) = anywhere {
                     help.push_str(&format!(
-                        "; under `{permission}`, the path is relative to each project's worktree (`../…`, as many as the project is deep), so a rule in this global file cannot name that directory for every project: let the agent's other `{permission}` rules decide there, or write the `../…` allow in each project's own config"
+                        ", and under `{permission}`, `{}: \"allow\"` after its catch-all: OpenCode asks the file as a `../…` path, as many `../` as the project is deep, and `*` matches `/` too, so it matches from every project",
+                        q(&anywhere)
                     ));
+                } else if global_file {
+                    // `*/tmp/*` matches `../../tmp/x` from any depth, and the project's own
+                    // `src/tmp/x` too: offered with that said, never as the fix.
+                    let rest = r
+                        .pattern
+                        .strip_prefix(&format!("{}/", home.trim_end_matches('/')))
+                        .unwrap_or(r.pattern.trim_start_matches('/'));
+                    let wide = super::never_matches::collapse_stars(&format!("*/{rest}"));
+                    let name = rest.split('/').next().unwrap_or(rest);
+                    if Wildcard::compile(&wide).is_match(&req.pattern, platform) {
+                        help.push_str(&format!(
+                            "; under `{permission}`, the path is relative to each project's worktree (`../…`, as many as the project is deep): {} matches it from every project (`*` matches `/` too), but also the project's own files under any `{name}` directory; or let the agent's other `{permission}` rules decide there",
+                            q(&wide)
+                        ));
+                    } else {
+                        help.push_str(&format!(
+                            "; under `{permission}`, the path is relative to each project's worktree (`../…`, as many as the project is deep), and from this project no pattern names that directory alone: let the agent's other `{permission}` rules decide there, or write the `../…` allow in each project's own config"
+                        ));
+                    }
                 } else {
                     match rel.filter(|p| Wildcard::compile(p).is_match(&req.pattern, platform)) {
                     Some(rel) => help.push_str(&format!(

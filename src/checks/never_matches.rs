@@ -189,8 +189,27 @@ pub(super) fn file_name(pattern: &str, last: &str) -> bool {
         })
 }
 
+/// An absolute `read`/`edit` pattern under the home directory's dot-directories
+/// (`~/.local/share/nvim/**`), written so that it matches what OpenCode asks from any
+/// project: `*/.local/share/nvim/*`. OpenCode asks a file outside the project as its path
+/// relative to the worktree (`../../.local/share/nvim/x.lua`), as many `../` as the project
+/// is deep, and `*` matches `/` too. Only under a dot-directory: `*/work/*` would also
+/// match the project's own `src/work/…`, a name common inside projects.
+pub(super) fn relative_anywhere(pattern: &str, home: &str) -> Option<String> {
+    let home = home.trim_end_matches('/');
+    if home.is_empty() {
+        return None;
+    }
+    let rest = pattern.strip_prefix(home)?.strip_prefix('/')?;
+    let first = rest.split('/').next()?;
+    if !first.starts_with('.') || first.len() < 2 || first.contains(['*', '?']) {
+        return None;
+    }
+    Some(collapse_stars(&format!("*/{rest}")))
+}
+
 /// Runs of `*` as one (`**` means `*` in OpenCode).
-fn collapse_stars(p: &str) -> String {
+pub(super) fn collapse_stars(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
     for c in p.chars() {
         if !(c == '*' && out.ends_with('*')) {
@@ -239,7 +258,17 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
                 } else {
                     dir
                 };
-                if dir.is_empty() {
+                if let Some(anywhere) = relative_anywhere(pattern, &home) {
+                    format!(
+                        "; write {} under `{permission}` instead: a file outside the project is asked as a `../…` path, which that pattern matches from any project (`*` matches `/` too); to decide every tool's access there, write {} under `external_directory`",
+                        serde_json::to_string(&anywhere).unwrap_or_default(),
+                        serde_json::to_string(&format!(
+                            "{}/*",
+                            super::needed_allow::spelled(dir, &home)
+                        ))
+                        .unwrap_or_default()
+                    )
+                } else if dir.is_empty() {
                     String::new()
                 } else {
                     format!(
