@@ -927,6 +927,59 @@ fn a_home_edit_deny_is_rewritten_for_edit_not_for_every_tool() {
 }
 
 #[test]
+fn the_overrides_help_repeats_only_what_the_agent_did_not_decide_itself() {
+    // The agent allows everything, then decides `git push --force *` itself: only the
+    // shared `rm -r *` ask is undone by its catch-all, and only that is to repeat (seen
+    // blind in iceglober/harness-opencode, where repeating every shared rule made each
+    // push the agent allows ask again).
+    help_holds(
+        "agent-overrides-shared",
+        r#"{"permission": {"bash": {"*": "ask", "rm -r *": "ask", "git push --force *": "deny"}},
+            "agent": {"shipper": {"mode": "subagent",
+              "permission": {"bash": {"*": "allow", "git push --force *": "deny"}}}}}"#,
+        r#"write "rm -r *": "ask" after its own rule under `bash`"#,
+        r#"{"permission": {"bash": {"*": "ask", "rm -r *": "ask", "git push --force *": "deny"}},
+            "agent": {"shipper": {"mode": "subagent",
+              "permission": {"bash": {"*": "allow", "git push --force *": "deny", "rm -r *": "ask"}}}}}"#,
+        &[
+            ("shipper", "bash", "rm -r build", "ask"),
+            ("shipper", "bash", "git push --force origin main", "deny"),
+            ("shipper", "bash", "ls", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn an_agent_described_as_unrestricted_keeps_its_overrides_quietly() {
+    let t = Tree::new().file(
+        "project/opencode.json",
+        r#"{"permission": {"bash": {"*": "ask", "git push *": "deny"}, "read": "allow"},
+            "agent": {"yolo": {"mode": "primary",
+              "description": "Full permissions - no restrictions, no questions asked",
+              "permission": {"bash": "allow", "read": "allow"}}}}"#,
+    );
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&report, "agent-overrides-shared").is_empty(),
+        "{report:#}"
+    );
+    // The shared `read: allow` still voids the `.env` asks of every other agent.
+    let secret: Vec<_> = check_support::findings_of(&report, "secret-readable")
+        .into_iter()
+        .filter(|f| f["level"] == "warning")
+        .collect();
+    assert!(!secret.is_empty(), "{report:#}");
+    assert!(
+        secret
+            .iter()
+            .all(|f| !f["agents"].to_string().contains("yolo")),
+        "{report:#}"
+    );
+}
+
+#[test]
 fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
     // Where removing the entry would let a shared `read` deny decide, the help replaces it
     // by the `permission` key (which replaces the entry), keeping `.env.example` readable.

@@ -23,8 +23,10 @@
 //! agent cannot undo; and the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
 //! `"x": "deny"`) and switched on for the one agent that exists to use it; every shared
 //! rule it undoes is a whole-tool switch off (pattern `*`, deny), so nothing curated is
-//! lost. A shared whole-tool **ask** (`"bash": "ask"`) that an agent's legacy `tools:
-//! {bash: true}` (an agent file's "this tool is on" line) lifts to allow-all is no
+//! lost. Nor an agent whose description says it has no restrictions ("full permissions,
+//! no restrictions", "unrestricted", "yolo"): it undoes the shared rules by design. A
+//! shared whole-tool **ask** (`"bash": "ask"`) that an agent's legacy `tools: {bash:
+//! true}` (an agent file's "this tool is on" line) lifts to allow-all is no
 //! opt-in: the ask was written against exactly that, and it is a warning; an explicit
 //! `permission: {bash: allow}` in the agent is a deliberate override, not reported.
 //!
@@ -124,6 +126,12 @@ pub fn run(
             // (issue 45). An agent's explicit `"bash": "allow"` over it is a deliberate
             // override, written as such (per-agent blocks are for that): not reported.
             let legacy = agent.rules[d].layer == crate::model::Layer::AgentLegacyTools;
+            // An agent whose description says it has no restrictions (`"no restrictions,
+            // no questions asked"`) undoes the shared rules by design (judged FP, blind,
+            // in fresh-3: adanft's dangerous-gentleman).
+            if !legacy && unrestricted_by_design(ctx, agent) {
+                continue;
+            }
             if undone.iter().all(|&k| {
                 let s = &agent.rules[k];
                 s.pattern == "*" && (!legacy || s.action.effective() == crate::model::Effect::Deny)
@@ -203,10 +211,24 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
     let Some(own) = agent.rules.get(d) else {
         return Vec::new();
     };
+    // A shared rule the agent decides again itself, after this rule (`"git push *":
+    // "allow"` in its own block over a shared `"git push *": "ask"`), is overridden on
+    // purpose: repeating it would undo the agent's own choice (judged harmful, blind,
+    // in fresh-3: every push made to ask again).
+    let ai = ctx.agent_index(agent);
+    let redecided = |k: usize| {
+        ai.is_some_and(|ai| {
+            agent.rules.iter().enumerate().skip(d + 1).any(|(j, o)| {
+                o.loc.is_some() && is_own(o.layer) && ctx.analyses[ai].proved_within(j, k)
+            })
+        })
+    };
     let mut out = Vec::new();
     for (k, r) in agent.rules.iter().enumerate().take(d) {
         if r.loc.is_none()
             || !is_shared(r.layer)
+            || redecided(k)
+            || !ai.is_some_and(|ai| ctx.analyses[ai].proved_within(d, k))
             || matches!(r.layer, crate::model::Layer::LegacyTools)
             || !covers(&own.permission, &r.permission, ctx.project.platform)
             || r.pattern.chars().all(|c| c == '*')
@@ -232,6 +254,26 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
         }
     }
     out
+}
+
+/// Does the agent's description say it runs without the usual limits?
+pub(super) fn unrestricted_by_design(ctx: &Ctx<'_>, agent: &crate::agents::Agent) -> bool {
+    let entry = ctx.project.loaded.merged.agent.get(&agent.name);
+    entry
+        .and_then(|e| e.description.as_deref())
+        .is_some_and(|d| {
+            let d = d.to_lowercase();
+            [
+                "no restrictions",
+                "without restrictions",
+                "unrestricted",
+                "no questions asked",
+                "full permissions",
+                "yolo",
+            ]
+            .iter()
+            .any(|w| d.contains(w))
+        })
 }
 
 /// Does an agent's own rule for `own` (a permission name, or a glob such as `*` that
@@ -292,6 +334,18 @@ fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
     if listed.is_empty() {
         return format!(
             "if the shared rules should hold for this agent too, repeat them after its own rule{not_catch_all}"
+        );
+    }
+    // The agent wrote the shared rule's own pattern again: repeating the shared rule after
+    // it would be removing it.
+    if !catch_all
+        && repeat.iter().all(|&k| {
+            agent.rules[k].pattern == own.pattern && agent.rules[k].permission == own.permission
+        })
+    {
+        return format!(
+            "this agent decides {} itself, on purpose or not: if the shared rule should hold for it too, remove this rule",
+            serde_json::to_string(&own.pattern).unwrap_or_default()
         );
     }
     if own.permission.contains(['*', '?']) {

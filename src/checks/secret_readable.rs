@@ -157,7 +157,12 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 // such. Editing stays a note: the defaults allow every edit, `.env` too.
                 // A pattern naming the env files (`".env": "allow"`) allows them on purpose.
                 let named = agent.rules[k].pattern.contains(".env");
-                let level = if permission == "read" && agent.rules[k].permission != "*" && !named {
+                // An agent described as unrestricted reads them by design.
+                let level = if permission == "read"
+                    && agent.rules[k].permission != "*"
+                    && !named
+                    && !super::agent_overrides_shared::unrestricted_by_design(ctx, agent)
+                {
                     Level::Warning
                 } else {
                     Level::Info
