@@ -258,22 +258,18 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
 
 /// Does the agent's description say it runs without the usual limits?
 pub(super) fn unrestricted_by_design(ctx: &Ctx<'_>, agent: &crate::agents::Agent) -> bool {
-    let entry = ctx.project.loaded.merged.agent.get(&agent.name);
-    entry
-        .and_then(|e| e.description.as_deref())
-        .is_some_and(|d| {
-            let d = d.to_lowercase();
-            [
-                "no restrictions",
-                "without restrictions",
-                "unrestricted",
-                "no questions asked",
-                "full permissions",
-                "yolo",
-            ]
-            .iter()
-            .any(|w| d.contains(w))
-        })
+    super::described(
+        ctx,
+        agent,
+        &[
+            "no restrictions",
+            "without restrictions",
+            "unrestricted",
+            "no questions asked",
+            "full permissions",
+            "yolo",
+        ],
+    )
 }
 
 /// Does an agent's own rule for `own` (a permission name, or a glob such as `*` that

@@ -343,6 +343,20 @@ pub fn did_you_mean<'c>(
         .map(|(_, c)| c)
 }
 
+/// Does the agent's description contain one of `words` (lower case)?
+pub(crate) fn described(ctx: &Ctx<'_>, agent: &crate::agents::Agent, words: &[&str]) -> bool {
+    ctx.project
+        .loaded
+        .merged
+        .agent
+        .get(&agent.name)
+        .and_then(|e| e.description.as_deref())
+        .is_some_and(|d| {
+            let d = d.to_lowercase();
+            words.iter().any(|w| d.contains(w))
+        })
+}
+
 /// A finding about a file (no agent, no rule) for every load warning with one of `codes`.
 pub fn warning_findings(ctx: &Ctx<'_>, check: &Check, codes: &[&str], out: &mut Vec<Finding>) {
     for w in &ctx.project.loaded.warnings {

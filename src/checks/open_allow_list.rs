@@ -69,21 +69,17 @@ pub(crate) fn read_only(ctx: &Ctx<'_>, agent: &Agent) -> bool {
     if evaluate(&agent.rules, "edit", "src/main.ts", platform).effect == Effect::Deny {
         return true;
     }
-    let entry = ctx.project.loaded.merged.agent.get(&agent.name);
-    entry
-        .and_then(|e| e.description.as_deref())
-        .is_some_and(|d| {
-            let d = d.to_lowercase();
-            [
-                "read-only",
-                "read only",
-                "readonly",
-                "no changes",
-                "never modif",
-            ]
-            .iter()
-            .any(|w| d.contains(w))
-        })
+    super::described(
+        ctx,
+        agent,
+        &[
+            "read-only",
+            "read only",
+            "readonly",
+            "no changes",
+            "never modif",
+        ],
+    )
 }
 
 /// Does the agent restrict something of its own (an ask or deny it wrote), or read as
