@@ -980,6 +980,31 @@ fn an_agent_described_as_unrestricted_keeps_its_overrides_quietly() {
 }
 
 #[test]
+fn a_write_deny_moves_under_edit_alone_and_into_agents_that_allow_edit() {
+    // A `write` block OpenCode never checks: its deny belongs under `edit`, without the
+    // block's `"*": "allow"` (which would open plan), and repeated in the agent block
+    // that allows `edit` later (seen blind in iceglober/harness-opencode, where renaming
+    // the block opened plan and left build editing `.env`).
+    // Once the deny is checked, bash writing the file walks around it: that is
+    // `deny-bypass`'s to say.
+    help_holds_revealing(
+        "unchecked-permission",
+        r#"{"permission": {"write": {"*.env": "deny"}},
+            "agent": {"builder": {"mode": "subagent", "permission": {"edit": "allow"}}}}"#,
+        r#"move this rule under `edit`, the permission the write tool asks: {"edit": {"*.env": "deny"}}"#,
+        r#"{"permission": {"edit": {"*.env": "deny"}},
+            "agent": {"builder": {"mode": "subagent", "permission": {"edit": {"*": "allow", "*.env": "deny"}}}}}"#,
+        &[
+            ("build", "edit", "prod.env", "deny"),
+            ("builder", "edit", "prod.env", "deny"),
+            ("builder", "edit", "src/a.ts", "allow"),
+            ("plan", "edit", "src/a.ts", "deny"),
+        ],
+        &["deny-bypass"],
+    );
+}
+
+#[test]
 fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
     // Where removing the entry would let a shared `read` deny decide, the help replaces it
     // by the `permission` key (which replaces the entry), keeping `.env.example` readable.

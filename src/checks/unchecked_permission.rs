@@ -49,7 +49,7 @@
 //! Use the name OpenCode checks: `edit` for every file-writing tool, `bash` with patterns
 //! for commands: `{"bash": {"rm *": "deny", "git push *": "deny"}}`.
 
-use super::{Check, Ctx, Finding, Level};
+use super::{Check, Ctx, Finding, Level, named_list};
 
 pub const CHECK: Check = Check {
     id: "unchecked-permission",
@@ -450,9 +450,77 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     serde_json::to_string(&r.action.to_string()).unwrap_or_default(),
                 ));
             }
+            if meant(&r.permission).as_deref() == Some("edit")
+                && r.action.effective() != crate::model::Effect::Allow
+                && !r.permission.contains(['*', '?'])
+            {
+                f = f.with_help(edit_help(ctx, r));
+            }
             out.push(f);
         }
     }
+}
+
+/// A deny or ask under `write` (or `patch`, `multiedit`): the same rule under `edit`, alone
+/// (not the block's `"*": "allow"`, which `edit` needs no key for and which would reach
+/// plan's built-in deny), and the agents whose own `edit` rules come later and would
+/// override it. The same text for every agent, so the finding stays one per place.
+fn edit_help(ctx: &Ctx<'_>, r: &crate::model::Rule) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let subject = if r.pattern == "*" {
+        "a.ts"
+    } else {
+        r.pattern.as_str()
+    };
+    let own: Vec<String> = ctx
+        .agents
+        .iter()
+        .filter(|a| !a.is_internal())
+        .filter(|a| {
+            let d = crate::agents::evaluate(&a.rules, "edit", subject, ctx.project.platform);
+            super::overlap::openness(d.effect) > super::overlap::openness(r.action.effective())
+                && d.rule
+                    .and_then(|k| a.rules.get(k))
+                    .is_some_and(|d| d.loc.is_some() && super::is_own(d.layer))
+        })
+        .map(|a| format!("`{}`", a.name))
+        .collect();
+    let allow_all = ctx.written().any(|(_, _, o)| {
+        o.permission == r.permission
+            && o.pattern == "*"
+            && o.action.effective() == crate::model::Effect::Allow
+            && o.loc.map(|l| l.source) == r.loc.map(|l| l.source)
+    });
+    let mut help = format!(
+        "move this rule under `edit`, the permission the write tool asks: {{\"edit\": {{{}: {}}}}}{}",
+        q(&r.pattern),
+        q(&r.action.to_string()),
+        if r.pattern == "*" {
+            ""
+        } else if allow_all {
+            " (after `edit`'s catch-all if it has one; not the block's `\"*\": \"allow\"`: `edit` allows by default, and an `edit` allow would also reach plan's built-in deny)"
+        } else {
+            " (after `edit`'s catch-all if it has one)"
+        }
+    );
+    if !own.is_empty() {
+        let (verb, whose) = if own.len() == 1 {
+            (
+                "decides",
+                "its own block, which comes later: repeat it there, after its own",
+            )
+        } else {
+            (
+                "decide",
+                "their own blocks, which come later: repeat it there, after their own",
+            )
+        };
+        help.push_str(&format!(
+            "; {} {verb} `edit` in {whose} `edit` rules",
+            named_list(&own, 6)
+        ));
+    }
+    help
 }
 
 #[cfg(test)]
