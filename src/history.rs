@@ -35,6 +35,8 @@ pub struct SessionRow {
     pub parent_id: Option<String>,
     pub directory: String,
     pub agent: Option<String>,
+    /// `session.permission`: the session's own rules (JSON), as `opencode run` writes them.
+    pub permission: Option<String>,
 }
 
 /// One tool part of table `part`: the fields of its `data` JSON the history needs (as
@@ -723,6 +725,7 @@ mod tests {
             parent_id: parent.map(Into::into),
             directory: dir.into(),
             agent: Some("build".into()),
+            permission: None,
         };
         let sessions = [
             s("a", None, "/p"),
