@@ -312,10 +312,9 @@ pub fn gather(
     log: Option<&Log>,
 ) -> (Vec<Group>, Vec<Skipped>) {
     let mut groups: BTreeMap<(String, String, String), Group> = BTreeMap::new();
-    let mut skipped: BTreeMap<
-        (String, String, String, &'static str),
-        (BTreeSet<String>, Vec<String>),
-    > = BTreeMap::new();
+    // (directory, permission, pattern, why) → (root sessions, callIDs).
+    type Left = BTreeMap<(String, String, String, &'static str), (BTreeSet<String>, Vec<String>)>;
+    let mut skipped: Left = BTreeMap::new();
     for (i, r) in calls.iter().enumerate() {
         let Now::Decided { now, checks } = r.now else {
             continue;
@@ -639,10 +638,42 @@ impl<'a> Prover<'a> {
                 .and_then(|k| agent.rules.get(k)),
             _ => None,
         };
-        let (source, edits, own) = place(current, self.root, decider, &g.permission, &a.pattern)
-            .ok_or_else(|| {
-                "no config file of the user's to write it in (no project config, and the rule that asks is built in)".to_string()
-            })?;
+        let placements = places(current, self.root, decider, &g.permission, &a.pattern);
+        if placements.is_empty() {
+            return Err("no config file of the user's to write it in (no project config, and the rule that asks is built in)".into());
+        }
+        let agent_name = agent.name.clone();
+        let own_block =
+            decider.is_some_and(|r| matches!(r.layer, Layer::AgentConfig | Layer::MarkdownAgent));
+        // Each place in turn, until one proves (a shared block an agent's own rule overrides
+        // covers nothing for that agent).
+        let mut why = String::new();
+        for placement in placements {
+            match self.prove_at(current, nows, mine, g, a, placement) {
+                Ok((mut p, loc, next, changed)) => {
+                    p.agent = (own_block
+                        && Some(loc.source) == decider.and_then(|r| r.loc).map(|l| l.source))
+                    .then(|| agent_name.clone());
+                    return Ok((p, loc, next, changed));
+                }
+                Err(e) => why = e,
+            }
+        }
+        Err(why)
+    }
+
+    /// [`Prover::attempt`] at one place: written there, re-loaded, diffed, the calls
+    /// decided again.
+    #[allow(clippy::type_complexity)]
+    fn prove_at(
+        &mut self,
+        current: &Project,
+        nows: &BTreeMap<usize, Now>,
+        mine: &[usize],
+        g: &Group,
+        a: &Attempt,
+        (source, edits, own): (SourceId, Vec<Edit>, Option<Loc>),
+    ) -> Result<(Proposal, Loc, Project, Vec<(usize, Now)>), String> {
         let file = current.loaded.sources.get(source);
         let path = file.path().ok_or("not a file")?.to_path_buf();
         let edited = text::apply(&file.text, &edits).ok_or("the edit does not apply")?;
@@ -797,15 +828,12 @@ impl<'a> Prover<'a> {
         let logged = approved.iter().filter(|i| g.logged.contains(i)).count();
         let loc = own.ok_or("no place")?;
         self.texts = texts;
-        let agent = decider
-            .filter(|r| matches!(r.layer, Layer::AgentConfig | Layer::MarkdownAgent))
-            .map(|_| agent.name.clone());
         Ok((
             Proposal {
                 directory: g.directory.clone(),
                 permission: g.permission.clone(),
                 pattern: a.pattern.clone(),
-                agent,
+                agent: None,
                 path,
                 file: file.name(),
                 line: 0,
@@ -846,18 +874,19 @@ fn find_rule(project: &Project, p: &Proposal, near: Loc) -> Option<Loc> {
         .max_by_key(|l| (l.source == near.source, l.span.start))
 }
 
-/// Where `permission` `pattern` allow is written, in the user's own file: after the rule
-/// that asks today when the user wrote it under the project root (its own block: an agent's
-/// when it is the agent's); else in the project's config file, in its shared `permission`
-/// block; else after the asking rule wherever the user wrote it (the global config).
-/// Returns the file, the edits, and a place in it (for finding the rule later).
-fn place(
+/// Where `permission` `pattern` allow may be written, in the user's own files, in the
+/// order they are tried: after the rule that asks today when the user wrote it under the
+/// project root (its own block: an agent's when it is the agent's); the project's config
+/// file, in its shared `permission` block; after the asking rule wherever the user wrote it
+/// (the global config). Each: the file, the edits, and a place in it (for finding the rule
+/// later).
+fn places(
     project: &Project,
     root: &Path,
     decider: Option<&Rule>,
     permission: &str,
     pattern: &str,
-) -> Option<(SourceId, Vec<Edit>, Option<Loc>)> {
+) -> Vec<(SourceId, Vec<Edit>, Option<Loc>)> {
     let entries = vec![(pattern.to_string(), "allow".to_string())];
     let written = decider.and_then(|r| crate::fix::suggest::written(r).map(|l| (r, l)));
     let after = |r: &Rule, l: Loc| -> Option<(SourceId, Vec<Edit>, Option<Loc>)> {
@@ -877,16 +906,15 @@ fn place(
             .path()
             .is_some_and(|p| p.starts_with(root))
     };
+    let mut out = Vec::new();
     if let Some((r, l)) = written.filter(|(_, l)| under_root(l)) {
-        if let Some(p) = after(r, l) {
-            return Some(p);
-        }
+        out.extend(after(r, l));
     }
-    if let Some(p) = in_project_config(project, root, permission, &entries) {
-        return Some(p);
+    out.extend(in_project_config(project, root, permission, &entries));
+    if let Some((r, l)) = written.filter(|(_, l)| !under_root(l)) {
+        out.extend(after(r, l));
     }
-    let (r, l) = written?;
-    after(r, l)
+    out
 }
 
 /// A source's syntax and containers, when permaudit edits it (a JSON(C) or markdown file,

@@ -7,7 +7,8 @@ Usage: history_db.py OUT.db PROJECT_DIR [CALLS]
 Writes OUT.db with the tables and columns permaudit reads (session: id, parent_id,
 directory, agent, permission; message: id, data; part: id, session_id, message_id,
 time_created, data) holding CALLS tool calls (default 100,000) of the shapes OpenCode
-records (bash, read, edit, glob, grep; completed, rejected, denied), spread over sessions
+records (bash, read, edit, glob, grep; completed, and rejected or denied for `rm`, `curl`,
+`kubectl` and `docker` commands), spread over sessions
 run in PROJECT_DIR, one in ten a subagent's and one in twenty an `opencode run` session.
 Deterministic (a fixed seed)."""
 import json
@@ -70,10 +71,14 @@ def main():
         else:
             tool, inp = rnd.choice([("glob", {"pattern": "**/*.ts"}), ("grep", {"pattern": "TODO"})])
         q = rnd.random()
-        if q < 0.9:
+        # Rejected and denied calls where people and rules refuse them: `rm`, the network,
+        # the cluster; the rest ran.
+        cmd = inp.get("command", "")
+        refusable = cmd.startswith(("rm ", "curl ", "kubectl ", "docker "))
+        if not refusable or q < 0.5:
             state = {"status": "completed", "input": inp, "output": "x" * 200,
                      "time": {"start": t, "end": t + 5}}
-        elif q < 0.95:
+        elif q < 0.75:
             state = {"status": "error", "input": inp,
                      "error": "The user rejected permission to use this specific tool call."}
         else:

@@ -44,7 +44,14 @@ pub(super) fn run(ctx: &Context, args: &SuggestArgs, out: &mut dyn Write) -> Res
         .filter(|s| s.parent_id.is_none() && approvals::is_run_session(s.permission.as_deref()))
         .map(|s| s.id.clone())
         .collect();
-    let log = read_log(&read.paths.data.join("log"));
+    // The log beside the database (OpenCode's data directory holds both), else the data
+    // directory's.
+    let beside = read
+        .db
+        .parent()
+        .map(|d| d.join("log"))
+        .filter(|d| d.is_dir());
+    let log = read_log(&beside.unwrap_or_else(|| read.paths.data.join("log")));
     let recorded: Vec<Recorded<'_>> = read
         .judged
         .iter()
@@ -106,7 +113,7 @@ pub(super) fn run(ctx: &Context, args: &SuggestArgs, out: &mut dyn Write) -> Res
     }
     let root = read.paths.project_root();
     if args.diff {
-        let _ = out.write_all(super::edits::unified(&files, &root).as_bytes());
+        let _ = out.write_all(super::edits::unified(&files, root).as_bytes());
         eprintln!(
             "{} rule{} proposed in {} file{}; nothing written",
             proposals.len(),
@@ -130,12 +137,10 @@ pub(super) fn run(ctx: &Context, args: &SuggestArgs, out: &mut dyn Write) -> Res
     let report = crate::report::suggest::Report {
         database: &database,
         min_sessions: args.min_sessions as usize,
-        calls: &recorded,
         proposals: &proposals,
         skipped: &skipped,
         log: (!log.is_empty()).then_some(&log),
         written: args.write && !files.is_empty(),
-        root: &root,
     };
     match args.format {
         Format::Json => write_pretty(out, &report.json()),

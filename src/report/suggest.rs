@@ -6,25 +6,31 @@
 //! [{directory, permission, pattern, sessions, calls, why}]}`.
 
 use super::{Style, clean};
-use crate::approvals::{Log, Proposal, Recorded, Skipped};
+use crate::approvals::{Log, Proposal, Skipped};
 use serde_json::{Value, json};
-use std::path::Path;
 
 pub struct Report<'a> {
     pub database: &'a str,
     pub min_sessions: usize,
-    pub calls: &'a [Recorded<'a>],
     pub proposals: &'a [Proposal],
     pub skipped: &'a [Skipped],
     pub log: Option<&'a Log>,
     /// The proposals were written (`--write`).
     pub written: bool,
-    /// The project root: directories are named relative to it.
-    pub root: &'a Path,
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The first few of a list (the JSON has them all).
+fn first(list: &[String]) -> String {
+    const SHOWN: usize = 6;
+    if list.len() > SHOWN {
+        format!("{}, … ({} in all)", list[..SHOWN].join(", "), list.len())
+    } else {
+        list.join(", ")
+    }
 }
 
 impl Report<'_> {
@@ -105,12 +111,12 @@ impl Report<'_> {
             out.push_str(&format!(
                 "      approved in {}: {}\n",
                 plural(p.sessions.len(), "session", "sessions"),
-                p.sessions.join(", ")
+                first(&p.sessions)
             ));
             out.push_str(&format!(
                 "      covers {}: {}{}\n",
                 plural(p.covers.len(), "call", "calls"),
-                p.covers.join(", "),
+                first(&p.covers),
                 if self.log.is_some() {
                     format!(
                         "; the log shows the question for {} of {}",
@@ -142,11 +148,7 @@ impl Report<'_> {
         if !self.skipped.is_empty() {
             out.push_str(&format!("\nNot proposed ({})\n", self.skipped.len()));
             for s in self.skipped {
-                let calls = if s.calls.len() > 5 {
-                    format!("{} … ({} calls)", s.calls[..5].join(", "), s.calls.len())
-                } else {
-                    s.calls.join(", ")
-                };
+                let calls = first(&s.calls);
                 out.push_str(&format!(
                     "  {} {}: {}\n      {}\n",
                     s.permission,
@@ -164,7 +166,6 @@ impl Report<'_> {
         } else {
             "nothing to write\n".to_string()
         });
-        let _ = (self.calls, self.root);
         out
     }
 }
