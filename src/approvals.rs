@@ -476,6 +476,10 @@ pub struct Prover<'a> {
     pub texts: BTreeMap<PathBuf, String>,
 }
 
+/// A rule proven: the proposal, the place of its file it was written at, the project with
+/// it written, and the recorded calls whose decisions it changes (with the new ones).
+type Proven = (Proposal, Loc, Project, Vec<(usize, Now)>);
+
 /// A rule to try: the pattern, the calls it stands for, and the broader one it narrows.
 struct Attempt {
     pattern: String,
@@ -604,7 +608,6 @@ impl<'a> Prover<'a> {
     }
 
     /// One rule written, re-loaded, diffed and the calls decided again.
-    #[allow(clippy::type_complexity)]
     fn attempt(
         &mut self,
         current: &Project,
@@ -612,7 +615,7 @@ impl<'a> Prover<'a> {
         mine: &[usize],
         g: &Group,
         a: &Attempt,
-    ) -> Result<(Proposal, Loc, Project, Vec<(usize, Now)>), String> {
+    ) -> Result<Proven, String> {
         // The rule that decides the ask today, for the first call that stands for it.
         let first = g
             .calls
@@ -664,7 +667,6 @@ impl<'a> Prover<'a> {
 
     /// [`Prover::attempt`] at one place: written there, re-loaded, diffed, the calls
     /// decided again.
-    #[allow(clippy::type_complexity)]
     fn prove_at(
         &mut self,
         current: &Project,
@@ -673,7 +675,7 @@ impl<'a> Prover<'a> {
         g: &Group,
         a: &Attempt,
         (source, edits, own): (SourceId, Vec<Edit>, Option<Loc>),
-    ) -> Result<(Proposal, Loc, Project, Vec<(usize, Now)>), String> {
+    ) -> Result<Proven, String> {
         let file = current.loaded.sources.get(source);
         let path = file.path().ok_or("not a file")?.to_path_buf();
         let edited = text::apply(&file.text, &edits).ok_or("the edit does not apply")?;

@@ -17,7 +17,8 @@
 //! - Asks, their replies and "Always" answers are not stored (the `permission` table stays
 //!   empty after an "always" reply): a call that ran may have run after a question.
 //!
-//! No I/O here: rows in, decisions out. Tool outputs are never read (the CLI's query
+//! The JSON storage of older releases (`<data>/storage/`) gives the same rows
+//! (`cli/historydb.rs`). No I/O here: rows in, decisions out. Tool outputs are never read (the CLI's query
 //! selects inputs, status and error text only).
 
 use crate::agents::{Agent, Decision};

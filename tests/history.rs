@@ -1094,3 +1094,111 @@ fn suggest_refusals() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an SQLite database"));
 }
+
+/// The JSON storage of older releases (`<data>/storage/`, the layout OpenCode's JSON →
+/// SQLite migration reads) is read beside the database: its sessions the database does
+/// not hold, their tool parts decided like the database's; a broken file is left out.
+#[test]
+fn legacy_json_storage_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let proj = root.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(
+        proj.join("opencode.json"),
+        r#"{"permission": {"bash": {"*": "ask", "ls *": "allow"}}}"#,
+    )
+    .unwrap();
+    let data = root.join(".local/share/opencode");
+    let storage = data.join("storage");
+    let put = |rel: &str, v: &Value| {
+        let p = storage.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v.to_string()).unwrap();
+    };
+    let p = proj.to_str().unwrap();
+    put(
+        "session/prj/ses_a.json",
+        &json!({"id": "ses_a", "directory": p, "title": "old", "time": {"created": 1}}),
+    );
+    put(
+        "message/ses_a/msg_1.json",
+        &json!({"id": "msg_1", "sessionID": "ses_a", "role": "assistant", "mode": "build"}),
+    );
+    put(
+        "part/msg_1/prt_1.json",
+        &json!({"id": "prt_1", "messageID": "msg_1", "sessionID": "ses_a", "type": "tool",
+                "tool": "bash", "callID": "c1",
+                "state": {"status": "completed", "input": {"command": "ls -la"}, "output": "x",
+                          "time": {"start": 10, "end": 11}}}),
+    );
+    put(
+        "part/msg_1/prt_2.json",
+        &json!({"id": "prt_2", "messageID": "msg_1", "sessionID": "ses_a", "type": "tool",
+                "tool": "bash", "callID": "c2",
+                "state": {"status": "error", "input": {"command": "git push"},
+                          "error": "The user rejected permission to use this specific tool call.",
+                          "time": {"start": 20, "end": 21}}}),
+    );
+    put(
+        "part/msg_1/prt_3.json",
+        &json!({"id": "prt_3", "messageID": "msg_1", "type": "text", "text": "hi"}),
+    );
+    std::fs::write(storage.join("part/msg_1/prt_4.json"), "{not json").unwrap();
+    let run = || -> Output {
+        Command::new(harness::permaudit_bin())
+            .args(["history", "--format", "json"])
+            .current_dir(&proj)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &root)
+            .output()
+            .unwrap()
+    };
+    // No database at all: the JSON storage alone.
+    let out = run();
+    let v = json_of(&out);
+    let got: Vec<(String, String, String, String)> = v["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or("null").to_string();
+            (s("call"), s("agent"), s("then"), s("now"))
+        })
+        .collect();
+    let t = |a: &str, b: &str, c: &str, d: &str| {
+        (a.to_string(), b.to_string(), c.to_string(), d.to_string())
+    };
+    assert_eq!(
+        got,
+        [
+            t("c1", "build", "ran", "allow"),
+            t("c2", "build", "rejected", "ask")
+        ]
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 session read, 1 file left out"), "{err}");
+    // A database holding the same session: its rows, the JSON copy left out.
+    {
+        let c = rusqlite::Connection::open(data.join("opencode.db")).unwrap();
+        c.execute_batch(&format!(
+            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, agent TEXT, permission TEXT);
+             CREATE TABLE message (id TEXT, data TEXT);
+             CREATE TABLE part (id TEXT, session_id TEXT, message_id TEXT, time_created INTEGER, data TEXT);
+             INSERT INTO session VALUES ('ses_a', NULL, '{p}', 'build', NULL);
+             INSERT INTO message VALUES ('msg_1', '{{\"agent\":\"build\"}}');
+             INSERT INTO part VALUES ('prt_9', 'ses_a', 'msg_1', 5,
+               '{{\"type\":\"tool\",\"tool\":\"bash\",\"callID\":\"c9\",\"state\":{{\"status\":\"completed\",\"input\":{{\"command\":\"ls\"}}}}}}');"
+        ))
+        .unwrap();
+    }
+    let v = json_of(&run());
+    let calls: Vec<&str> = v["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["call"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["c9"]);
+}

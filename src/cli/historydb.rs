@@ -73,26 +73,49 @@ pub(super) fn read_history(ctx: &Context, src: &Source, redact: bool) -> Result<
     };
     let paths = Paths::from_host(&RealHost, &ctx.cwd);
     let db = database_path(src, &paths)?;
-    // Older releases kept sessions as JSON files under `<data>/storage/` (session,
-    // message, part); that layout is not read yet, so say so rather than look empty.
-    let legacy = paths.data.join("storage");
-    if ["session", "message", "part"]
-        .iter()
-        .any(|d| legacy.join(d).is_dir())
-    {
-        let shown = if redact {
-            "…".into()
-        } else {
-            legacy.display().to_string()
-        };
-        eprintln!(
-            "note: {shown} holds the JSON session storage of an older OpenCode release: not read (only the SQLite database is)"
-        );
+    // Older releases kept sessions as JSON files under `<data>/storage/` (beside the
+    // database): read too, each session the database does not hold (OpenCode's own
+    // migration copied them there once).
+    let legacy = db
+        .parent()
+        .map(|d| d.join("storage"))
+        .filter(|d| d.join("session").is_dir());
+    let (mut sessions, mut parts) = match read(&db) {
+        Ok(rows) => rows,
+        Err(_) if legacy.is_some() && !db.exists() => (Vec::new(), Vec::new()),
+        Err(e) => {
+            eprintln!("error: {}: {e}", db.display());
+            return Err(EXIT_REFUSED);
+        }
+    };
+    if let Some(dir) = &legacy {
+        let known: std::collections::BTreeSet<String> =
+            sessions.iter().map(|s| s.id.clone()).collect();
+        let old = read_legacy(dir, &known);
+        if old.sessions.len() + old.skipped > 0 {
+            let shown = if redact {
+                "…".into()
+            } else {
+                dir.display().to_string()
+            };
+            eprintln!(
+                "note: {shown} (the JSON storage of an older OpenCode release): {} session{} read{}",
+                old.sessions.len(),
+                if old.sessions.len() == 1 { "" } else { "s" },
+                if old.skipped > 0 {
+                    format!(
+                        ", {} file{} left out (not JSON, too large, or past {LEGACY_FILES} files)",
+                        old.skipped,
+                        if old.skipped == 1 { "" } else { "s" }
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        sessions.extend(old.sessions);
+        parts.extend(old.parts);
     }
-    let (sessions, parts) = read(&db).map_err(|e| {
-        eprintln!("error: {}: {e}", db.display());
-        EXIT_REFUSED
-    })?;
     let filter = Filter {
         project: (!src.all_projects && src.session.is_none())
             .then(|| paths.project_root().to_string_lossy().into_owned()),
@@ -212,6 +235,132 @@ pub(super) fn loader_for<'a>(
             tilde: true,
         },
     })
+}
+
+/// The most files of the JSON storage read, and the largest (a part file holds the tool's
+/// output too: read whole, only its input kept).
+const LEGACY_FILES: usize = 2_000_000;
+const LEGACY_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What the JSON storage held.
+#[derive(Default)]
+struct Legacy {
+    sessions: Vec<SessionRow>,
+    parts: Vec<PartRow>,
+    /// Files left out: not JSON, too large, past [`LEGACY_FILES`].
+    skipped: usize,
+}
+
+/// The JSON session storage of older releases, in the layout OpenCode's own JSON → SQLite
+/// migration (`storage/json-migration.ts`) reads: `session/<project>/<session>.json`
+/// (`parentID`, `directory`, `permission`), `message/<session>/<message>.json` (`agent`,
+/// or the older `mode`), `part/<message>/<part>.json` (a part as the database's
+/// `part.data` holds it: `type`, `tool`, `callID`, `state`); ids come from the file names.
+/// Sessions `known` (already in the database) are left out.
+fn read_legacy(dir: &Path, known: &std::collections::BTreeSet<String>) -> Legacy {
+    let mut out = Legacy::default();
+    let mut budget = LEGACY_FILES;
+    // (parent directory name, file stem, JSON) of each `*/*.json` under `sub`.
+    let mut each = |sub: &str,
+                    out: &mut Legacy,
+                    f: &mut dyn FnMut(&str, &str, serde_json::Value)| {
+        let Ok(groups) = std::fs::read_dir(dir.join(sub)) else {
+            return;
+        };
+        let mut groups: Vec<PathBuf> = groups.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        groups.sort();
+        for g in groups.iter().filter(|g| g.is_dir()) {
+            let Ok(files) = std::fs::read_dir(g) else {
+                continue;
+            };
+            let mut files: Vec<PathBuf> = files.filter_map(|e| e.ok().map(|e| e.path())).collect();
+            files.sort();
+            for file in files
+                .iter()
+                .filter(|f| f.extension().is_some_and(|e| e == "json"))
+            {
+                if budget == 0 {
+                    out.skipped += 1;
+                    continue;
+                }
+                budget -= 1;
+                let small = std::fs::metadata(file)
+                    .is_ok_and(|m| m.is_file() && m.len() <= LEGACY_FILE_BYTES);
+                let value = small
+                    .then(|| std::fs::read(file).ok())
+                    .flatten()
+                    .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+                let (Some(v), Some(parent), Some(stem)) = (
+                    value,
+                    g.file_name().and_then(|n| n.to_str()),
+                    file.file_stem().and_then(|n| n.to_str()),
+                ) else {
+                    out.skipped += 1;
+                    continue;
+                };
+                f(parent, stem, v);
+            }
+        }
+    };
+    let text =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let mut sessions: Vec<SessionRow> = Vec::new();
+    each("session", &mut out, &mut |_, id, v| {
+        if known.contains(id) {
+            return;
+        }
+        sessions.push(SessionRow {
+            id: id.to_string(),
+            parent_id: text(&v, "parentID"),
+            directory: text(&v, "directory").unwrap_or_default(),
+            agent: text(&v, "agent"),
+            permission: v
+                .get("permission")
+                .filter(|p| !p.is_null())
+                .map(|p| p.to_string()),
+        });
+    });
+    let ids: std::collections::BTreeSet<String> = sessions.iter().map(|s| s.id.clone()).collect();
+    // Each message's session and agent.
+    let mut messages: BTreeMap<String, (String, Option<String>)> = BTreeMap::new();
+    each("message", &mut out, &mut |session, id, v| {
+        if ids.contains(session) {
+            let agent = text(&v, "agent").or_else(|| text(&v, "mode"));
+            messages.insert(id.to_string(), (session.to_string(), agent));
+        }
+    });
+    let mut parts: Vec<PartRow> = Vec::new();
+    each("part", &mut out, &mut |message, id, v| {
+        let Some((session, agent)) = messages.get(message) else {
+            return;
+        };
+        if v.get("type").and_then(|t| t.as_str()) != Some("tool") {
+            return;
+        }
+        let state = v.get("state");
+        let s = |k: &str| state.and_then(|st| text(st, k));
+        let time = state
+            .and_then(|st| st.get("time"))
+            .and_then(|t| t.get("start"))
+            .or_else(|| v.get("time").and_then(|t| t.get("created")))
+            .and_then(|t| t.as_i64())
+            .unwrap_or(0);
+        parts.push(PartRow {
+            id: id.to_string(),
+            session_id: session.clone(),
+            message_id: message.to_string(),
+            time_created: time,
+            tool: text(&v, "tool"),
+            call_id: text(&v, "callID"),
+            status: s("status"),
+            input: state.and_then(|st| st.get("input")).map(|i| i.to_string()),
+            error: s("error"),
+            message_agent: agent.clone(),
+        });
+    });
+    out.sessions = sessions;
+    out.parts = parts;
+    out
 }
 
 /// A private directory removed when dropped.
