@@ -621,21 +621,62 @@ fn odd_rows_are_listed_or_left_out_never_a_panic() {
     // An unknown session is refused.
     let out = run(&["--session", "nope"]);
     assert_eq!(out.status.code(), Some(2));
+    // `suggest` reads the same rows without a panic and proposes nothing from them.
+    let out = pa(
+        &proj,
+        &root,
+        &[
+            "suggest",
+            "--db",
+            db.to_str().unwrap(),
+            "--all-projects",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(json_of(&out)["proposals"].as_array().unwrap().is_empty());
+    assert_eq!(std::fs::read(&db).unwrap(), before);
 }
 
 // ---- `permaudit suggest` on the same recording ----
 
-/// `suggest --format json` in `cwd`.
-fn suggest_json(rec: &Recorded, cwd: &Path, home: &Path, args: &[&str]) -> Value {
-    let mut cmd = Command::new(harness::permaudit_bin());
-    cmd.args(["suggest", "--format", "json"])
+/// permaudit with `args` in `cwd`, with only PATH and HOME set.
+fn pa(cwd: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(harness::permaudit_bin())
         .args(args)
         .current_dir(cwd)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home);
-    let _ = rec;
-    json_of(&cmd.output().unwrap())
+        .env("HOME", home)
+        .output()
+        .unwrap()
+}
+
+/// `suggest --format json` in `cwd`.
+fn suggest_json(cwd: &Path, home: &Path, args: &[&str]) -> Value {
+    let mut a = vec!["suggest", "--format", "json"];
+    a.extend(args);
+    json_of(&pa(cwd, home, &a))
+}
+
+/// Some entry of `skipped` is about `pattern` and says `says`.
+fn skipped_says(skipped: &[Value], pattern: &str, says: &str) {
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["pattern"] == pattern && s["why"].as_str().unwrap().contains(says)),
+        "{pattern}: {says}\n{}",
+        serde_json::to_string_pretty(skipped).unwrap()
+    )
+}
+
+/// `key` of each object of the array `v`, as strings.
+fn each(v: &Value, key: &str) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[key].as_str().unwrap_or("null").to_string())
+        .collect()
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -654,7 +695,7 @@ fn strings(v: &Value) -> Vec<String> {
 fn suggest_proposes_the_command_approved_in_two_sessions() {
     let Some(rec) = recorded() else { return };
     let before = snapshot(&rec.db());
-    let v = suggest_json(rec, &rec.proj(), &rec.home(), &[]);
+    let v = suggest_json(&rec.proj(), &rec.home(), &[]);
     assert!(snapshot(&rec.db()) == before, "the database files changed");
     assert_eq!(v["version"], 1);
     let proposals = v["proposals"].as_array().unwrap();
@@ -692,15 +733,7 @@ fn suggest_proposes_the_command_approved_in_two_sessions() {
     assert!(p["logged"]["asked"].as_u64().unwrap() <= p["logged"]["of"].as_u64().unwrap());
     // What was left out, and why.
     let skipped = v["skipped"].as_array().unwrap();
-    let why = |pattern: &str, says: &str| {
-        assert!(
-            skipped
-                .iter()
-                .any(|s| s["pattern"] == pattern && s["why"].as_str().unwrap().contains(says)),
-            "{pattern}: {says}\n{}",
-            serde_json::to_string_pretty(skipped).unwrap()
-        )
-    };
+    let why = |pattern: &str, says: &str| skipped_says(skipped, pattern, says);
     why(
         "pwd *",
         "approved in 1 session (fewer than --min-sessions 2)",
@@ -708,15 +741,9 @@ fn suggest_proposes_the_command_approved_in_two_sessions() {
     why("git log *", "opencode run");
     why("git status *", "denies");
     // --min-sessions 1 proposes `pwd *` too; 3 proposes nothing.
-    let one = suggest_json(rec, &rec.proj(), &rec.home(), &["--min-sessions", "1"]);
-    let patterns: Vec<&str> = one["proposals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["pattern"].as_str().unwrap())
-        .collect();
-    assert_eq!(patterns, ["git log *", "pwd *"]);
-    let three = suggest_json(rec, &rec.proj(), &rec.home(), &["--min-sessions", "3"]);
+    let one = suggest_json(&rec.proj(), &rec.home(), &["--min-sessions", "1"]);
+    assert_eq!(each(&one["proposals"], "pattern"), ["git log *", "pwd *"]);
+    let three = suggest_json(&rec.proj(), &rec.home(), &["--min-sessions", "3"]);
     assert!(three["proposals"].as_array().unwrap().is_empty());
     // The human form names the rule, its place and its sessions.
     let out = permaudit(rec, &rec.proj(), &["suggest", "--color", "never"], &[]);
@@ -773,16 +800,7 @@ fn suggest_write_is_what_opencode_then_allows() {
     let config = proj.join("opencode.json");
     let before_config = std::fs::read_to_string(&config).unwrap();
     let before = snapshot(&db);
-    let run = |args: &[&str]| -> Output {
-        Command::new(harness::permaudit_bin())
-            .args(args)
-            .current_dir(&proj)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &home)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| pa(&proj, &home, args);
     let diff = run(&["suggest", "--diff"]);
     assert!(diff.status.success());
     let patch = String::from_utf8_lossy(&diff.stdout);
@@ -978,16 +996,10 @@ fn suggest_narrows_or_drops_and_counts_root_sessions() {
         }
     }
     let before = std::fs::read(&db).unwrap();
-    let run = |args: &[&str]| -> Output {
-        Command::new(harness::permaudit_bin())
-            .args(["suggest", "--db", db.to_str().unwrap()])
-            .args(args)
-            .current_dir(&proj)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &root)
-            .output()
-            .unwrap()
+    let run = |args: &[&str]| {
+        let mut a = vec!["suggest", "--db", db.to_str().unwrap()];
+        a.extend(args);
+        pa(&proj, &root, &a)
     };
     let v = json_of(&run(&["--format", "json"]));
     let got: Vec<(String, String, Vec<String>)> = v["proposals"]
@@ -1019,15 +1031,7 @@ fn suggest_narrows_or_drops_and_counts_root_sessions() {
         serde_json::to_string_pretty(&v).unwrap()
     );
     let skipped = v["skipped"].as_array().unwrap();
-    let why = |pattern: &str, says: &str| {
-        assert!(
-            skipped
-                .iter()
-                .any(|s| s["pattern"] == pattern && s["why"].as_str().unwrap().contains(says)),
-            "{pattern}: {says}\n{}",
-            serde_json::to_string_pretty(skipped).unwrap()
-        )
-    };
+    let why = |pattern: &str, says: &str| skipped_says(skipped, pattern, says);
     why("git log *", "narrower ask `bash` \"git log -p*\"");
     why("npm test *", "which was rejected");
     why("make build *", "approved in 1 session");
@@ -1061,16 +1065,10 @@ fn suggest_narrows_or_drops_and_counts_root_sessions() {
 #[test]
 fn suggest_refusals() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| -> Output {
-        Command::new(harness::permaudit_bin())
-            .arg("suggest")
-            .args(args)
-            .current_dir(dir.path())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", dir.path())
-            .output()
-            .unwrap()
+    let run = |args: &[&str]| {
+        let mut a = vec!["suggest"];
+        a.extend(args);
+        pa(dir.path(), dir.path(), &a)
     };
     let missing = dir.path().join("missing.db");
     for (args, says) in [
@@ -1145,16 +1143,7 @@ fn legacy_json_storage_is_read() {
         &json!({"id": "prt_3", "messageID": "msg_1", "type": "text", "text": "hi"}),
     );
     std::fs::write(storage.join("part/msg_1/prt_4.json"), "{not json").unwrap();
-    let run = || -> Output {
-        Command::new(harness::permaudit_bin())
-            .args(["history", "--format", "json"])
-            .current_dir(&proj)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &root)
-            .output()
-            .unwrap()
-    };
+    let run = || pa(&proj, &root, &["history", "--format", "json"]);
     // No database at all: the JSON storage alone.
     let out = run();
     let v = json_of(&out);
@@ -1193,12 +1182,5 @@ fn legacy_json_storage_is_read() {
         ))
         .unwrap();
     }
-    let v = json_of(&run());
-    let calls: Vec<&str> = v["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["call"].as_str().unwrap())
-        .collect();
-    assert_eq!(calls, ["c9"]);
+    assert_eq!(each(&json_of(&run())["calls"], "call"), ["c9"]);
 }
