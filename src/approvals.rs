@@ -490,13 +490,23 @@ impl<'a> Prover<'a> {
     /// Prove `groups` (this directory's) on `start` (the project as the files read now).
     pub fn run(mut self, start: Project, groups: &[Group]) -> (Outcome, BTreeMap<PathBuf, String>) {
         let mut out = Outcome::default();
-        let mine: Vec<usize> = (0..self.calls.len())
+        // This directory's calls, each with the number of its (agent, tool, input): calls
+        // alike are decided once per proof.
+        let mut alike: BTreeMap<(Option<&str>, &str, String), usize> = BTreeMap::new();
+        let mine: Vec<(usize, usize)> = (0..self.calls.len())
             .filter(|&i| self.calls[i].call.directory == self.directory)
+            .map(|i| {
+                let c = self.calls[i].call;
+                let n = alike.len();
+                let key = (c.agent.as_deref(), c.tool.as_str(), c.input.to_string());
+                (i, *alike.entry(key).or_insert(n))
+            })
             .collect();
+        drop(alike);
         // Today's decisions of this directory's calls, kept up to date as proposals apply.
         let mut nows: BTreeMap<usize, Now> = mine
             .iter()
-            .map(|&i| (i, self.calls[i].now.clone()))
+            .map(|&(i, _)| (i, self.calls[i].now.clone()))
             .collect();
         let mut current = start;
         let mut accepted: Vec<(Proposal, Loc)> = Vec::new();
@@ -612,7 +622,7 @@ impl<'a> Prover<'a> {
         &mut self,
         current: &Project,
         nows: &BTreeMap<usize, Now>,
-        mine: &[usize],
+        mine: &[(usize, usize)],
         g: &Group,
         a: &Attempt,
     ) -> Result<Proven, String> {
@@ -671,7 +681,7 @@ impl<'a> Prover<'a> {
         &mut self,
         current: &Project,
         nows: &BTreeMap<usize, Now>,
-        mine: &[usize],
+        mine: &[(usize, usize)],
         g: &Group,
         a: &Attempt,
         (source, edits, own): (SourceId, Vec<Edit>, Option<Loc>),
@@ -754,10 +764,10 @@ impl<'a> Prover<'a> {
         // Every recorded call of this permission decided again: ask → allow only, never a
         // call that was rejected or denied then.
         let mut judge = Judge::new(&next);
-        let mut memo: BTreeMap<(Option<String>, String, String), Now> = BTreeMap::new();
+        let mut memo: BTreeMap<usize, Now> = BTreeMap::new();
         let mut changed: Vec<(usize, Now)> = Vec::new();
         let mut covered: Vec<usize> = Vec::new();
-        for &i in mine {
+        for &(i, alike) in mine {
             let Some(Now::Decided { now: was, checks }) = nows.get(&i) else {
                 continue;
             };
@@ -765,13 +775,8 @@ impl<'a> Prover<'a> {
                 continue;
             }
             let call = self.calls[i].call;
-            let key = (
-                call.agent.clone(),
-                call.tool.clone(),
-                call.input.to_string(),
-            );
             let now = memo
-                .entry(key)
+                .entry(alike)
                 .or_insert_with(|| judge.decide(call, self.env))
                 .clone();
             let Now::Decided {
