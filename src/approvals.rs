@@ -981,11 +981,16 @@ fn in_project_config(
                 let current = text
                     .get(e.value.start..e.value.end)?
                     .trim_matches(['"', '\'']);
-                let all = vec![
-                    ("*".to_string(), text::action_text(syntax, current)),
-                    (permission.to_string(), block),
-                ];
-                vec![text::replace_value(e, text::object_text(syntax, &all))]
+                // The block is written already: not through `object_text`, which writes
+                // actions.
+                vec![text::replace_value(
+                    e,
+                    format!(
+                        "{{\"*\": {}, {}: {block}}}",
+                        text::action_text(syntax, current),
+                        text::quoted(permission)
+                    ),
+                )]
             }
             Some(perms) => match perms.entries.iter().rev().find(|x| key(x) == permission) {
                 Some(x) => match text::child(&cs, x) {

@@ -1184,3 +1184,101 @@ fn legacy_json_storage_is_read() {
     }
     assert_eq!(each(&json_of(&run())["calls"], "call"), ["c9"]);
 }
+
+/// Where the rule goes: after the asking rule in an agent's own block (named in `agent`),
+/// in the project config's shared block (a scalar `permission` kept as the catch-all), and
+/// in the global config when the project has none; each written config loads again and
+/// asks no more.
+#[test]
+fn suggest_writes_where_the_ask_is_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let proj = root.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let db = root.join("h.db");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, agent TEXT, permission TEXT);
+             CREATE TABLE message (id TEXT, data TEXT);
+             CREATE TABLE part (id TEXT, session_id TEXT, message_id TEXT, time_created INTEGER, data TEXT);
+             INSERT INTO message VALUES ('m', '{\"agent\":\"build\"}');",
+        )
+        .unwrap();
+        for (n, s) in ["s1", "s2"].iter().enumerate() {
+            c.execute(
+                "INSERT INTO session VALUES (?1, NULL, ?2, 'build', NULL)",
+                rusqlite::params![s, proj.to_str().unwrap()],
+            )
+            .unwrap();
+            let data = json!({"type": "tool", "tool": "bash", "callID": format!("c{n}"),
+                "state": {"status": "completed", "input": {"command": "npm test"}}});
+            c.execute(
+                "INSERT INTO part VALUES (?1, ?2, 'm', ?3, ?4)",
+                rusqlite::params![format!("p{n}"), s, n as i64, data.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    let global = root.join(".config/opencode/opencode.json");
+    let cases: &[(&str, Option<&str>, &str, &str, Value)] = &[
+        (
+            "agent block",
+            Some(r#"{"agent": {"build": {"permission": {"bash": {"*": "ask", "rm *": "deny"}}}}}"#),
+            "opencode.json",
+            r#"{"agent": {"build": {"permission": {"bash": {"*": "ask", "rm *": "deny", "npm test *": "allow"}}}}}"#,
+            json!("build"),
+        ),
+        (
+            "scalar permission",
+            Some(r#"{"permission": "ask"}"#),
+            "opencode.json",
+            r#"{"permission": {"*": "ask", "bash": {"npm test *": "allow"}}}"#,
+            Value::Null,
+        ),
+        (
+            "global config",
+            None,
+            "global",
+            r#"{"permission": {"bash": {"*": "ask", "npm test *": "allow"}}}"#,
+            Value::Null,
+        ),
+    ];
+    for (what, project, file, want, agent) in cases {
+        let _ = std::fs::remove_file(proj.join("opencode.json"));
+        let _ = std::fs::remove_file(&global);
+        // (A global `bash` block beside the scalar would come first in the merged object,
+        // its key first, and the scalar's catch-all after every rule of it: no shared rule
+        // could then allow.)
+        match project {
+            Some(p) => std::fs::write(proj.join("opencode.json"), p).unwrap(),
+            None => {
+                std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+                std::fs::write(&global, r#"{"permission": {"bash": {"*": "ask"}}}"#).unwrap();
+            }
+        }
+        let args = ["suggest", "--db", db.to_str().unwrap(), "--format", "json"];
+        let v = json_of(&pa(&proj, &root, &args));
+        let p = &v["proposals"][0];
+        assert_eq!(p["pattern"], "npm test *", "{what}: {v}");
+        assert_eq!(p["agent"], *agent, "{what}: {v}");
+        let mut w = args.to_vec();
+        w.push("--write");
+        assert_eq!(json_of(&pa(&proj, &root, &w))["written"], true, "{what}");
+        let path = if *file == "global" {
+            global.clone()
+        } else {
+            proj.join(file)
+        };
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), *want, "{what}");
+        let again = json_of(&pa(&proj, &root, &args));
+        assert!(
+            again["proposals"].as_array().unwrap().is_empty(),
+            "{what}: {again}"
+        );
+        assert!(
+            again["skipped"].as_array().unwrap().is_empty(),
+            "{what}: {again}"
+        );
+    }
+}
