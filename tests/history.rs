@@ -914,6 +914,47 @@ fn suggest_write_is_what_opencode_then_allows() {
     );
 }
 
+/// A database with the tables and columns permaudit reads: `sessions` (id, parent,
+/// `session.permission`), each run in `dir` by `build`, and one bash call per `calls` entry
+/// (session, command, `completed` or `rejected`), callIDs `c0`, `c1`, … in order.
+fn bash_history(
+    db: &Path,
+    dir: &Path,
+    sessions: &[(&str, Option<&str>, Option<&str>)],
+    calls: &[(&str, &str, &str)],
+) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.execute_batch(
+        "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, agent TEXT, permission TEXT);
+         CREATE TABLE message (id TEXT, data TEXT);
+         CREATE TABLE part (id TEXT, session_id TEXT, message_id TEXT, time_created INTEGER, data TEXT);
+         INSERT INTO message VALUES ('m', '{\"agent\":\"build\"}');",
+    )
+    .unwrap();
+    for (id, parent, perm) in sessions {
+        c.execute(
+            "INSERT INTO session VALUES (?1, ?2, ?3, 'build', ?4)",
+            rusqlite::params![id, parent, dir.to_str().unwrap(), perm],
+        )
+        .unwrap();
+    }
+    for (n, (session, command, status)) in calls.iter().enumerate() {
+        let state = if *status == "rejected" {
+            json!({"status": "error", "input": {"command": command},
+                   "error": "The user rejected permission to use this specific tool call."})
+        } else {
+            json!({"status": status, "input": {"command": command}})
+        };
+        let data =
+            json!({"type": "tool", "tool": "bash", "callID": format!("c{n}"), "state": state});
+        c.execute(
+            "INSERT INTO part VALUES (?1, ?2, 'm', ?3, ?4)",
+            rusqlite::params![format!("p{n}"), session, n as i64, data.to_string()],
+        )
+        .unwrap();
+    }
+}
+
 /// A history with no engine: the narrowing (an explicit narrower ask, a rejected call),
 /// subagent sessions counted under their root, `opencode run` sessions left out.
 #[test]
@@ -935,66 +976,35 @@ fn suggest_narrows_or_drops_and_counts_root_sessions() {
     std::fs::write(proj.join("opencode.json"), config).unwrap();
     let db = root.join("h.db");
     let run_rules = r#"[{"permission":"question","pattern":"*","action":"deny"},{"permission":"plan_enter","pattern":"*","action":"deny"},{"permission":"plan_exit","pattern":"*","action":"deny"}]"#;
-    {
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch(
-            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, agent TEXT, permission TEXT);
-             CREATE TABLE message (id TEXT, data TEXT);
-             CREATE TABLE part (id TEXT, session_id TEXT, message_id TEXT, time_created INTEGER, data TEXT);
-             INSERT INTO message VALUES ('m', '{\"agent\":\"build\"}');",
-        )
-        .unwrap();
-        let p = proj.to_str().unwrap();
-        for (id, parent, perm) in [
-            ("s1", None, None),
-            ("s2", None, None),
-            ("s3", None, None),
-            ("s4", Some("s1"), None),
-            ("s5", None, Some(run_rules)),
-            ("s6", None, Some(run_rules)),
-        ] {
-            c.execute(
-                "INSERT INTO session VALUES (?1, ?2, ?3, 'build', ?4)",
-                rusqlite::params![id, parent, p, perm],
-            )
-            .unwrap();
-        }
-        let calls: &[(&str, &str, &str)] = &[
-            // `git log *` would override the author's `git log -p*` ask: narrowed to the
-            // exact command approved in two sessions.
-            ("s1", "git log --oneline", "completed"),
-            ("s2", "git log --oneline", "completed"),
-            ("s3", "git log -p", "completed"),
-            // `npm test *` would allow the rejected `npm test --watch`: narrowed.
-            ("s1", "npm test", "completed"),
-            ("s2", "npm test", "completed"),
-            ("s3", "npm test --watch", "rejected"),
-            // Approved in s1 and its subagent's session s4: one session.
-            ("s1", "make build", "completed"),
-            ("s4", "make build", "completed"),
-            // Only in `opencode run` sessions.
-            ("s5", "cargo check", "completed"),
-            ("s6", "cargo check", "completed"),
-            // Denied today: never proposed.
-            ("s1", "rm -rf build", "completed"),
-            ("s2", "rm -rf build", "completed"),
-        ];
-        for (n, (session, command, status)) in calls.iter().enumerate() {
-            let state = if *status == "rejected" {
-                json!({"status": "error", "input": {"command": command},
-                       "error": "The user rejected permission to use this specific tool call."})
-            } else {
-                json!({"status": status, "input": {"command": command}})
-            };
-            let data =
-                json!({"type": "tool", "tool": "bash", "callID": format!("c{n}"), "state": state});
-            c.execute(
-                "INSERT INTO part VALUES (?1, ?2, 'm', ?3, ?4)",
-                rusqlite::params![format!("p{n}"), session, n as i64, data.to_string()],
-            )
-            .unwrap();
-        }
-    }
+    let sessions = [
+        ("s1", None, None),
+        ("s2", None, None),
+        ("s3", None, None),
+        ("s4", Some("s1"), None),
+        ("s5", None, Some(run_rules)),
+        ("s6", None, Some(run_rules)),
+    ];
+    let calls: &[(&str, &str, &str)] = &[
+        // `git log *` would override the author's `git log -p*` ask: narrowed to the
+        // exact command approved in two sessions.
+        ("s1", "git log --oneline", "completed"),
+        ("s2", "git log --oneline", "completed"),
+        ("s3", "git log -p", "completed"),
+        // `npm test *` would allow the rejected `npm test --watch`: narrowed.
+        ("s1", "npm test", "completed"),
+        ("s2", "npm test", "completed"),
+        ("s3", "npm test --watch", "rejected"),
+        // Approved in s1 and its subagent's session s4: one session.
+        ("s1", "make build", "completed"),
+        ("s4", "make build", "completed"),
+        // Only in `opencode run` sessions.
+        ("s5", "cargo check", "completed"),
+        ("s6", "cargo check", "completed"),
+        // Denied today: never proposed.
+        ("s1", "rm -rf build", "completed"),
+        ("s2", "rm -rf build", "completed"),
+    ];
+    bash_history(&db, &proj, &sessions, calls);
     let before = std::fs::read(&db).unwrap();
     let run = |args: &[&str]| {
         let mut a = vec!["suggest", "--db", db.to_str().unwrap()];
@@ -1196,30 +1206,15 @@ fn suggest_writes_where_the_ask_is_decided() {
     let proj = root.join("proj");
     std::fs::create_dir_all(&proj).unwrap();
     let db = root.join("h.db");
-    {
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch(
-            "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, agent TEXT, permission TEXT);
-             CREATE TABLE message (id TEXT, data TEXT);
-             CREATE TABLE part (id TEXT, session_id TEXT, message_id TEXT, time_created INTEGER, data TEXT);
-             INSERT INTO message VALUES ('m', '{\"agent\":\"build\"}');",
-        )
-        .unwrap();
-        for (n, s) in ["s1", "s2"].iter().enumerate() {
-            c.execute(
-                "INSERT INTO session VALUES (?1, NULL, ?2, 'build', NULL)",
-                rusqlite::params![s, proj.to_str().unwrap()],
-            )
-            .unwrap();
-            let data = json!({"type": "tool", "tool": "bash", "callID": format!("c{n}"),
-                "state": {"status": "completed", "input": {"command": "npm test"}}});
-            c.execute(
-                "INSERT INTO part VALUES (?1, ?2, 'm', ?3, ?4)",
-                rusqlite::params![format!("p{n}"), s, n as i64, data.to_string()],
-            )
-            .unwrap();
-        }
-    }
+    bash_history(
+        &db,
+        &proj,
+        &[("s1", None, None), ("s2", None, None)],
+        &[
+            ("s1", "npm test", "completed"),
+            ("s2", "npm test", "completed"),
+        ],
+    );
     let global = root.join(".config/opencode/opencode.json");
     let cases: &[(&str, Option<&str>, &str, &str, Value)] = &[
         (
