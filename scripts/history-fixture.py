@@ -19,7 +19,12 @@ opens the database, stay only in `opencode.db-wal` (what the test checks permaud
 Prints one JSON line: what the test needs (the project directory, the sessions' ids by
 conversation, the asks seen and how they were answered, `wal_only`: the callIDs found with
 the WAL and not in the main file alone, both read from copies), and writes the same to
-OUT_DIR/run.json. Takes 20 to 50 seconds.
+OUT_DIR/run.json. Takes 30 to 70 seconds.
+
+Between the two servers, RUN_AUTO runs through `opencode run --pure --auto` (the asks
+approved by the run command, no person): its session is recorded with the run command's
+session rules (`question`, `plan_enter`, `plan_exit` denied), which is how `permaudit
+suggest` tells such sessions apart.
 
 Verified with it on 1.18.34: the schema (tables session, message, part; part.data
 {type: "tool", tool, callID, state: {status, input, error, time}}), the statuses
@@ -64,6 +69,23 @@ CONVERSATIONS = [
     ]),
     ("HIST-C-GO", "plan", [
         ("read", {"filePath": "{proj}/README.md"}, None),
+    ]),
+    # For `permaudit suggest`: the same command family (`git log *`, its "Always" pattern)
+    # approved once in each of two sessions, another (`pwd *`) in one session only.
+    ("HIST-E-GO", "build", [
+        ("bash", {"command": "git log --oneline -1", "description": "last commit"}, "once"),
+        ("bash", {"command": "pwd", "description": "where"}, "once"),
+    ]),
+    ("HIST-F-GO", "build", [
+        ("bash", {"command": "git log -1 --stat", "description": "last commit's files"}, "once"),
+    ]),
+]
+
+# Run by `opencode run --auto` (its asks approved by the run command, not a person): the
+# session OpenCode records for it carries the run command's own session rules.
+RUN_AUTO = [
+    ("HIST-G-GO", "build", [
+        ("bash", {"command": "git log --oneline -1", "description": "last commit"}, None),
     ]),
 ]
 
@@ -135,7 +157,7 @@ def main():
         {"match": token, "steps": [
             {"tool": tool, "args": json.loads(json.dumps(args).replace("{proj}", proj))}
             for tool, args, _ in calls] + [{"text": token + " finished"}]}
-        for token, _, calls in CONVERSATIONS + LATE]}
+        for token, _, calls in CONVERSATIONS + RUN_AUTO + LATE]}
     with open(os.path.join(out, "script.json"), "w") as f:
         json.dump(script, f, indent=1)
     mock = subprocess.Popen([sys.executable, MOCK, os.path.join(out, "script.json"),
@@ -148,12 +170,12 @@ def main():
         with open(os.path.join(proj, "opencode.json"), "w") as f:
             json.dump(config(int(line.split()[1])), f, indent=2)
 
-        port_free = {"sessions": {}, "asked": []}
-        for convs in (CONVERSATIONS, LATE):
-            part = serve(bin_, proj, env, convs)
-            port_free["sessions"].update(part["sessions"])
-            port_free["asked"].extend(part["asked"])
-        run = port_free
+        run = {"sessions": {}, "asked": []}
+        for convs in (CONVERSATIONS, RUN_AUTO, LATE):
+            part = run_auto(bin_, proj, env, convs) if convs is RUN_AUTO else \
+                serve(bin_, proj, env, convs)
+            run["sessions"].update(part["sessions"])
+            run["asked"].extend(part["asked"])
     finally:
         mock.kill()
         mock.wait()
@@ -193,6 +215,42 @@ def serve(bin_, proj, env, convs):
         except ProcessLookupError:
             pass
         server.wait()
+
+
+def run_auto(bin_, proj, env, convs):
+    """Each conversation through `opencode run --pure --auto`, as a script or CI runs
+    OpenCode: every ask is approved by the run command itself. It exits normally (its
+    writes are checkpointed), before the LATE server opens the database."""
+    db = os.path.join(env["HOME"], ".local", "share", "opencode", "opencode.db")
+    sessions = {}
+    for token, agent, _ in convs:
+        before = session_ids(db)
+        r = subprocess.run([bin_, "run", "--pure", "--auto", "--agent", agent, token + " now"],
+                           cwd=proj, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+        if r.returncode != 0:
+            fail("opencode run failed (%d): %s" % (r.returncode, r.stderr[-2000:]))
+        new = sorted(session_ids(db) - before)
+        if len(new) != 1:
+            fail("opencode run made %d sessions: %r" % (len(new), new))
+        sessions[token] = new[0]
+    return {"sessions": sessions, "asked": []}
+
+
+def session_ids(db):
+    """The session ids in the database, read from a copy."""
+    import shutil
+    import sqlite3
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for f in ("", "-wal", "-shm"):
+            if os.path.exists(db + f):
+                shutil.copyfile(db + f, os.path.join(d, "opencode.db" + f))
+        c = sqlite3.connect(os.path.join(d, "opencode.db"))
+        try:
+            return {r[0] for r in c.execute("select id from session")}
+        finally:
+            c.close()
 
 
 def wal_only(db, out):

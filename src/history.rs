@@ -17,7 +17,8 @@
 //! - Asks, their replies and "Always" answers are not stored (the `permission` table stays
 //!   empty after an "always" reply): a call that ran may have run after a question.
 //!
-//! No I/O here: rows in, decisions out. Tool outputs are never read (the CLI's query
+//! The JSON storage of older releases (`<data>/storage/`) gives the same rows
+//! (`cli/historydb.rs`). No I/O here: rows in, decisions out. Tool outputs are never read (the CLI's query
 //! selects inputs, status and error text only).
 
 use crate::agents::{Agent, Decision};
@@ -35,6 +36,8 @@ pub struct SessionRow {
     pub parent_id: Option<String>,
     pub directory: String,
     pub agent: Option<String>,
+    /// `session.permission`: the session's own rules (JSON), as `opencode run` writes them.
+    pub permission: Option<String>,
 }
 
 /// One tool part of table `part`: the fields of its `data` JSON the history needs (as
@@ -723,6 +726,7 @@ mod tests {
             parent_id: parent.map(Into::into),
             directory: dir.into(),
             agent: Some("build".into()),
+            permission: None,
         };
         let sessions = [
             s("a", None, "/p"),

@@ -18,6 +18,7 @@
 )]
 
 pub mod agents;
+pub mod approvals;
 pub mod audit;
 pub mod call;
 pub mod checks;

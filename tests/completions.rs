@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "map",
     "diff",
     "history",
+    "suggest",
     "report",
     "completions",
     "man",

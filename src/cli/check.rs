@@ -230,43 +230,7 @@ fn run_error(e: RunError) -> i32 {
 /// `--diff`: the fixed files as a unified diff (paths relative to the project root); exit
 /// 1 when there is something to fix.
 fn print_diff(outcome: &crate::fix::Outcome, root: &std::path::Path, out: &mut dyn Write) -> i32 {
-    let mut text = String::new();
-    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    for (path, before, after) in &outcome.files {
-        // A link is named by the file it points to (what `--fix` writes, and what `git
-        // apply` patches: it refuses a patch through a symlink).
-        // A file outside the project (`--global`) is named by its absolute path, both
-        // sides alike (`patch -p0` applies it).
-        let target = crate::host::write::target_of(path);
-        let (a, b) = if !target.starts_with(&real_root) && !path.starts_with(root) {
-            let name = target.display().to_string();
-            (name.clone(), name)
-        } else if target == *path {
-            let name = path.strip_prefix(root).unwrap_or(path).display();
-            (format!("a/{name}"), format!("b/{name}"))
-        } else if let Ok(rel) = target.strip_prefix(&real_root) {
-            (
-                format!("a/{}", rel.display()),
-                format!("b/{}", rel.display()),
-            )
-        } else {
-            eprintln!(
-                "note: {} is a link to {}, outside the project; the diff names the link's target",
-                path.display(),
-                target.display()
-            );
-            let name = target.display();
-            (format!("a/{name}"), format!("b/{name}"))
-        };
-        let diff = similar::TextDiff::from_lines(before.as_str(), after.as_str());
-        text.push_str(
-            &diff
-                .unified_diff()
-                .context_radius(3)
-                .header(&a, &b)
-                .to_string(),
-        );
-    }
+    let text = super::edits::unified(&outcome.files, root);
     // Exactly the bytes of the files (as `git diff` prints them): a patch that applies.
     let _ = out.write_all(text.as_bytes());
     eprintln!("{}", fixed_line(outcome, false, true));
@@ -317,26 +281,14 @@ fn fixed_line(outcome: &crate::fix::Outcome, written: bool, unsafe_count: bool) 
 /// through, modes and owners kept, read-only files refused); exit 2 naming the file that
 /// could not be written.
 fn write_fixes(outcome: &crate::fix::Outcome) -> Result<(), i32> {
-    let plans: Vec<crate::host::write::Planned> = outcome
-        .files
-        .iter()
-        .map(|(path, before, after)| crate::host::write::Planned {
-            path: path.clone(),
-            expect: Some(before.clone().into_bytes()),
-            bytes: after.clone().into_bytes(),
-        })
-        .collect();
-    match crate::host::write::replace_all(&plans) {
-        Ok(_) => Ok(()),
-        Err(e) => {
-            eprintln!(
-                "error: {}: {}; no fixed file was written",
-                e.path.display(),
-                e.message
-            );
-            Err(EXIT_REFUSED)
-        }
-    }
+    super::edits::write_all(&outcome.files).map_err(|e| {
+        eprintln!(
+            "error: {}: {}; no fixed file was written",
+            e.path.display(),
+            e.message
+        );
+        EXIT_REFUSED
+    })
 }
 
 /// A refused config or settings file in the machine formats, on standard output (the human

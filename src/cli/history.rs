@@ -1,131 +1,30 @@
-//! `permaudit history`: read OpenCode's database, decide every recorded tool call under
-//! today's config (`crate::history`), render it (`report::history`).
-//!
-//! The user's database is never opened: the database file and its `-wal` and `-shm`
-//! companions are copied into a private directory (mode 0700) and the copy is opened, so
-//! calls still only in the WAL count and OpenCode's files stay byte-identical (SQLite
-//! writes to a database it opens, even read-only: it creates `-wal`/`-shm`, recovers and
-//! checkpoints). The query selects inputs, status and error text, never tool outputs.
+//! `permaudit history`: read OpenCode's database (a private copy, `cli/historydb.rs`),
+//! decide every recorded tool call under today's config (`crate::history`), render it
+//! (`report::history`).
 
-use super::{Context, EXIT_OK, EXIT_REFUSED, Format, is_dir, write_pretty};
-use crate::discover::Paths;
-use crate::history::{self, Filter, Judge, Judged, Now, PartRow, SessionRow};
-use crate::host::RealHost;
-use crate::project::{Loader, Names, Project};
+use super::historydb::{self, Source};
+use super::{Context, EXIT_OK, Format, write_pretty};
+use crate::history;
 use crate::report::history::Row;
-use crate::shell::Places;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct HistoryArgs {
-    /// Calls of every project (default: only sessions run in the current directory's
-    /// project, its git worktree or the directory itself).
-    #[arg(long)]
-    pub all_projects: bool,
-    /// Only this session and the subagent sessions it started.
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
-    /// Only calls made at or after this time: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] (UTC).
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    #[command(flatten)]
+    pub source: Source,
     /// Hide paths and arguments in what is printed (commands show their name only).
     #[arg(long)]
     pub redact: bool,
-    /// The database (default: $OPENCODE_DB, else OpenCode's data directory's
-    /// `opencode.db`).
-    #[arg(long, value_name = "FILE")]
-    pub db: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
 
 pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Result<i32, i32> {
-    let since = match &args.since {
-        Some(s) => Some(history::parse_since(s).ok_or_else(|| {
-            eprintln!("error: --since {s:?}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)");
-            EXIT_REFUSED
-        })?),
-        None => None,
-    };
-    let paths = Paths::from_host(&RealHost, &ctx.cwd);
-    let db = database_path(args, &paths)?;
-    // Older releases kept sessions as JSON files under `<data>/storage/` (session,
-    // message, part); that layout is not read yet, so say so rather than look empty.
-    let legacy = paths.data.join("storage");
-    if ["session", "message", "part"]
-        .iter()
-        .any(|d| legacy.join(d).is_dir())
-    {
-        let shown = if args.redact {
-            "…".into()
-        } else {
-            legacy.display().to_string()
-        };
-        eprintln!(
-            "note: {shown} holds the JSON session storage of an older OpenCode release: not read (only the SQLite database is)"
-        );
-    }
-    let (sessions, parts) = read(&db).map_err(|e| {
-        eprintln!("error: {}: {e}", db.display());
-        EXIT_REFUSED
-    })?;
-    let filter = Filter {
-        project: (!args.all_projects && args.session.is_none())
-            .then(|| paths.project_root().to_string_lossy().into_owned()),
-        session: args.session.clone(),
-        since,
-    };
-    if let Some(id) = &args.session {
-        if !sessions.iter().any(|s| &s.id == id) {
-            eprintln!("error: no session `{id}` in {}", db.display());
-            return Err(EXIT_REFUSED);
-        }
-    }
-    let calls = history::calls(&sessions, &parts, &filter);
-
-    // Each call is decided under the config OpenCode reads when it starts in the session's
-    // directory, loaded once per directory.
-    let mut projects: BTreeMap<String, Result<Project, String>> = BTreeMap::new();
-    for c in &calls {
-        if projects.contains_key(&c.directory) {
-            continue;
-        }
-        let loaded = load(ctx, Path::new(&c.directory));
-        if let Err(why) = &loaded {
-            let dir = if args.redact {
-                "…".into()
-            } else {
-                crate::report::clean(&c.directory)
-            };
-            eprintln!("note: sessions run in {dir}: {why}");
-        }
-        projects.insert(c.directory.clone(), loaded);
-    }
-    let mut judged: Vec<Judged> = Vec::with_capacity(calls.len());
-    let mut under: Vec<Option<&Project>> = Vec::with_capacity(calls.len());
-    let mut judges: BTreeMap<&str, (Judge<'_>, Places)> = BTreeMap::new();
-    for (dir, p) in &projects {
-        if let Ok(p) = p {
-            judges.insert(dir.as_str(), (Judge::new(p), Places::of(p.loaded.paths())));
-        }
-    }
-    for call in calls {
-        let (now, project) = match judges.get_mut(call.directory.as_str()) {
-            Some((judge, places)) => {
-                let env = places.env(&is_dir);
-                (judge.decide(&call, &env), Some(judge.project()))
-            }
-            None => (
-                Now::Unknown("the config of its directory could not be read".into()),
-                None,
-            ),
-        };
-        judged.push(Judged { call, now });
-        under.push(project);
-    }
-    let mut summary = history::summarize(&judged);
+    let read = historydb::read_history(ctx, &args.source, args.redact)?;
+    let judged = &read.judged;
+    let under = read.under();
+    let mut summary = history::summarize(judged);
     // What `check` reports today about the rules that let calls run unasked.
     let mut findings: BTreeMap<&str, Vec<crate::checks::Finding>> = BTreeMap::new();
     for (i, (j, p)) in judged.iter().zip(&under).enumerate() {
@@ -149,7 +48,7 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
             project: *p,
         })
         .collect();
-    let name = db.display().to_string();
+    let name = read.db.display().to_string();
     match args.format {
         Format::Json => write_pretty(
             out,
@@ -167,208 +66,4 @@ pub(super) fn run(ctx: &Context, args: &HistoryArgs, out: &mut dyn Write) -> Res
         }
     }
     Ok(EXIT_OK)
-}
-
-/// `--db`, else `$OPENCODE_DB` (an absolute path, or one relative to the data directory, as
-/// OpenCode 1.18.34 reads it), else `<data>/opencode.db`.
-fn database_path(args: &HistoryArgs, paths: &Paths) -> Result<PathBuf, i32> {
-    if let Some(p) = &args.db {
-        return Ok(p.clone());
-    }
-    match std::env::var_os("OPENCODE_DB") {
-        Some(v) if v == ":memory:" => {
-            eprintln!("error: OPENCODE_DB is `:memory:`: OpenCode keeps no history on disk");
-            Err(EXIT_REFUSED)
-        }
-        Some(v) if !v.is_empty() => {
-            let p = PathBuf::from(v);
-            Ok(if p.is_absolute() {
-                p
-            } else {
-                paths.data.join(p)
-            })
-        }
-        _ => Ok(paths.data.join("opencode.db")),
-    }
-}
-
-/// The project OpenCode would load starting in `dir`.
-fn load(ctx: &Context, dir: &Path) -> Result<Project, String> {
-    if !dir.is_absolute() {
-        return Err("not an absolute directory: its calls are not decided".into());
-    }
-    if !dir.is_dir() {
-        return Err("the directory is gone: its calls are not decided".into());
-    }
-    let paths = Paths::from_host(&RealHost, dir);
-    let loader = Loader {
-        host: &RealHost,
-        cwd: dir,
-        platform: ctx.platform,
-        profile: ctx
-            .profile()
-            .map_err(|_| "unknown --opencode-version".to_string())?,
-        names: Names {
-            root: Some(paths.project_root()),
-            tilde: true,
-        },
-    };
-    loader.load().map_err(|f| {
-        eprint!("{}", crate::report::error::render(&f, ctx.err_style));
-        "OpenCode refuses its config: its calls are not decided".to_string()
-    })
-}
-
-/// A private directory removed when dropped.
-struct Private(PathBuf);
-
-impl Private {
-    fn new() -> std::io::Result<Private> {
-        use std::os::unix::fs::DirBuilderExt;
-        let base = std::env::temp_dir();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        for n in 0..100u32 {
-            let p = base.join(format!(
-                "permaudit-history-{}-{nanos}-{n}",
-                std::process::id()
-            ));
-            match std::fs::DirBuilder::new().mode(0o700).create(&p) {
-                Ok(()) => return Ok(Private(p)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(std::io::Error::other("no free temporary directory name"))
-    }
-}
-
-impl Drop for Private {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// How many times the files are copied while a running OpenCode keeps writing them.
-const COPY_ATTEMPTS: usize = 5;
-
-/// The database's sessions and tool parts, read from a private copy.
-fn read(db: &Path) -> Result<(Vec<SessionRow>, Vec<PartRow>), String> {
-    let meta = std::fs::metadata(db).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            "no OpenCode database here (set OPENCODE_DB or pass --db)".to_string()
-        }
-        _ => e.to_string(),
-    })?;
-    if !meta.is_file() {
-        return Err("not a file".into());
-    }
-    let dir = Private::new().map_err(|e| format!("cannot make a private copy: {e}"))?;
-    let copy = dir.0.join("opencode.db");
-    // A running OpenCode may write (or checkpoint) between the copies of the three files:
-    // copied again until no file changed while it was copied (at most a few times).
-    let files: Vec<(PathBuf, PathBuf)> = ["", "-wal", "-shm"]
-        .iter()
-        .map(|suffix| {
-            let mut from = db.as_os_str().to_owned();
-            from.push(suffix);
-            (
-                PathBuf::from(from),
-                dir.0.join(format!("opencode.db{suffix}")),
-            )
-        })
-        .collect();
-    let stamp = || -> Vec<Option<(u64, Option<std::time::SystemTime>)>> {
-        files
-            .iter()
-            .map(|(f, _)| {
-                std::fs::metadata(f)
-                    .ok()
-                    .map(|m| (m.len(), m.modified().ok()))
-            })
-            .collect()
-    };
-    for attempt in 0..COPY_ATTEMPTS {
-        let before = stamp();
-        for (from, to) in &files {
-            let _ = std::fs::remove_file(to);
-            if from == db || from.is_file() {
-                std::fs::copy(from, to)
-                    .map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
-            }
-        }
-        if stamp() == before {
-            break;
-        }
-        if attempt + 1 == COPY_ATTEMPTS {
-            eprintln!("note: the database kept changing while it was copied; read as last copied");
-        }
-    }
-    query(&copy).map_err(|e| match e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
-            "not an SQLite database".to_string()
-        }
-        e => format!("not an OpenCode 1.18.34 database: {e}"),
-    })
-}
-
-fn query(copy: &Path) -> rusqlite::Result<(Vec<SessionRow>, Vec<PartRow>)> {
-    use rusqlite::OpenFlags;
-    // Read-write on the private copy: SQLite needs to write the copy's `-shm` to read its
-    // WAL.
-    let conn = rusqlite::Connection::open_with_flags(
-        copy,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    let mut st = conn.prepare("SELECT id, parent_id, directory, agent FROM session")?;
-    let sessions = st
-        .query_map([], |r| {
-            Ok(SessionRow {
-                id: r.get(0)?,
-                parent_id: r.get(1)?,
-                directory: r.get(2)?,
-                agent: r.get(3)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    // Tool parts only, and only what the history needs: a row whose data is not JSON is
-    // left out rather than failing the query (json_extract raises on it).
-    let mut st = conn.prepare(
-        "SELECT p.id, p.session_id, p.message_id, p.time_created,
-                json_extract(p.data, '$.tool'), json_extract(p.data, '$.callID'),
-                json_extract(p.data, '$.state.status'),
-                json_quote(json_extract(p.data, '$.state.input')),
-                json_extract(p.data, '$.state.error'),
-                (SELECT CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.agent') END
-                   FROM message m WHERE m.id = p.message_id)
-           FROM part p
-          WHERE json_valid(p.data) AND json_extract(p.data, '$.type') = 'tool'",
-    )?;
-    let text = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Option<String>> {
-        Ok(match r.get_ref(i)? {
-            rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-            rusqlite::types::ValueRef::Null => None,
-            rusqlite::types::ValueRef::Integer(n) => Some(n.to_string()),
-            rusqlite::types::ValueRef::Real(x) => Some(x.to_string()),
-            rusqlite::types::ValueRef::Blob(_) => None,
-        })
-    };
-    let parts = st
-        .query_map([], |r| {
-            Ok(PartRow {
-                id: text(r, 0)?.unwrap_or_default(),
-                session_id: text(r, 1)?.unwrap_or_default(),
-                message_id: text(r, 2)?.unwrap_or_default(),
-                time_created: r.get::<_, Option<i64>>(3).ok().flatten().unwrap_or(0),
-                tool: text(r, 4)?,
-                call_id: text(r, 5)?,
-                status: text(r, 6)?,
-                input: text(r, 7)?,
-                error: text(r, 8)?,
-                message_agent: text(r, 9)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok((sessions, parts))
 }

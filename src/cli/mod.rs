@@ -6,10 +6,12 @@
 mod check;
 mod context;
 mod diff;
+mod edits;
 mod explain;
 mod generate;
 mod git;
 mod history;
+mod historydb;
 mod map;
 // `report` names the rendering module here (`crate::report`).
 #[path = "report.rs"]
@@ -19,6 +21,7 @@ mod rules;
 mod schema;
 mod server;
 mod sides;
+mod suggest;
 
 pub use check::{CheckArgs, CheckFormat, CiArgs, FailOn};
 use context::{Context, select_agents, unknown_agent};
@@ -28,6 +31,7 @@ pub use history::HistoryArgs;
 pub use map::MapArgs;
 pub use report_page::ReportArgs;
 pub use rules::RulesArgs;
+pub use suggest::SuggestArgs;
 
 use crate::discover::Host;
 use crate::host::RealHost;
@@ -118,6 +122,9 @@ pub enum Command {
     /// Every tool call OpenCode recorded, how it went then and what today's config decides
     /// for it (read from a private copy of OpenCode's database).
     History(HistoryArgs),
+    /// Rules that stop the asks you approved in several sessions (from the history), each
+    /// proven on the config: what it allows, where it goes; `--diff`, `--write`.
+    Suggest(SuggestArgs),
     /// What a config change does to every agent's decisions: BASE vs HEAD (default: the
     /// `HEAD` commit vs the work tree), each change proven with an input.
     Diff(DiffArgs),
@@ -241,6 +248,7 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<i32, i32> {
         ),
         Command::Report(args) => report_page::run(&ctx, &args, out),
         Command::History(args) => history::run(&ctx, &args, out),
+        Command::Suggest(args) => suggest::run(&ctx, &args, out),
         Command::Server { .. } => server::run(&ctx),
     }
 }

@@ -162,7 +162,7 @@ pub fn fixability(id: &str) -> Option<(Safety, &'static str)> {
 
 /// The syntax of a file permaudit may edit: a JSONC config or a markdown agent, read whole
 /// and intact (never a file whose bytes were not UTF-8 text), under `root` when given.
-fn editable(project: &Project, source: SourceId, root: Option<&Path>) -> Option<Syntax> {
+pub(crate) fn editable(project: &Project, source: SourceId, root: Option<&Path>) -> Option<Syntax> {
     let f = project.loaded.sources.get(source);
     let Origin::File(path) = &f.origin else {
         return None;
@@ -199,7 +199,7 @@ impl<'a> Files<'a> {
 }
 
 /// The text of a key without its quotes.
-fn key_text(text: &str, key: crate::source::Span) -> &str {
+pub(crate) fn key_text(text: &str, key: crate::source::Span) -> &str {
     let k = text.get(key.start..key.end).unwrap_or("");
     k.strip_prefix(['"', '\''])
         .and_then(|k| k.strip_suffix(['"', '\'']))

@@ -126,7 +126,7 @@ fn key_of(text: &str, key: Span) -> &str {
 
 /// A rule written in a permission block the user edits (not a legacy `tools` entry, not
 /// built in).
-fn written(r: &Rule) -> Option<Loc> {
+pub(crate) fn written(r: &Rule) -> Option<Loc> {
     if matches!(
         r.layer,
         Layer::LegacyTools | Layer::AgentLegacyTools | Layer::Defaults | Layer::AgentBuiltin
@@ -139,7 +139,7 @@ fn written(r: &Rule) -> Option<Loc> {
 /// Where new rules for `permission` go so that they come after rule `r` (the rule that
 /// decides today): the end of `r`'s own block, or its scalar turned into a block that keeps
 /// it first. `None` when `r`'s place cannot be edited.
-fn after_rule(
+pub(crate) fn after_rule(
     text: &str,
     cs: &[Container],
     syntax: Syntax,
@@ -190,7 +190,7 @@ fn rules_text(syntax: Syntax, entries: &[(String, String)]) -> Vec<(String, Stri
 
 /// Where new rules for `permission` go in the permission block holding rule `r` (of another
 /// permission): its `permission` block extended, or a new one written last.
-fn beside_rule(
+pub(crate) fn beside_rule(
     text: &str,
     cs: &[Container],
     syntax: Syntax,

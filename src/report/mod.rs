@@ -11,6 +11,7 @@ pub mod history;
 pub mod map;
 pub mod page;
 pub mod rules;
+pub mod suggest;
 
 use crate::source::{Loc, SourceMap};
 use owo_colors::OwoColorize;
