@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Recall on the blind fresh sets (tests/real/fresh-2/A and B): each set's expert.tsv was written
+"""Recall on the blind fresh sets (tests/real/fresh-2/A and B, or another set's directory): each set's expert.tsv was written
 before permaudit ran on its configurations (see each NOTES.md). Every case under cases/ is staged
 (proj/ made a git repository, HOME = its home/), `permaudit check --format json` runs, and a row
 counts as scripts/recall.py counts it: REPORTED when a warning or error is at its file and line
 (or names that line among its related places or in its message), NOTED when only an info does,
 MISSED otherwise.
 
-    python3 scripts/recall-fresh.py [BIN]      # BIN: target/release/permaudit
+    python3 scripts/recall-fresh.py [BIN] [SET]   # BIN: target/release/permaudit; SET: tests/real/fresh-2
 """
 import csv,json,os,re,collections,shutil,subprocess,sys,tempfile
 ROOT=os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -21,7 +21,7 @@ def places(f,dst):
     return out
 tot=collections.Counter(); shapes=collections.defaultdict(collections.Counter); levels=collections.Counter()
 for X in ('A','B'):
-    base=os.path.join(ROOT, 'tests/real/fresh-2', X)
+    base=os.path.join(ROOT, sys.argv[2] if len(sys.argv) > 2 else 'tests/real/fresh-2', X)
     rows=list(csv.DictReader(open(f'{base}/expert.tsv'),delimiter='\t',quoting=csv.QUOTE_NONE))
     cache={}
     for case in sorted(os.listdir(f'{base}/cases')):

@@ -1158,8 +1158,9 @@ fn misplaced_fence(text: &str) -> Option<Span> {
     let mut keys = false;
     for line in rest.lines().skip(1) {
         if line.trim_end() == "---" {
-            let start = text.len() - rest.len();
-            return keys.then(|| Span::new(start, start + 3));
+            // From the file's start (what must go) through the fence.
+            let fence = text.len() - rest.len();
+            return keys.then(|| Span::new(0, fence + 3));
         }
         let key = line.split(':').next().unwrap_or("");
         if line.contains(':')
