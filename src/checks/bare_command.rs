@@ -286,7 +286,7 @@ const CATCH_ALL_WORDS: &[&str] = &["default", "other", "others", "fallback"];
 
 /// Programs that read the files they are given, and do nothing useful bare (they wait on
 /// the terminal): an exact allow of one is written for its operand forms.
-const OPERAND_READERS: &[&str] = &[
+pub(super) const OPERAND_READERS: &[&str] = &[
     "cat", "head", "tail", "grep", "rg", "wc", "awk", "jq", "cut", "sort", "uniq", "diff", "file",
     "stat", "less", "more", "bat", "tr", "fd",
 ];

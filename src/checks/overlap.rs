@@ -431,7 +431,25 @@ fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Fin
     if e == Effect::Allow {
         return None;
     }
-    for j in an.later_candidates(i) {
+    // The loosest later rules first: what an allow lets through is what the author loses
+    // most (`cat *` allow over a `*.env` deny, before a later `rm *` ask).
+    // Among those, a program that reads its operand (`cat *` before `tr *`): the input a
+    // person recognises as reading the file the deny names.
+    let reader = |j: usize| {
+        let first = agent.rules[j].pattern.split_whitespace().next().unwrap_or("");
+        super::bare_command::OPERAND_READERS
+            .iter()
+            .position(|p| *p == first)
+            .unwrap_or(usize::MAX)
+    };
+    let mut later: Vec<usize> = an.later_candidates(i).collect();
+    later.sort_by_key(|&j| {
+        (
+            std::cmp::Reverse(openness(agent.rules[j].action.effective())),
+            reader(j),
+        )
+    });
+    for j in later {
         if openness(agent.rules[j].action.effective()) <= openness(e) {
             continue;
         }
