@@ -286,7 +286,8 @@ fn finding(
             continue;
         };
         let always = part.always.clone()?;
-        // A deny of words inside a command (`*DROP DATABASE*`, meant for `psql -c …`):
+        // A deny of words inside a command (`*DROP DATABASE*`, meant for `psql -c …`; a
+        // file name, `*.env`):
         // the text filled in starts with a word no shell runs, so no person meets a
         // `DROP` question; the real way round it (an "Always" to `psql …`) is no command
         // this rule's text names. Judged harmful help on a blind fresh set (answer "Once"
@@ -423,6 +424,13 @@ fn not_a_program(word: &str) -> bool {
     ];
     SQL.contains(&word.to_ascii_lowercase().as_str())
         || (word.len() > 1 && word.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        // A file's name (`*.env`, `*.pem`, `*/secrets/*`): the deny is about what a
+        // command touches; the text filled in (`.env foo`) is no command anyone runs.
+        || word.starts_with('.')
+        || word.contains(['/', '='])
+        || word.rsplit_once('.').is_some_and(|(_, ext)| {
+            !ext.is_empty() && ext.len() <= 5 && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        })
 }
 
 /// A command that asks and whose "Always" pattern is `always`, and whether a person meets
