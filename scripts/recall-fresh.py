@@ -19,7 +19,7 @@ def places(f,dst):
     for r in f.get('related') or []: add(r.get('source'))
     for m in re.finditer(re.escape(dst)+r"/([^\s():,`'\"]+):(\d+)(?::\d+)?", f.get('message') or ''): out.add((m.group(1),int(m.group(2))))
     return out
-tot=collections.Counter(); shapes=collections.defaultdict(collections.Counter); levels=collections.Counter()
+tot=collections.Counter(); serious=collections.Counter(); shapes=collections.defaultdict(collections.Counter); levels=collections.Counter()
 for X in ('A','B'):
     base=os.path.join(ROOT, sys.argv[2] if len(sys.argv) > 2 else 'tests/real/fresh-2', X)
     rows=list(csv.DictReader(open(f'{base}/expert.tsv'),delimiter='\t',quoting=csv.QUOTE_NONE))
@@ -40,6 +40,7 @@ for X in ('A','B'):
         hits=[f['level'] for f in fs if key in places(f,dst)]
         st='REPORTED' if any(l in ('warning','error') for l in hits) else 'NOTED' if hits else 'MISSED'
         tot[(X,st)]+=1; shapes[r['shape']][st]+=1
-print(dict(tot)); print(dict(levels))
+        if r.get('severity') in ('warning','error'): serious[(X,st)]+=1
+print('all rows:', dict(tot)); print('rows an expert rates warning or error:', dict(serious)); print('findings by level:', dict(levels))
 for s,c in sorted(shapes.items(),key=lambda x:-sum(x[1].values())): print(f"{s:30} {sum(c.values()):3} R{c['REPORTED']:3} N{c['NOTED']:3} M{c['MISSED']:3}")
 shutil.rmtree(root, ignore_errors=True)
