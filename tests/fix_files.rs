@@ -1005,6 +1005,26 @@ fn a_write_deny_moves_under_edit_alone_and_into_agents_that_allow_edit() {
 }
 
 #[test]
+fn a_shared_edit_ask_keeps_plan_and_explore_refusing_after_the_help() {
+    // `"edit": "ask"` for everyone turns plan's and explore's built-in edit deny into a
+    // question (flagged by three blind expert readings); the block keeps them read-only
+    // while every other agent is still asked.
+    help_holds(
+        "read-only-agent-writes",
+        r#"{"permission": {"edit": "ask"}}"#,
+        r#"{"agent": {"explore": {"permission": {"edit": "deny"}}, "plan": {"permission": {"edit": {"*": "deny", ".opencode/plans/*.md": "allow"}}}}}"#,
+        r#"{"permission": {"edit": "ask"},
+            "agent": {"explore": {"permission": {"edit": "deny"}}, "plan": {"permission": {"edit": {"*": "deny", ".opencode/plans/*.md": "allow"}}}}}"#,
+        &[
+            ("plan", "edit", "src/main.ts", "deny"),
+            ("plan", "edit", ".opencode/plans/p.md", "allow"),
+            ("explore", "edit", "src/main.ts", "deny"),
+            ("build", "edit", "src/main.ts", "ask"),
+        ],
+    );
+}
+
+#[test]
 fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
     // Where removing the entry would let a shared `read` deny decide, the help replaces it
     // by the `permission` key (which replaces the entry), keeping `.env.example` readable.

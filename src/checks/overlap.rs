@@ -436,7 +436,11 @@ fn correlated(ctx: &Ctx<'_>, ai: usize, i: usize, decided: &Input) -> Option<Fin
     // Among those, a program that reads its operand (`cat *` before `tr *`): the input a
     // person recognises as reading the file the deny names.
     let reader = |j: usize| {
-        let first = agent.rules[j].pattern.split_whitespace().next().unwrap_or("");
+        let first = agent.rules[j]
+            .pattern
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
         super::bare_command::OPERAND_READERS
             .iter()
             .position(|p| *p == first)

@@ -1,12 +1,15 @@
-//! `read-only-agent-writes` (error)
+//! `read-only-agent-writes` (error; warning for a shared `edit` ask)
 //!
 //! ## What it finds
 //! A built-in read-only agent, `plan` or `explore`, that may edit files without asking
 //! because of a rule shared by every agent (top-level `permission`, any config file, or
 //! `OPENCODE_PERMISSION`): OpenCode puts the user's rules *after* the agent's built-in
 //! `edit * deny` (plan) or `* deny` (explore), so a shared `"edit": "allow"` (or
-//! `"*": "allow"`) wins for them too. The finding names the rule and an input it allows,
-//! re-decided over the agent's whole ruleset; the agent's built-in rules alone deny it.
+//! `"*": "allow"`) wins for them too. A shared `"edit": "ask"` likewise turns their refusal
+//! into a question, and they edit once it is answered yes: a warning (not an ask over every
+//! permission, `"permission": "ask"`, which asks for everything as a choice). The finding
+//! names the rule and an input it opens, re-decided over the agent's whole ruleset; the
+//! agent's built-in rules alone deny it.
 //!
 //! Rules written for the agent itself (`agent.plan.permission`, an agent file) are taken
 //! as meant and not reported. Bash is not reported: in 1.18.34 `plan` and `explore`
@@ -140,10 +143,21 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 (x.loc, text)
             })
             .collect();
-        for (i, r) in written_with(&agent.rules, shared, Effect::Allow) {
+        // A shared catch-all ask (`"edit": "ask"`) turns the built-in deny into a
+        // question: the agent edits once someone says yes (three blind expert readings
+        // flagged it 11 times, tests/real/fresh-2 and fresh-3). Narrow asks are left out.
+        // Not an ask over every permission (`"permission": "ask"`): asking for everything
+        // is a choice made as such, plan included.
+        // Under `opencode run` (`--headless`) every ask is rejected: plan edits nothing.
+        let headless = ctx.mode == crate::delegation::RunMode::Headless;
+        let asks = written_with(&agent.rules, shared, Effect::Ask).filter(|(_, r)| {
+            !headless && r.permission == "edit" && r.pattern.chars().all(|c| c == '*')
+        });
+        for (i, r) in written_with(&agent.rules, shared, Effect::Allow).chain(asks) {
             if !Wildcard::compile(&r.permission).is_match("edit", platform) {
                 continue;
             }
+            let effect = r.action.effective();
             // Rule `i` (an allow) decides the input: one lookup through the run's indexes,
             // not a pass over every rule (a config of 100,000 rules has 33,000 allows).
             // The edit tool asks with worktree-relative paths (`src/a.ts`, `../x` outside):
@@ -154,14 +168,23 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .filter(asked)
                 .find_map(|input| {
                     let alone = evaluate(&builtin, "edit", &input, platform);
-                    (alone.effect != Effect::Allow
-                        && ctx.rule_decides(a, i, &Input::new("edit", &input)))
-                    .then_some(input)
+                    let refused = if effect == Effect::Ask {
+                        alone.effect == Effect::Deny
+                    } else {
+                        alone.effect != Effect::Allow
+                    };
+                    (refused && ctx.rule_decides(a, i, &Input::new("edit", &input)))
+                        .then_some(input)
                 });
             let Some(input) = found else { continue };
             let message = format!(
-                "a read-only built-in agent may edit {} without asking: this shared rule ({}) comes after its built-in edit deny",
+                "a read-only built-in agent may edit {} {}: this shared rule ({}) comes after its built-in edit deny",
                 serde_json::to_string(&input).unwrap_or_default(),
+                if effect == Effect::Ask {
+                    "once a prompt is answered yes (its built-ins refuse)"
+                } else {
+                    "without asking"
+                },
                 describe(r)
             );
             // Every read-only agent this rule reaches, each with the block that keeps it
@@ -176,7 +199,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .filter(|(b, locs)| {
                     r.loc.and_then(|l| locs.get(&l)).is_some_and(|ks| {
                         ks.iter().any(|&k| {
-                            ctx.agents[*b].rules[k].action.effective() == Effect::Allow
+                            ctx.agents[*b].rules[k].action.effective() == effect
                                 && ctx.rule_decides(*b, k, &Input::new("edit", &input))
                         })
                     })
@@ -205,12 +228,20 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     if reached.len() == 1 { "it" } else { "they" },
                 )
             };
+            // An ask still stops each edit for a person's yes: a warning (docs/checks.md,
+            // severity rule clause 2), where an allow is an error.
+            let level = if effect == Effect::Ask {
+                Level::Warning
+            } else {
+                Level::Error
+            };
             out.push(
                 Finding::at_rule(&CHECK, agent, i, message)
+                    .with_level(level)
                     .with_witnesses(vec![Witness {
                         permission: "edit".into(),
                         input,
-                        action: Effect::Allow,
+                        action: effect,
                         rule: Some(i),
                     }])
                     .with_help(help),
