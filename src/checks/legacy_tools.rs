@@ -406,8 +406,15 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                             let other = tools
                                 .iter()
                                 .find(|t| t.loc == l.loc && t.agent == rec.agent);
+                            // The file tools share one key; other tools only replace
+                            // an entry of their own name.
+                            let why = if name == "edit" {
+                                "`write`, `edit` and `patch` all set `edit`; a later entry of the same name replaces an earlier one"
+                            } else {
+                                "a later entry of the same name replaces an earlier one"
+                            };
                             format!(
-                                "the later {scope} entry {} at {} (`write`, `edit` and `patch` all set `edit`; a later entry of the same name replaces an earlier one)",
+                                "the later {scope} entry {} at {} ({why})",
                                 other
                                     .map(|t| format!("`{}: {}`", t.tool, t.enabled))
                                     .unwrap_or_default(),
