@@ -364,10 +364,14 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                             .map(|t| format!("`{}: {}`", t.tool, t.enabled))
                             .chain([entry.clone()])
                             .collect();
-                        format!(
-                            "entries {} are one permission (`write`, `edit` and `patch` all set `edit`), together",
-                            names.join(", ")
-                        )
+                        // Same-name entries (a JSON block and its markdown file) are one
+                        // key; the file tools are one permission.
+                        let why = if name == "edit" {
+                            "are one permission (`write`, `edit` and `patch` all set `edit`)"
+                        } else {
+                            "set one permission"
+                        };
+                        format!("entries {} {why}, together", names.join(", "))
                     };
                     Finding {
                         id: CHECK.id,
