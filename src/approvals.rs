@@ -609,12 +609,10 @@ impl<'a> Prover<'a> {
 
     /// Does recorded call `i` ask `permission` `input` exactly?
     fn asks_input(&self, i: usize, permission: &str, input: &str) -> bool {
-        match self.calls[i].now {
-            Now::Decided { checks, .. } => checks
-                .iter()
-                .any(|c| c.now == Effect::Ask && c.permission == permission && c.input == input),
-            Now::Unknown(_) => false,
-        }
+        self.calls[i]
+            .now
+            .asking()
+            .any(|c| c.permission == permission && c.input == input)
     }
 
     /// One rule written, re-loaded, diffed and the calls decided again.
@@ -639,18 +637,14 @@ impl<'a> Prover<'a> {
             .as_deref()
             .and_then(|n| current.agent(n))
             .ok_or("its agent is gone")?;
-        let decider: Option<&Rule> = match nows.get(&first) {
-            Some(Now::Decided { checks, .. }) => checks
-                .iter()
-                .find(|c| {
-                    c.now == Effect::Ask
-                        && c.permission == g.permission
-                        && pattern_of(c) == g.pattern
-                })
-                .and_then(|c| c.rule)
-                .and_then(|k| agent.rules.get(k)),
-            _ => None,
-        };
+        let decider: Option<&Rule> = nows
+            .get(&first)
+            .and_then(|now| {
+                now.asking()
+                    .find(|c| c.permission == g.permission && pattern_of(c) == g.pattern)
+            })
+            .and_then(|c| c.rule)
+            .and_then(|k| agent.rules.get(k));
         let placements = places(current, self.root, decider, &g.permission, &a.pattern);
         if placements.is_empty() {
             return Err("no config file of the user's to write it in (no project config, and the rule that asks is built in)".into());

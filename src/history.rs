@@ -271,6 +271,15 @@ impl Now {
             Now::Unknown(_) => None,
         }
     }
+
+    /// The checks that ask today (none for an undecided call).
+    pub fn asking(&self) -> impl Iterator<Item = &Check> {
+        let checks: &[Check] = match self {
+            Now::Decided { checks, .. } => checks,
+            Now::Unknown(_) => &[],
+        };
+        checks.iter().filter(|c| c.now == Effect::Ask)
+    }
 }
 
 /// Decides recorded calls under one project's rules, each for the agent that made it; the
