@@ -421,6 +421,90 @@ pub struct Judged {
     pub now: Now,
 }
 
+/// How a config change moves one recorded call: its decision under the base side's config
+/// and under the head side's (`permaudit diff --history`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shift {
+    /// Denied now, allowed or asked before: what the change breaks.
+    NowDenied,
+    /// Asks now, ran without asking before.
+    NowAsks,
+    /// Runs without asking now, asked or denied before.
+    NowAllowed,
+    /// Asks now, denied before.
+    NowAsksNotDenied,
+}
+
+impl Shift {
+    /// The move from `base` to `head` (`None`: the same decision).
+    pub fn of(base: Effect, head: Effect) -> Option<Shift> {
+        match (base, head) {
+            (b, h) if b == h => None,
+            (_, Effect::Deny) => Some(Shift::NowDenied),
+            (Effect::Allow, Effect::Ask) => Some(Shift::NowAsks),
+            (_, Effect::Allow) => Some(Shift::NowAllowed),
+            _ => Some(Shift::NowAsksNotDenied),
+        }
+    }
+
+    /// Does the change widen this call's decision?
+    pub fn widens(self) -> bool {
+        matches!(self, Shift::NowAllowed | Shift::NowAsksNotDenied)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shift::NowDenied => "now_denied",
+            Shift::NowAsks => "now_asks",
+            Shift::NowAllowed => "now_allowed",
+            Shift::NowAsksNotDenied => "now_asks_not_denied",
+        }
+    }
+}
+
+/// A recorded call decided under both sides of a change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replayed {
+    pub call: ToolCall,
+    pub base: Now,
+    pub head: Now,
+}
+
+impl Replayed {
+    /// How the change moves the call (`None`: the same, or undecided on a side).
+    pub fn shift(&self) -> Option<Shift> {
+        Shift::of(self.base.effect()?, self.head.effect()?)
+    }
+}
+
+/// The calls a change decides differently, each decided for the agent that made it under
+/// the base side's rules and the head side's, and how many were decided on both sides
+/// (`env` answers the shell's machine questions, as for [`Judge::decide`]).
+pub fn replay(
+    calls: Vec<ToolCall>,
+    base: &mut Judge<'_>,
+    head: &mut Judge<'_>,
+    env: &Env<'_>,
+) -> (Vec<Replayed>, usize) {
+    let mut decided = 0;
+    let mut changed = Vec::new();
+    for call in calls {
+        let r = Replayed {
+            base: base.decide(&call, env),
+            head: head.decide(&call, env),
+            call,
+        };
+        if r.base.effect().is_some() && r.head.effect().is_some() {
+            decided += 1;
+        }
+        if r.shift().is_some() {
+            changed.push(r);
+        }
+    }
+    (changed, decided)
+}
+
 /// What a person reads first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {

@@ -758,6 +758,23 @@ fn suggest_proposes_the_command_approved_in_two_sessions() {
 
 /// A copy of the recording whose sessions ran in the copy's project (the database copy's
 /// `session.directory` rewritten), so a test may write its config.
+/// The environment the real OpenCode runs with on a copy made by [`copy_of`].
+fn oracle_env(root: &Path) -> Vec<(String, String)> {
+    vec![
+        ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+        (
+            "HOME".into(),
+            root.join("home").to_string_lossy().into_owned(),
+        ),
+        ("OPENCODE_DISABLE_AUTOUPDATE".into(), "1".into()),
+        ("OPENCODE_DISABLE_MODELS_FETCH".into(), "1".into()),
+        (
+            "OPENCODE_TEST_MANAGED_CONFIG_DIR".into(),
+            root.join("managed").to_string_lossy().into_owned(),
+        ),
+    ]
+}
+
 fn copy_of(rec: &Recorded, name: &str) -> PathBuf {
     let to = rec.root.parent().unwrap().join(name);
     let _ = std::fs::remove_dir_all(&to);
@@ -845,16 +862,7 @@ fn suggest_write_is_what_opencode_then_allows() {
 
     // OpenCode's own bash tool: the approved command runs, the denied and rejected ones
     // are still denied.
-    let env: Vec<(String, String)> = vec![
-        ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
-        ("HOME".into(), home.to_string_lossy().into_owned()),
-        ("OPENCODE_DISABLE_AUTOUPDATE".into(), "1".into()),
-        ("OPENCODE_DISABLE_MODELS_FETCH".into(), "1".into()),
-        (
-            "OPENCODE_TEST_MANAGED_CONFIG_DIR".into(),
-            root.join("managed").to_string_lossy().into_owned(),
-        ),
-    ];
+    let env = oracle_env(&root);
     let fate = |command: &str| {
         let params = json!({"command": command, "description": "probe"}).to_string();
         let r = oracle::debug_tool(&bin, &proj, &env, "bash", &params);
@@ -1276,4 +1284,131 @@ fn suggest_writes_where_the_ask_is_decided() {
             "{what}: {again}"
         );
     }
+}
+
+/// `diff --history`: a change to the committed config judged by the recorded calls. Each
+/// call the change moves is listed with its decision on both sides, exactly the calls whose
+/// `history` verdict differs between the two configs (each side's `history` run on its own),
+/// the database untouched; and the real OpenCode denies a call the change now denies.
+#[test]
+fn diff_history_judges_a_change_by_the_recorded_calls() {
+    let Some(rec) = recorded() else { return };
+    let Located::Found(bin) = oracle::locate() else {
+        return;
+    };
+    let root = copy_of(rec, "diff-history");
+    let (proj, home) = (root.join("proj"), root.join("home"));
+    let db = home.join(".local/share/opencode/opencode.db");
+    let config = proj.join("opencode.json");
+    let git = |args: &[&str]| {
+        let st = Command::new("git")
+            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(&proj)
+            .status()
+            .unwrap();
+        assert!(st.success(), "git {args:?}");
+    };
+    // The base: today's config, committed.
+    let base = today();
+    std::fs::write(&config, serde_json::to_string_pretty(&base).unwrap()).unwrap();
+    git(&["add", "opencode.json"]);
+    git(&["commit", "-q", "-m", "base"]);
+    // The change: echo denied, touch asked, git log allowed.
+    let mut head = base.clone();
+    let bash = &mut head["permission"]["bash"];
+    bash["echo *"] = json!("deny");
+    bash["touch *"] = json!("ask");
+    bash["git log *"] = json!("allow");
+    // Each side's verdicts, as `history` gives them with that side in the work tree.
+    let verdicts = |config_json: &Value| -> Vec<(String, Value)> {
+        std::fs::write(&config, serde_json::to_string_pretty(config_json).unwrap()).unwrap();
+        let v = json_of(&pa(&proj, &home, &["history", "--format", "json"]));
+        v["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["call"].as_str().unwrap().to_string(), c["now"].clone()))
+            .collect()
+    };
+    let (on_base, on_head) = (verdicts(&base), verdicts(&head));
+    assert_eq!(on_base.len(), EXPECTED.len());
+    let want: Vec<(String, Value, Value)> = on_base
+        .iter()
+        .zip(&on_head)
+        .filter(|((_, b), (_, h))| b != h && !b.is_null() && !h.is_null())
+        .map(|((id, b), (_, h))| (id.clone(), b.clone(), h.clone()))
+        .collect();
+
+    let before = snapshot(&db);
+    let out = pa(&proj, &home, &["diff", "--history", "--format", "json"]);
+    // A widening (git log now runs unasked): exit 1, as diff without --history.
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(snapshot(&db) == before, "the database files changed");
+    let h = &v["history"];
+    let got: Vec<(String, Value, Value)> = h["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["call"].as_str().unwrap().to_string(),
+                c["base"].clone(),
+                c["head"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want, "{}", serde_json::to_string_pretty(h).unwrap());
+    assert_eq!(h["decided"], EXPECTED.len());
+    assert_eq!(
+        h["counts"],
+        json!({"now_denied": 2, "now_asks": 1, "now_allowed": 3, "now_asks_not_denied": 0})
+    );
+    // Each moved check names its rule on both sides, the base's in the committed file.
+    let echo = h["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["input"]["command"] == "echo late")
+        .unwrap();
+    assert_eq!(echo["then"], "ran");
+    assert_eq!(echo["shift"], "now_denied");
+    let k = &echo["checks"][0];
+    assert_eq!(k["base_rule"]["source"]["path"], "HEAD:opencode.json");
+    assert_eq!(k["base_rule"]["action"], "allow");
+    assert_eq!(k["head_rule"]["source"]["path"], "opencode.json");
+    assert_eq!(k["head_rule"]["action"], "deny");
+
+    // The human section says the same, worst first.
+    let text = String::from_utf8_lossy(
+        &pa(&proj, &home, &["diff", "--history", "--color", "never"]).stdout,
+    )
+    .into_owned();
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s:?} in\n{text}"));
+    assert!(at("would now be denied (2 calls)") < at("would now ask (1 call)"));
+    assert!(at("would now ask (1 call)") < at("would now run without asking (3 calls)"));
+    at("build: bash \"touch b.txt\"  (1 call: 1 rejected)");
+    at("before: allow by `bash` \"echo *\" allow at HEAD:opencode.json:");
+
+    // --history shows only as human or JSON; its options need it.
+    let md = pa(&proj, &home, &["diff", "--history", "--format", "markdown"]);
+    assert_eq!(md.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&md.stderr).contains("--history"));
+    assert_eq!(
+        pa(&proj, &home, &["diff", "--since", "2020-01-01"])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    // The real OpenCode under the head config denies the recorded call the change denies.
+    let env = oracle_env(&root);
+    let params = json!({"command": "echo late", "description": "probe"}).to_string();
+    let r = oracle::debug_tool(&bin, &proj, &env, "bash", &params);
+    assert_eq!(
+        oracle::tool_fate(&r, "bash").unwrap(),
+        oracle::ToolFate::Denied,
+        "{r:?}"
+    );
 }

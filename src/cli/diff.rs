@@ -5,10 +5,11 @@
 
 use super::sides::Spec;
 use super::{Context, EXIT_FINDINGS, EXIT_OK};
+use crate::history;
 use crate::report;
 use clap::{Args, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
@@ -57,6 +58,30 @@ pub struct DiffArgs {
     /// Exit 1 when this kind of change is found.
     #[arg(long, value_enum, default_value_t = DiffFailOn::Widened)]
     pub fail_on: DiffFailOn,
+    #[command(flatten)]
+    pub history: HistoryArgs,
+}
+
+/// `--history`: the change judged by the tool calls OpenCode recorded (`permaudit
+/// history`'s database, read from a private copy).
+#[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    /// Also replay the tool calls OpenCode recorded in sessions started in this directory
+    /// under both sides: the calls the change would now deny, ask for or let run unasked
+    /// (human and JSON output)
+    #[arg(long)]
+    pub history: bool,
+    /// With --history: only calls made at or after this time: YYYY-MM-DD, or
+    /// YYYY-MM-DDTHH:MM[:SS] (UTC).
+    #[arg(long, value_name = "DATE", requires = "history")]
+    pub since: Option<String>,
+    /// With --history: only this session and the subagent sessions it started.
+    #[arg(long, value_name = "ID", requires = "history")]
+    pub session: Option<String>,
+    /// With --history: the database (default: $OPENCODE_DB, else OpenCode's data
+    /// directory's `opencode.db`).
+    #[arg(long, value_name = "FILE", requires = "history")]
+    pub db: Option<PathBuf>,
 }
 
 pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
@@ -68,17 +93,42 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
         staged: args.staged,
         project_only: args.project_only,
     };
+    if args.history.history && !matches!(args.format, DiffFormat::Human | DiffFormat::Json) {
+        eprintln!("error: --history is shown with --format human or json");
+        return super::EXIT_REFUSED;
+    }
     let compared = match super::sides::compare(ctx, &spec) {
         Ok(c) => c,
         Err(code) => return code,
+    };
+    let replayed = if args.history.history {
+        match replay(ctx, &args.history, &compared) {
+            Ok(r) => Some(r),
+            Err(code) => return code,
+        }
+    } else {
+        None
     };
     let (d, view) = (&compared.comparison.diff, compared.view());
     let out_style = ctx.out_style;
     match args.format {
         DiffFormat::Human => {
             let _ = out.write_all(report::diff::human(d, &view, out_style).as_bytes());
+            if let Some(r) = &replayed {
+                let text = report::history::replay_human(&r.view(&view), out_style);
+                let _ = out.write_all(text.as_bytes());
+            }
         }
-        DiffFormat::Json => super::write_pretty(out, &report::diff::json(d, &view)),
+        DiffFormat::Json => {
+            let mut v = report::diff::json(d, &view);
+            if let (Some(r), Some(o)) = (&replayed, v.as_object_mut()) {
+                o.insert(
+                    "history".into(),
+                    report::history::replay_json(&r.view(&view)),
+                );
+            }
+            super::write_pretty(out, &v)
+        }
         DiffFormat::Markdown => {
             let _ = out.write_all(report::diff::markdown(d, &view).as_bytes());
         }
@@ -93,4 +143,61 @@ pub fn run(ctx: &Context, args: &DiffArgs, out: &mut dyn Write) -> i32 {
         DiffFailOn::Never => false,
     };
     if fires { EXIT_FINDINGS } else { EXIT_OK }
+}
+
+/// The recorded calls replayed under both sides.
+struct Replay {
+    db: String,
+    /// Calls of sessions started in this directory, decided on both sides.
+    decided: usize,
+    /// Calls of the project's sessions started elsewhere (another directory loads other
+    /// config): left out.
+    elsewhere: usize,
+    changed: Vec<history::Replayed>,
+}
+
+impl Replay {
+    fn view<'a>(&'a self, sides: &'a report::diff::Sides<'a>) -> report::history::ReplayView<'a> {
+        report::history::ReplayView {
+            database: &self.db,
+            decided: self.decided,
+            elsewhere: self.elsewhere,
+            changed: &self.changed,
+            sides,
+        }
+    }
+}
+
+/// Read the history (a private copy of the database) and decide the calls of sessions
+/// started in this directory under both sides; exit 2 when it cannot be read.
+fn replay(
+    ctx: &Context,
+    args: &HistoryArgs,
+    compared: &super::sides::Compared,
+) -> Result<Replay, i32> {
+    let src = super::historydb::Source {
+        all_projects: false,
+        session: args.session.clone(),
+        since: args.since.clone(),
+        db: args.db.clone(),
+    };
+    let read = super::historydb::read_calls(ctx, &src, false)?;
+    let (base, head) = (&compared.comparison.base, &compared.comparison.head);
+    // The sessions OpenCode ran here: the directory both sides were loaded for.
+    let here = head.loaded.paths().cwd.to_string_lossy().into_owned();
+    let (calls, others): (Vec<_>, Vec<_>) = read
+        .calls
+        .into_iter()
+        .partition(|c| c.directory.trim_end_matches('/') == here.trim_end_matches('/'));
+    let places = crate::shell::Places::of(head.loaded.paths());
+    let is_dir = |p: &str| crate::discover::Host::is_dir(&crate::host::RealHost, Path::new(p));
+    let env = places.env(&is_dir);
+    let (mut on_base, mut on_head) = (history::Judge::new(base), history::Judge::new(head));
+    let (changed, decided) = history::replay(calls, &mut on_base, &mut on_head, &env);
+    Ok(Replay {
+        db: read.db.display().to_string(),
+        decided,
+        elsewhere: others.len(),
+        changed,
+    })
 }

@@ -61,9 +61,73 @@ impl Read {
     }
 }
 
+/// The recorded calls `src` keeps, undecided.
+pub(super) struct Calls {
+    pub db: PathBuf,
+    pub paths: Paths,
+    pub sessions: Vec<SessionRow>,
+    pub calls: Vec<history::ToolCall>,
+}
+
 /// Read the history `src` names and decide every call under today's config; exit 2 (said
 /// on stderr) when it cannot be read. `redact` hides paths in what is said.
 pub(super) fn read_history(ctx: &Context, src: &Source, redact: bool) -> Result<Read, i32> {
+    let Calls {
+        db,
+        paths,
+        sessions,
+        calls,
+    } = read_calls(ctx, src, redact)?;
+
+    // Each call is decided under the config OpenCode reads when it starts in the session's
+    // directory, loaded once per directory.
+    let mut projects: BTreeMap<String, Result<Project, String>> = BTreeMap::new();
+    for c in &calls {
+        if projects.contains_key(&c.directory) {
+            continue;
+        }
+        let loaded = load(ctx, Path::new(&c.directory));
+        if let Err(why) = &loaded {
+            let dir = if redact {
+                "…".into()
+            } else {
+                crate::report::clean(&c.directory)
+            };
+            eprintln!("note: sessions run in {dir}: {why}");
+        }
+        projects.insert(c.directory.clone(), loaded);
+    }
+    let mut judged: Vec<Judged> = Vec::with_capacity(calls.len());
+    {
+        let mut judges: BTreeMap<&str, (Judge<'_>, Places)> = BTreeMap::new();
+        for (dir, p) in &projects {
+            if let Ok(p) = p {
+                judges.insert(dir.as_str(), (Judge::new(p), Places::of(p.loaded.paths())));
+            }
+        }
+        for call in calls {
+            let now = match judges.get_mut(call.directory.as_str()) {
+                Some((judge, places)) => {
+                    let env = places.env(&is_dir);
+                    judge.decide(&call, &env)
+                }
+                None => Now::Unknown("the config of its directory could not be read".into()),
+            };
+            judged.push(Judged { call, now });
+        }
+    }
+    Ok(Read {
+        db,
+        paths,
+        sessions,
+        judged,
+        projects,
+    })
+}
+
+/// Read the history `src` names: the calls its filters keep; exit 2 (said on stderr) when
+/// it cannot be read. `redact` hides paths in what is said.
+pub(super) fn read_calls(ctx: &Context, src: &Source, redact: bool) -> Result<Calls, i32> {
     let since = match &src.since {
         Some(s) => Some(history::parse_since(s).ok_or_else(|| {
             eprintln!("error: --since {s:?}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)");
@@ -129,51 +193,11 @@ pub(super) fn read_history(ctx: &Context, src: &Source, redact: bool) -> Result<
         }
     }
     let calls = history::calls(&sessions, &parts, &filter);
-    drop(parts);
-
-    // Each call is decided under the config OpenCode reads when it starts in the session's
-    // directory, loaded once per directory.
-    let mut projects: BTreeMap<String, Result<Project, String>> = BTreeMap::new();
-    for c in &calls {
-        if projects.contains_key(&c.directory) {
-            continue;
-        }
-        let loaded = load(ctx, Path::new(&c.directory));
-        if let Err(why) = &loaded {
-            let dir = if redact {
-                "…".into()
-            } else {
-                crate::report::clean(&c.directory)
-            };
-            eprintln!("note: sessions run in {dir}: {why}");
-        }
-        projects.insert(c.directory.clone(), loaded);
-    }
-    let mut judged: Vec<Judged> = Vec::with_capacity(calls.len());
-    {
-        let mut judges: BTreeMap<&str, (Judge<'_>, Places)> = BTreeMap::new();
-        for (dir, p) in &projects {
-            if let Ok(p) = p {
-                judges.insert(dir.as_str(), (Judge::new(p), Places::of(p.loaded.paths())));
-            }
-        }
-        for call in calls {
-            let now = match judges.get_mut(call.directory.as_str()) {
-                Some((judge, places)) => {
-                    let env = places.env(&is_dir);
-                    judge.decide(&call, &env)
-                }
-                None => Now::Unknown("the config of its directory could not be read".into()),
-            };
-            judged.push(Judged { call, now });
-        }
-    }
-    Ok(Read {
+    Ok(Calls {
         db,
         paths,
         sessions,
-        judged,
-        projects,
+        calls,
     })
 }
 

@@ -120,7 +120,7 @@ impl Sides<'_> {
     }
 
     /// `` `bash` "git *" allow at opencode.json:4:5 ``, a built-in, or the default.
-    fn rule_text(&self, head: bool, agent: &str, rule: Option<usize>) -> String {
+    pub(crate) fn rule_text(&self, head: bool, agent: &str, rule: Option<usize>) -> String {
         let Some(r) = rule.and_then(|i| self.agent(head, agent)?.rules.get(i)) else {
             return "no rule (OpenCode's default: ask)".to_string();
         };
@@ -141,7 +141,7 @@ impl Sides<'_> {
         rule.and_then(|i| self.agent(head, agent)?.rules.get(i)?.loc)
     }
 
-    fn rule_json(&self, head: bool, agent: &str, rule: Option<usize>) -> Value {
+    pub(crate) fn rule_json(&self, head: bool, agent: &str, rule: Option<usize>) -> Value {
         let Some((i, r)) = rule.and_then(|i| Some((i, self.agent(head, agent)?.rules.get(i)?)))
         else {
             return Value::Null;

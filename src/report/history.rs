@@ -9,6 +9,7 @@ use super::{Style, clean, source_json};
 use crate::history::{self, Judged, Now, Summary};
 use crate::project::Project;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 /// One call with the project it was decided under (`None`: not decided).
 pub struct Row<'a> {
@@ -328,6 +329,242 @@ pub fn human(
                 }
             }
             Now::Unknown(why) => out.push_str(&format!("      {}\n", clean(why))),
+        }
+    }
+    out
+}
+
+/// `permaudit diff --history`: the recorded calls a change decides differently, with both
+/// sides' projects.
+pub struct ReplayView<'a> {
+    pub database: &'a str,
+    /// Calls of sessions started in the compared directory, decided on both sides.
+    pub decided: usize,
+    /// Calls of sessions started in other directories of the project: left out.
+    pub elsewhere: usize,
+    pub changed: &'a [history::Replayed],
+    /// The two sides compared, as the diff names them.
+    pub sides: &'a super::diff::Sides<'a>,
+}
+
+/// Each shift in the order a person reads them: what breaks first.
+const SHIFTS: [(history::Shift, &str); 4] = [
+    (history::Shift::NowDenied, "would now be denied"),
+    (history::Shift::NowAsks, "would now ask"),
+    (history::Shift::NowAllowed, "would now run without asking"),
+    (
+        history::Shift::NowAsksNotDenied,
+        "would now ask instead of being denied",
+    ),
+];
+
+/// The checks of a replayed call paired by (permission, input), head's order first: for
+/// each, its decision and rule on the base side and on the head side.
+type Paired<'c> = (
+    &'c str,
+    &'c str,
+    Option<&'c history::Check>,
+    Option<&'c history::Check>,
+);
+
+fn paired(r: &history::Replayed) -> Vec<Paired<'_>> {
+    fn of(n: &Now) -> &[history::Check] {
+        match n {
+            Now::Decided { checks, .. } => checks,
+            Now::Unknown(_) => &[],
+        }
+    }
+    let (base, head) = (of(&r.base), of(&r.head));
+    let mut out: Vec<Paired<'_>> = Vec::new();
+    for k in head.iter().chain(base) {
+        if out
+            .iter()
+            .any(|(p, i, _, _)| *p == k.permission && *i == k.input)
+        {
+            continue;
+        }
+        let same = |x: &&history::Check| x.permission == k.permission && x.input == k.input;
+        out.push((
+            k.permission.as_str(),
+            k.input.as_str(),
+            base.iter().find(same),
+            head.iter().find(same),
+        ));
+    }
+    out
+}
+
+/// The JSON object `diff --format json` carries under `history`: `{database, decided,
+/// elsewhere, counts: {now_denied, now_asks, now_allowed, now_asks_not_denied}, changed:
+/// [{session, call, agent, tool, time, input, then, base, head, shift, checks:
+/// [{permission, input, base, head, base_rule, head_rule}]}]}`.
+pub fn replay_json(v: &ReplayView<'_>) -> Value {
+    // A check's deciding rule on one side, named as the diff names it (`HEAD:opencode.json`);
+    // null when the side does not ask the check.
+    let rule = |head: bool, r: &history::Replayed, k: Option<&history::Check>| -> Value {
+        match (k, r.call.agent.as_deref()) {
+            (Some(k), Some(agent)) => v.sides.rule_json(head, agent, k.rule),
+            _ => Value::Null,
+        }
+    };
+    let mut counts = serde_json::Map::new();
+    for (s, _) in SHIFTS {
+        let n = v.changed.iter().filter(|r| r.shift() == Some(s)).count();
+        counts.insert(s.as_str().into(), json!(n));
+    }
+    let changed: Vec<Value> = v
+        .changed
+        .iter()
+        .map(|r| {
+            let c = &r.call;
+            let checks: Vec<Value> = paired(r)
+                .into_iter()
+                .map(|(p, i, b, h)| {
+                    json!({
+                        "permission": p,
+                        "input": i,
+                        "base": b.map(|k| k.now),
+                        "head": h.map(|k| k.now),
+                        "base_rule": rule(false, r, b),
+                        "head_rule": rule(true, r, h),
+                    })
+                })
+                .collect();
+            json!({
+                "session": c.session,
+                "call": c.call,
+                "agent": c.agent,
+                "tool": c.tool,
+                "time": c.time,
+                "input": c.input,
+                "then": c.then,
+                "base": r.base.effect(),
+                "head": r.head.effect(),
+                "shift": r.shift(),
+                "checks": checks,
+            })
+        })
+        .collect();
+    json!({
+        "database": v.database,
+        "decided": v.decided,
+        "elsewhere": v.elsewhere,
+        "counts": counts,
+        "changed": changed,
+    })
+}
+
+/// How many lines of each shift the human report prints (grouped by agent and the check
+/// that moved); the JSON has every call.
+const SHOWN: usize = 20;
+
+/// The human section `diff --history` prints after the diff: per shift, the calls grouped
+/// by agent and the first check that moved, with how they went then and the rule that
+/// decides them on each side.
+pub fn replay_human(v: &ReplayView<'_>, style: Style) -> String {
+    let mut out = format!(
+        "\n{} ({} call{} of sessions started here, in {})\n",
+        style.bold("Recorded calls the change decides differently"),
+        v.decided,
+        if v.decided == 1 { "" } else { "s" },
+        v.database,
+    );
+    if v.elsewhere > 0 {
+        out.push_str(&style.dim(&format!(
+            "{} call{} of sessions started in other directories of the project left out (run diff there)\n",
+            v.elsewhere,
+            if v.elsewhere == 1 { "" } else { "s" }
+        )));
+    }
+    if v.changed.is_empty() {
+        out.push_str("  none: every recorded call is decided as before\n");
+        return out;
+    }
+    for (shift, title) in SHIFTS {
+        // (agent, permission, input) → (calls, then tally, base check, head check).
+        type Group<'r> = (
+            usize,
+            BTreeMap<&'static str, usize>,
+            Option<&'r history::Check>,
+            Option<&'r history::Check>,
+        );
+        let mut groups: Vec<((String, String, String), Group<'_>)> = Vec::new();
+        let mut total = 0;
+        for r in v.changed.iter().filter(|r| r.shift() == Some(shift)) {
+            total += 1;
+            let pairs = paired(r);
+            // The check that moved the call: the first whose decision on the head side is
+            // the call's, and differs from the base side's.
+            let head_now = r.head.effect();
+            let moved = pairs
+                .iter()
+                .find(|(_, _, b, h)| {
+                    h.map(|k| k.now) == head_now && b.map(|k| k.now) != h.map(|k| k.now)
+                })
+                .or_else(|| {
+                    pairs
+                        .iter()
+                        .find(|(_, _, b, h)| b.map(|k| k.now) != h.map(|k| k.now))
+                })
+                .copied();
+            let (perm, input, b, h) = moved.unwrap_or(("", "", None, None));
+            let key = (
+                r.call.agent.clone().unwrap_or_default(),
+                perm.to_string(),
+                input.to_string(),
+            );
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => {
+                    g.0 += 1;
+                    *g.1.entry(r.call.then.as_str()).or_default() += 1;
+                }
+                None => {
+                    let mut then = BTreeMap::new();
+                    then.insert(r.call.then.as_str(), 1);
+                    groups.push((key, (1, then, b, h)));
+                }
+            }
+        }
+        if total == 0 {
+            continue;
+        }
+        out.push_str(&format!(
+            "\n  {} ({} call{})\n",
+            style.bold(title),
+            total,
+            if total == 1 { "" } else { "s" }
+        ));
+        // Most calls first; ties in the order the calls were made.
+        groups.sort_by_key(|(_, g)| std::cmp::Reverse(g.0));
+        for ((agent, perm, input), (n, then, b, h)) in groups.iter().take(SHOWN) {
+            let then: Vec<String> = then.iter().map(|(t, n)| format!("{n} {t}")).collect();
+            let side = |head: bool, k: &Option<&history::Check>| -> String {
+                match k {
+                    Some(k) => format!(
+                        "{} by {}",
+                        style.paint_action(&k.now.to_string()),
+                        v.sides.rule_text(head, agent, k.rule)
+                    ),
+                    None => "not asked".to_string(),
+                }
+            };
+            out.push_str(&format!(
+                "    {}: {} {}  ({} call{}: {})\n      before: {}\n      now:    {}\n",
+                clean(agent),
+                clean(perm),
+                serde_json::to_string(input).unwrap_or_default(),
+                n,
+                if *n == 1 { "" } else { "s" },
+                then.join(", "),
+                side(false, b),
+                side(true, h),
+            ));
+        }
+        if groups.len() > SHOWN {
+            out.push_str(&style.dim(&format!(
+                "    … and {} more (--format json lists every call)\n",
+                groups.len() - SHOWN
+            )));
         }
     }
     out
