@@ -181,51 +181,119 @@
     D.diff.changes.forEach(function (c) { changed[c.agent + "\u0000" + c.permission] = c.class; });
     D.diff.events.forEach(function (e) { if (e.tool) changed[e.agent + "\u0000" + e.tool] = e.class; });
   }
+  // Low-stakes tools whose columns fold away unless a rule of the user's names them.
+  var QUIET = ["lsp", "todowrite", "question", "doom_loop", "plan_enter", "plan_exit"];
+  function quietColumn(perm) {
+    if (QUIET.indexOf(perm) < 0) return false;
+    var named = agents.some(function (a) {
+      return a.rules.some(function (r) { return r[0] === perm && r[3] !== "defaults" && r[3] !== "agent-builtin"; });
+    });
+    var moved = Object.keys(changed).some(function (k) { return k.split("\u0000")[1] === perm; });
+    var flagged = agents.some(function (a, ai) { return marks[ai] && marks[ai][D.permissions.indexOf(perm)]; });
+    return !named && !moved && !flagged;
+  }
+  // The errors and warnings `check` reports at a rule a cell's decision rests on, per
+  // agent and permission: marks[ai][pi] = [finding index, ...], and each finding's cells.
+  var marks = [], cellsOf = {};
+  function markFindings() {
+    agents.forEach(function (a, ai) {
+      marks.push(null);
+      D.cells[ai].forEach(function (c, pi) {
+        c[2].forEach(function (entry) {
+          var i = typeof entry === "number" ? entry : entry[0];
+          (findingsAt[a.rules[i][4]] || []).forEach(function (f) {
+            if (f.level === "info" || (f.agents.length && f.agents.indexOf(a.name) < 0)) return;
+            var fi = D.findings.indexOf(f);
+            marks[ai] = marks[ai] || {};
+            var m = marks[ai][pi] = marks[ai][pi] || [];
+            if (m.indexOf(fi) < 0) m.push(fi);
+            var cs = cellsOf[fi] = cellsOf[fi] || [];
+            if (!cs.some(function (x) { return x[0] === ai && x[1] === pi; })) cs.push([ai, pi]);
+          });
+        });
+      });
+    });
+  }
   function renderMatrix() {
     var body = document.getElementById("matrix-body");
     body.textContent = "";
+    markFindings();
     var internal = agents.filter(function (a) { return a.internal; }).length;
-    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny; ⊘ the tool is hidden from the model). \"✓ allow ±2\": allowed unless one of 2 rules decides otherwise (depends on the input). Colour is risk: red where a risky tool (bash, edit, outside the project, MCP and custom tools) runs without asking, amber where it asks or some inputs run unasked, grey where it is denied. The edit column is asked by the edit, write and apply_patch tools. Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
-    var controls = el("div", { cls: "controls" });
+    body.appendChild(el("p", { cls: "hint", text: "Each cell: what the agent may do with that permission for any input (✓ allow, ? ask, ✕ deny; ⊘ the tool is hidden from the model). \"✓ allow ±2\": allowed unless one of 2 rules decides otherwise (depends on the input). Colour is risk: red where a risky tool (bash, edit, outside the project, MCP and custom tools) runs without asking, amber where it asks or some inputs run unasked, grey where it is denied. ⚠: an error or warning of permaudit check is about a rule the cell rests on. The edit column is asked by the edit, write and apply_patch tools. Open a cell for its rules in OpenCode's order (the last matching rule wins) with where each comes from and an input it decides." }));
+    var controls = el("div", { cls: "controls", role: "group", "aria-label": "Agents shown" });
+    var find = el("input", { type: "search", id: "agent-filter", placeholder: "name", autocomplete: "off" });
+    controls.appendChild(el("label", { "for": "agent-filter" }, ["find agent ", find]));
+    var sort = el("select", { id: "agent-sort" }, [
+      el("option", { value: "", text: "config order" }), el("option", { value: "risk", text: "riskiest first" }), el("option", { value: "name", text: "name" })]);
+    controls.appendChild(el("label", { "for": "agent-sort" }, ["sort ", sort]));
     var show = el("input", { type: "checkbox", id: "show-internal" });
     controls.appendChild(el("label", { "for": "show-internal" }, [show, "show OpenCode's internal agents (" + internal + ")"]));
+    var quiet = D.permissions.map(quietColumn);
+    var nQuiet = quiet.filter(Boolean).length;
+    var showQuiet = el("input", { type: "checkbox", id: "show-quiet" });
+    if (nQuiet) controls.appendChild(el("label", { "for": "show-quiet" }, [showQuiet, "show " + plural(nQuiet, "quiet column", "quiet columns") + " (" + D.permissions.filter(function (p, pi) { return quiet[pi]; }).join(", ") + ": built-in rules only)"]));
+    var rowCount = el("span", { id: "agents-count", "aria-live": "polite" });
+    controls.appendChild(rowCount);
     body.appendChild(controls);
-    var table = el("table", { cls: "matrix", id: "matrix-table" });
+    var table = el("table", { cls: "matrix fold-quiet", id: "matrix-table" });
     table.appendChild(el("caption", { cls: "sr", text: "Agents (rows) by permissions (columns)" }));
     var hr = el("tr", null, [el("th", { scope: "col", text: "agent" })]);
-    D.permissions.forEach(function (p) { hr.appendChild(el("th", { scope: "col", cls: "perm", text: p })); });
+    D.permissions.forEach(function (p, pi) { hr.appendChild(el("th", { scope: "col", cls: "perm" + (quiet[pi] ? " quiet" : ""), text: p })); });
     table.appendChild(el("thead", null, [hr]));
     var tb = el("tbody");
+    var rows = [], score = [];
     agents.forEach(function (a, ai) {
       var tr = el("tr", { cls: a.internal ? "internal" : "", "data-agent": a.name });
       if (a.internal) tr.hidden = true;
       tr.appendChild(el("th", { scope: "row", cls: "agent", id: "agent-" + ai }, [a.name, el("span", { cls: "mode", text: a.mode + (a.internal ? ", internal" : a.hidden ? ", hidden from @" : "") })]));
-      var row = [];
+      var row = [], sc = 0;
       D.cells[ai].forEach(function (c, pi) {
-        var s = c[0], hidden = c[1], perm = D.permissions[pi];
+        var s = c[0], perm = D.permissions[pi], risk = riskClass(ai, perm, c);
+        var flagged = marks[ai] && marks[ai][pi];
+        sc += (risk === "r-high" ? 100 : risk === "r-mid" ? 10 : 0) + (flagged ? 1 : 0);
         // The button's text is its accessible name (no aria-label): the row and column
         // headers give the agent and permission; the title says the rest in words.
         var b = el("button", {
-          cls: "cell s-" + s + " " + riskClass(ai, perm, c), type: "button", "aria-pressed": "false",
+          cls: "cell s-" + s + " " + risk + (flagged ? " flagged" : ""), type: "button", "aria-pressed": "false",
           "data-agent": a.name, "data-permission": perm, "data-summary": s,
-          title: cellWords(ai, pi),
+          title: cellWords(ai, pi) + (flagged ? " (" + flagged.map(function (fi) { return D.findings[fi].level + " " + D.findings[fi].id; }).join(", ") + ")" : ""),
           onclick: function () { openCell(ai, pi, b, true); }
-        }, [cellText(c) + (changed[a.name + "\u0000" + perm] ? " Δ" : "")]);
+        }, [cellText(c) + (flagged ? " ⚠" : "") + (changed[a.name + "\u0000" + perm] ? " Δ" : "")]);
         if (changed[a.name + "\u0000" + perm]) { b.classList.add("changed"); b.title += " (" + changed[a.name + "\u0000" + perm] + " since " + D.diff.base.label + ")"; }
         b.tabIndex = -1;
         row.push(b);
-        tr.appendChild(el("td", null, [b]));
+        tr.appendChild(el("td", { cls: quiet[pi] ? "quiet" : null }, [b]));
       });
       matrixButtons.push(row);
+      rows.push(tr);
+      score.push(sc);
       tb.appendChild(tr);
     });
     table.appendChild(tb);
     var first = matrixButtons.find(function (r, i) { return !agents[i].internal; });
     if (first && first[0]) first[0].tabIndex = 0;
     table.addEventListener("keydown", moveFocus);
-    show.addEventListener("change", function () {
-      Array.prototype.forEach.call(tb.rows, function (tr, i) { if (agents[i].internal) tr.hidden = !show.checked; });
-    });
+    function applyRows() {
+      var needle = find.value.trim().toLowerCase(), n = 0;
+      rows.forEach(function (tr, i) {
+        var on = (!agents[i].internal || show.checked) && (!needle || agents[i].name.toLowerCase().indexOf(needle) >= 0);
+        tr.hidden = !on;
+        if (on) n++;
+      });
+      rowCount.textContent = "showing " + plural(n, "agent", "agents");
+      rowCount.setAttribute("data-shown", String(n));
+    }
+    function applySort() {
+      var order = agents.map(function (a, i) { return i; });
+      if (sort.value === "name") order.sort(function (x, y) { return agents[x].name < agents[y].name ? -1 : agents[x].name > agents[y].name ? 1 : x - y; });
+      if (sort.value === "risk") order.sort(function (x, y) { return score[y] - score[x] || x - y; });
+      order.forEach(function (i) { tb.appendChild(rows[i]); });
+    }
+    show.addEventListener("change", applyRows);
+    find.addEventListener("input", applyRows);
+    sort.addEventListener("change", applySort);
+    showQuiet.addEventListener("change", function () { table.classList.toggle("fold-quiet", !showQuiet.checked); });
+    applyRows();
     body.appendChild(el("div", { cls: "scroll" }, [table]));
     body.appendChild(el("div", { id: "cell-detail", cls: "detail", "aria-live": "polite", tabindex: "-1" }, [el("p", { cls: "hint", text: "Select a cell (click, or Enter) to see that agent's rules for the permission." })]));
     if (D.diff) body.insertBefore(el("p", { cls: "hint", id: "changed-legend", text: "Δ: the cell's decisions changed since " + D.diff.base.label + " (" + Object.keys(changed).length + " cells)." }), body.querySelector(".controls"));
@@ -280,19 +348,23 @@
   function moveFocus(ev) {
     var t = ev.target;
     if (!t.classList || !t.classList.contains("cell")) return;
-    var ai = byName[t.getAttribute("data-agent")];
-    var pi = D.permissions.indexOf(t.getAttribute("data-permission"));
     var dr = 0, dc = 0;
     if (ev.key === "ArrowRight") dc = 1; else if (ev.key === "ArrowLeft") dc = -1;
     else if (ev.key === "ArrowDown") dr = 1; else if (ev.key === "ArrowUp") dr = -1; else return;
     ev.preventDefault();
-    var r = ai, c = Math.max(0, Math.min(D.permissions.length - 1, pi + dc));
+    // Rows and columns as shown: sorted, filtered, quiet columns folded.
+    var tr = t.closest("tr"), td = t.closest("td"), n = null;
     if (dr) {
-      do { r += dr; } while (r >= 0 && r < agents.length && matrixButtons[r][0].closest("tr").hidden);
-      if (r < 0 || r >= agents.length) r = ai;
+      var r = tr;
+      do { r = dr > 0 ? r.nextElementSibling : r.previousElementSibling; } while (r && r.hidden);
+      if (r) n = r.cells[td.cellIndex].querySelector("button.cell");
+    } else {
+      var c = td;
+      do { c = dc > 0 ? c.nextElementSibling : c.previousElementSibling; } while (c && c.offsetParent === null);
+      if (c && c.tagName === "TD") n = c.querySelector("button.cell");
     }
+    if (!n) return;
     t.tabIndex = -1;
-    var n = matrixButtons[r][c];
     n.tabIndex = 0;
     n.focus();
   }
@@ -309,10 +381,24 @@
     if (!m) return false;
     var ai = byName[decodeURIComponent(m[1])], pi = D.permissions.indexOf(decodeURIComponent(m[2]));
     if (ai == null || pi < 0) return false;
-    var tr = matrixButtons[ai][pi].closest("tr");
-    if (tr.hidden) { document.getElementById("show-internal").checked = true; document.getElementById("show-internal").dispatchEvent(new Event("change")); }
+    revealCell(ai, pi);
     openCell(ai, pi, matrixButtons[ai][pi], true);
     return true;
+  }
+  // Make a cell visible: its row (the agent filter cleared, internal agents shown if it is
+  // one) and its column (quiet columns unfolded if it is one).
+  function revealCell(ai, pi) {
+    var b = matrixButtons[ai][pi], tr = b.closest("tr");
+    if (tr.hidden) {
+      var find = document.getElementById("agent-filter");
+      find.value = "";
+      if (agents[ai].internal) document.getElementById("show-internal").checked = true;
+      find.dispatchEvent(new Event("input"));
+    }
+    if (b.offsetParent === null) {
+      var q = document.getElementById("show-quiet");
+      if (q) { q.checked = true; q.dispatchEvent(new Event("change")); }
+    }
   }
   function openCell(ai, pi, button, move) {
     if (pressed) pressed.setAttribute("aria-pressed", "false");
@@ -463,6 +549,14 @@
     var edges = D.delegation.edges;
     box.appendChild(el("p", { cls: "hint", text: "subagent_depth " + D.delegation.depth + ". A subagent's session runs with the subagent's own rules, not its caller's." }));
     if (!edges.length) return;
+    renderReach(box, edges);
+    // A large graph is a hairball: folded, the picker above says it agent by agent.
+    var graph = document.querySelector("#delegation .graph");
+    if (graph && edges.length > 40) {
+      var fold = el("details", { id: "delegation-graph-fold" }, [el("summary", { text: "The whole graph (" + plural(edges.length, "edge", "edges") + ")" })]);
+      graph.parentNode.insertBefore(fold, graph);
+      fold.appendChild(graph);
+    }
     var det = el("details", null, [el("summary", { text: "The graph as a list (" + plural(edges.length, "edge", "edges") + ")" })]);
     var ul = el("ul", { id: "delegation-edges" });
     edges.forEach(function (e) {
@@ -474,6 +568,79 @@
     });
     det.appendChild(ul);
     box.appendChild(det);
+  }
+
+  // Pick an agent: whom it may start, directly and through them (up to subagent_depth),
+  // and where it gains power: a reached agent may edit or run commands where the picked one
+  // is denied (the escalation the graph marks red, along any path). Escalations first.
+  function renderReach(box, edges) {
+    var out = {};
+    edges.forEach(function (e) { (out[e.caller] = out[e.caller] || []).push(e); });
+    var callers = agents.filter(function (a) { return !a.internal && out[a.name]; });
+    if (!callers.length) return;
+    var depth = Number(D.delegation.depth) || 1;
+    function summary(name, perm) {
+      var pi = D.permissions.indexOf(perm), c = D.cells[byName[name]][pi];
+      return c[1] ? "deny" : c[0];
+    }
+    function gains(from, to) {
+      var why = [];
+      ["edit", "bash"].forEach(function (p) {
+        if (D.permissions.indexOf(p) < 0) return;
+        var a = summary(from, p), b = summary(to, p);
+        if (a === "deny" && b !== "deny") why.push(p + ": deny → " + b);
+      });
+      return why;
+    }
+    function reach(from) {
+      // Breadth first: each agent once, by its shortest route; a route asks if any of its
+      // steps asks.
+      var seen = {}, found = [], frontier = [{ name: from, path: [], asks: false }];
+      seen[from] = true;
+      for (var d = 0; d < depth && frontier.length; d++) {
+        var next = [];
+        frontier.forEach(function (n) {
+          (out[n.name] || []).forEach(function (e) {
+            if (seen[e.subagent]) return;
+            seen[e.subagent] = true;
+            var r = { name: e.subagent, path: n.path.concat([n.name]), asks: n.asks || e.action !== "allow" };
+            found.push(r);
+            next.push(r);
+          });
+        });
+        frontier = next;
+      }
+      return found;
+    }
+    var pick = el("select", { id: "deleg-agent" });
+    var first = null;
+    callers.forEach(function (a) {
+      pick.appendChild(el("option", { value: a.name, text: a.name }));
+      if (first == null && reach(a.name).some(function (r) { return gains(a.name, r.name).length; })) first = a.name;
+    });
+    pick.value = first || callers[0].name;
+    var shown = el("div", { id: "deleg-reach", "aria-live": "polite" });
+    box.appendChild(el("div", { cls: "controls" }, [el("label", { "for": "deleg-agent" }, ["what can ", pick, " reach?"])]));
+    box.appendChild(shown);
+    function draw() {
+      shown.textContent = "";
+      var from = pick.value, found = reach(from);
+      if (!found.length) { shown.appendChild(el("p", { cls: "hint", text: from + " may start no subagent." })); return; }
+      found.forEach(function (r) { r.gains = gains(from, r.name); });
+      found.sort(function (x, y) { return (y.gains.length ? 1 : 0) - (x.gains.length ? 1 : 0); });
+      var ul = el("ul", { id: "deleg-reached" });
+      found.forEach(function (r) {
+        var how = (r.asks ? "asks first" : "starts it without asking") + (r.path.length > 1 ? ", through " + r.path.slice(1).join(" → ") : "");
+        ul.appendChild(el("li", { "data-subagent": r.name, cls: r.gains.length ? "gains" : null }, [
+          r.gains.length ? el("span", { cls: "badge s-deny", text: "⚠ gains " + r.gains.join(", ") }) : null, r.gains.length ? " " : null,
+          el("a", { href: "#cell/" + encodeURIComponent(r.path.length > 1 ? r.path[r.path.length - 1] : from) + "/task", text: r.name }),
+          el("span", { cls: "hint", text: " (" + how + ")" })
+        ]));
+      });
+      shown.appendChild(ul);
+    }
+    pick.addEventListener("change", draw);
+    draw();
   }
 
   // ---- Findings ----
@@ -499,9 +666,30 @@
     var count = el("span", { id: "findings-count", "aria-live": "polite" });
     controls.appendChild(count);
     body.appendChild(controls);
+    // Grouped by kind, the kinds with errors first, then by how many; within a kind by
+    // level, then by the rule they are at.
+    var RANK = { error: 0, warning: 1, info: 2 };
+    var byKind = {};
+    all.forEach(function (f, i) { (byKind[f.id] = byKind[f.id] || []).push(i); });
+    var order = Object.keys(byKind).sort(function (x, y) {
+      var wx = Math.min.apply(null, byKind[x].map(function (i) { return RANK[all[i].level]; }));
+      var wy = Math.min.apply(null, byKind[y].map(function (i) { return RANK[all[i].level]; }));
+      return wx - wy || byKind[y].length - byKind[x].length || (x < y ? -1 : 1);
+    });
     var list = el("div", { id: "findings-list" });
-    var cards = all.map(function (f) { var c = card(f); list.appendChild(c); return c; });
+    var cards = [], groups = [];
+    order.forEach(function (k) {
+      var idx = byKind[k].slice().sort(function (x, y) {
+        return RANK[all[x].level] - RANK[all[y].level] || ((all[x].place || "") < (all[y].place || "") ? -1 : (all[x].place || "") > (all[y].place || "") ? 1 : x - y);
+      });
+      var onlyInfo = idx.every(function (i) { return all[i].level === "info"; });
+      var g = el("section", { cls: "kind-group" + (onlyInfo ? " only-info" : ""), "data-kind": k, "aria-labelledby": "kind-" + k }, [el("h3", { id: "kind-" + k }, [el("span", { cls: "kind", text: k }), " ", el("span", { cls: "hint", text: "(" + idx.length + ")" })])]);
+      idx.forEach(function (i) { var c = card(all[i]); cards[i] = c; g.appendChild(c); });
+      groups.push(g);
+      list.appendChild(g);
+    });
     body.appendChild(list);
+    if (s.info) body.insertBefore(el("p", { cls: "print-only hint", text: "Printed: the errors and warnings, without their source lines; the " + s.info + " info findings are on the page." }), list);
     function apply() {
       var n = 0;
       all.forEach(function (f, i) {
@@ -509,6 +697,7 @@
         cards[i].hidden = !on;
         if (on) n++;
       });
+      groups.forEach(function (g) { g.hidden = !g.querySelector("article.finding:not([hidden])"); });
       count.textContent = "showing " + n + " of " + all.length;
       count.setAttribute("data-shown", String(n));
     }
@@ -521,6 +710,17 @@
     c.appendChild(el("div", { cls: "head" }, [el("span", { cls: "badge lvl-" + f.level, text: f.level }), el("span", { cls: "kind", text: f.id }), f.place ? el("span", { cls: "meta mono", text: f.place }) : null]));
     c.appendChild(el("p", { cls: "msg", text: f.message }));
     if (f.agents.length) c.appendChild(el("div", { cls: "meta", text: "agents: " + f.agents.join(", ") }));
+    // The matrix cells whose decisions rest on the rule it is about.
+    var cs = (cellsOf[D.findings.indexOf(f)] || []).filter(function (x) { return !agents[x[0]].internal; });
+    if (cs.length) {
+      var links = [el("span", { text: "in the matrix: " })];
+      cs.slice(0, 8).forEach(function (x, k) {
+        if (k) links.push(", ");
+        links.push(el("a", { href: cellHash(x[0], x[1]), cls: "cell-link", text: agents[x[0]].name + " · " + D.permissions[x[1]] }));
+      });
+      if (cs.length > 8) links.push(" and " + (cs.length - 8) + " more");
+      c.appendChild(el("div", { cls: "meta" }, links));
+    }
     if (f.snippet) {
       var pre = el("pre", { cls: "snippet", "aria-label": "source at " + f.place });
       f.snippet.lines.forEach(function (line, k) {

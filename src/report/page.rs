@@ -25,6 +25,13 @@
 //!
 //! The first screen ([`risks`]) says per agent what it may do without asking that an admin
 //! would regret; only [`is_internal`] agents are left out of it and hidden by default.
+//!
+//! What `page.js` derives from the data, with no new facts: the agent filter and sort, the
+//! quiet columns it folds (low-stakes tools no user rule names), the `⚠` marks (a cell whose
+//! rules include the place of an error or warning for that agent) and each finding's links
+//! to those cells, findings grouped by kind, and "what can AGENT reach?" (the delegation
+//! edges walked breadth first up to `subagent_depth`, a gain being an `edit` or `bash` cell
+//! denied to the picked agent and not to the reached one, as [`escalation`] says per edge).
 
 use crate::agents::{Agent, NOT_TOOLS, is_hidden};
 use crate::checks::{Ctx, Finding};

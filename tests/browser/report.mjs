@@ -134,6 +134,66 @@ try {
     const stops = await page.$$eval("#delegation-graph [tabindex]", (n) => n.length);
     check(stops === 0, `no edge of the graph is a tab stop (${stops} are)`);
 
+    // Find, sort and fold: the agent filter shows exactly the agents whose names hold the
+    // text; "riskiest first" orders rows by their red cells (bash, edit, outside the project
+    // run unasked), most first; the quiet columns folded are low-stakes tools no rule of the
+    // user's names (rules --format json), and a permalink to one unfolds it.
+    const shownRows = () => page.$$eval("#matrix-table tbody tr", (trs) => trs.filter((t) => !t.hidden).map((t) => t.getAttribute("data-agent")));
+    const needle = want.find((n) => n !== want[0] && n.length > 3).slice(1, 4);
+    await page.fill("#agent-filter", needle);
+    const found = await shownRows();
+    const wantFound = want.filter((n) => n.toLowerCase().includes(needle.toLowerCase()));
+    check(JSON.stringify(found) === JSON.stringify(wantFound) && found.length < want.length, `find agent "${needle}": ${found} (${wantFound})`);
+    await page.fill("#agent-filter", "");
+    check(JSON.stringify(await shownRows()) === JSON.stringify(want), "clearing the filter shows every user agent again");
+    await page.selectOption("#agent-sort", "risk");
+    const reds = await page.$$eval("#matrix-table tbody tr", (trs) => trs.filter((t) => !t.hidden).map((t) => t.querySelectorAll("button.cell.r-high").length));
+    check(reds.length === want.length && reds.every((n, k) => k === 0 || reds[k - 1] >= n) && reds[0] > reds[reds.length - 1], `riskiest first: red cells per row ${reds}`);
+    await page.selectOption("#agent-sort", "");
+    check(JSON.stringify(await shownRows()) === JSON.stringify(want), "config order again");
+    const folded = await page.$$eval("#matrix-table thead th.perm", (ths) => ths.filter((t) => t.offsetParent === null).map((t) => t.textContent));
+    const userNamed = new Set(expect.rules.agents.flatMap((a) => a.rules.filter((r) => r.layer !== "defaults" && r.layer !== "agent-builtin").map((r) => r.permission)));
+    const quietSet = ["lsp", "todowrite", "question", "doom_loop", "plan_enter", "plan_exit"];
+    check(folded.length > 0 && folded.every((p) => quietSet.includes(p) && !userNamed.has(p)), `quiet columns folded: ${folded}`);
+    await page.goto(url + `#cell/${want[0]}/${folded[0]}`);
+    await page.waitForSelector("body[data-ready=true]");
+    const unfolded = await page.evaluate(([a, p]) => { const b = document.querySelector(`button.cell[data-agent="${a}"][data-permission="${p}"]`); return b.offsetParent !== null && b.getAttribute("aria-pressed") === "true"; }, [want[0], folded[0]]);
+    check(unfolded, `the permalink #cell/${want[0]}/${folded[0]} unfolds its quiet column and opens it`);
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready=true]");
+
+    // Findings in the matrix: a cell is marked ⚠ exactly when an error or warning of check
+    // (for that agent) is at one of the rules its decision rests on (rules --format json: the
+    // rules whose permission glob matches the column).
+    const at = (s) => s ? s.path + ":" + s.line + ":" + s.column : null;
+    const columns = await page.$$eval("#matrix-table thead th.perm", (ths) => ths.map((t) => t.textContent));
+    const wantMarked = [];
+    for (const a of expect.rules.agents) for (const p of columns) {
+      const places = new Set(a.rules.filter((r) => wildcard(r.permission, p)).map((r) => at(r.source)).filter(Boolean));
+      if (expect.check.findings.some((f) => f.level !== "info" && (!f.agents.length || f.agents.includes(a.key)) && places.has(at(f.source)))) wantMarked.push(a.key + "/" + p);
+    }
+    const marked = await page.$$eval("button.cell.flagged", (bs) => bs.map((b) => b.getAttribute("data-agent") + "/" + b.getAttribute("data-permission")));
+    check(wantMarked.length > 0 && JSON.stringify(marked.slice().sort()) === JSON.stringify(wantMarked.slice().sort()), `cells marked ⚠ ${marked.length} (check: ${wantMarked.length})`);
+    check(await page.$$eval("button.cell.flagged", (bs) => bs.every((b) => b.textContent.includes("⚠"))), "a marked cell says ⚠ in its text");
+    // A finding links to its cells; the link opens one.
+    const link = await page.$eval("article.finding a.cell-link", (a) => [a.getAttribute("href"), a.textContent]);
+    await page.click("article.finding a.cell-link");
+    const [la, lp] = link[1].split(" · ");
+    check(await page.getAttribute(`button.cell[data-agent="${la}"][data-permission="${lp}"]`, "aria-pressed") === "true", `the finding's link ${link[0]} opens its cell`);
+    // Findings are grouped by kind, kinds with an error first.
+    const groups = await page.$$eval(".kind-group", (gs) => gs.map((g) => [g.getAttribute("data-kind"), [...g.querySelectorAll("article.finding")].map((a) => [a.getAttribute("data-kind"), a.getAttribute("data-level")])]));
+    const worst = groups.map(([, fs]) => Math.min(...fs.map(([, l]) => ({ error: 0, warning: 1, info: 2 })[l])));
+    check(groups.every(([k, fs]) => fs.every(([fk]) => fk === k)) && worst.every((w, k) => k === 0 || worst[k - 1] <= w), `findings grouped by kind, errors first (${groups.map(([k]) => k)})`);
+
+    // Delegation, agent by agent: each escalation's caller, picked, lists the subagent first
+    // with what it gains.
+    for (const e of expect.escalations) {
+      const [caller, sub] = e.split("→");
+      await page.selectOption("#deleg-agent", caller);
+      const first = await page.$eval("#deleg-reached li", (li) => [li.getAttribute("data-subagent"), li.classList.contains("gains"), li.textContent]);
+      check(first[0] === sub && first[1] && first[2].includes("gains"), `what can ${caller} reach: ${sub} first, with what it gains (${first[2]})`);
+    }
+
     // Findings: the same count as check, and the filters change it.
     const count = async () => Number(await page.getAttribute("#findings-count", "data-shown"));
     const total = expect.check.findings.length;
@@ -189,6 +249,23 @@ try {
   check(wide <= 390, `phone: the page does not scroll sideways (${wide}px wide)`);
   await pp.screenshot({ path: shot.replace(/\.png$/, "-phone.png") });
   await phone.close();
+  // Print: landscape A4 (277 mm wide inside its margins, 1047 CSS px) holds every column of
+  // the matrix shown on screen, and the page prints in a few sheets.
+  {
+    const ctx = await browser.newContext({ viewport: { width: 1047, height: 700 } });
+    const page = await ctx.newPage();
+    await page.goto(pathToFileURL(page_file).href);
+    await page.waitForSelector("body[data-ready=true]");
+    const onScreen = await page.$$eval("#matrix-table thead th.perm", (ths) => ths.filter((t) => t.offsetParent !== null).length);
+    await page.emulateMedia({ media: "print" });
+    const fit = await page.evaluate(() => ({ width: document.querySelector("#matrix-table").getBoundingClientRect().width, cols: [...document.querySelectorAll("#matrix-table thead th.perm")].filter((t) => t.offsetParent !== null).length }));
+    check(fit.width <= 1047 && fit.cols === onScreen, `print: the matrix is ${Math.round(fit.width)}px wide (of 1047) with all ${fit.cols} columns`);
+    const pdf = await page.pdf({ format: "A4", landscape: true, preferCSSPageSize: true });
+    const sheets = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) || []).length;
+    check(sheets > 0 && sheets <= 8, `print: ${sheets} A4 pages`);
+    await ctx.close();
+  }
+
   // With --base: the changed cells are marked (exactly diff's changes and tool events), and
   // each widening is said in words with the agents diff names.
   if (base_file) {
