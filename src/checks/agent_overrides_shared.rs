@@ -18,6 +18,12 @@
 //! undoes are `glob`/`grep` rules: those tools are asked with the search pattern (a glob, a
 //! regex), not a file's path, so no file's protection is lost (that is `read`'s): a note.
 //!
+//! A note, too, when the agent's own block writes its own list after the catch-all, copying
+//! shared denies and asks of that permission (at least twice as many as it leaves out): the
+//! ones it leaves out (`git commit` for the agent that commits) it leaves out on purpose. And when
+//! all it undoes are `skill` rules: which skills an agent may load is routing, not
+//! protection.
+//!
 //! Not reported: shared rules that never match what their permission is checked
 //! against (an absolute or `~/…` pattern under `edit`: see `never-matches`), which an
 //! agent cannot undo; and the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
@@ -170,13 +176,26 @@ pub fn run(
             // Shared `glob`/`grep` rules weigh search patterns (a glob, a regex), not
             // files: undoing only those loses no file's protection (that is `read`'s, and
             // undoing it is reported there): a note.
+            // The same for `skill` rules: a skill is instructions the agent loads, not an
+            // action on a file or the machine; which skills an agent may load is routing
+            // (judged FP, blind fresh-4 B: debackerl's coders told to load the `coder-*`
+            // skills a shared rule keeps from the other agents).
             let searches_only = undone.iter().all(|&k| {
-                super::never_matches::SEARCH_PATTERN_TOOLS
-                    .contains(&agent.rules[k].permission.as_str())
+                let p = agent.rules[k].permission.as_str();
+                super::never_matches::SEARCH_PATTERN_TOOLS.contains(&p) || p == "skill"
             });
+            // An agent whose own block writes its own list after this rule, copying shared
+            // rules of the permission, has curated the list for itself: what it leaves out
+            // it leaves out on purpose (judged harmful to repeat, blind fresh-4 B:
+            // igshehata's implementing agent copies 18 shared denies and leaves out `git
+            // commit`, `git add` and `git checkout`, which it is told to use). A note.
+            // Written again: at least twice as many as it leaves out (an agent that copies
+            // `rm -rf *` alone and drops `git push --force*` has not curated anything: judged
+            // TP in tests/real, dfmoncada).
+            let recurated = copies(ctx, agent, d) >= 2 * undone.len();
             // Severity rule (docs/checks.md), clause 3 for the note: an own rule as
             // specific as what it undoes is the author's deliberate per-agent override.
-            let level = if rule.pattern == "*" && !searches_only {
+            let level = if rule.pattern == "*" && !searches_only && !recurated {
                 Level::Warning
             } else {
                 CHECK.level
@@ -254,6 +273,39 @@ pub fn to_repeat(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> Vec<u
         }
     }
     out
+}
+
+/// How many of the agent's own denies and asks after `d` (its overriding rule) repeat a
+/// shared rule `d` covers, with the same permission, pattern and action: the agent writing
+/// its own list of what to refuse (copied allows say nothing about the denies left out).
+fn copies(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> usize {
+    let Some(own) = agent.rules.get(d) else {
+        return 0;
+    };
+    let platform = ctx.project.platform;
+    let shared: Vec<&crate::model::Rule> = agent.rules[..d]
+        .iter()
+        .filter(|r| {
+            r.loc.is_some()
+                && is_shared(r.layer)
+                && covers(&own.permission, &r.permission, platform)
+        })
+        .collect();
+    agent.rules[d + 1..]
+        .iter()
+        .filter(|o| {
+            o.loc.is_some()
+                && is_own(o.layer)
+                && o.action.effective() != crate::model::Effect::Allow
+        })
+        .filter(|o| {
+            shared.iter().any(|s| {
+                s.permission == o.permission
+                    && s.pattern == o.pattern
+                    && s.action.effective() == o.action.effective()
+            })
+        })
+        .count()
 }
 
 /// Does the agent's description say it runs without the usual limits?

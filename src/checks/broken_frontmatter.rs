@@ -22,7 +22,7 @@
 //! ## How to fix
 //! Fix the YAML; check the result with `permaudit rules --agent NAME`.
 
-use super::{Check, Ctx, Finding, Level, warning_findings};
+use super::{Check, Ctx, Finding, Level, named_list, warning_findings};
 
 pub const CHECK: Check = Check {
     id: "broken-frontmatter",
@@ -32,5 +32,96 @@ pub const CHECK: Check = Check {
 };
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let from = out.len();
     warning_findings(ctx, &CHECK, &["broken-frontmatter", "skipped-mode"], out);
+    // What to change, read from the text at the place the parser stopped.
+    for f in &mut out[from..] {
+        let Some(loc) = f.loc else { continue };
+        let text = &ctx.project.loaded.sources.get(loc.source).text;
+        if let Some(h) = help(&f.message, text, loc.span.start) {
+            f.help = Some(h);
+        }
+    }
+}
+
+/// The fix for the YAML errors people make in a frontmatter, from the parser's message and
+/// the text at `at` (where it stopped): a key starting with `*` (an alias to YAML), a key
+/// written twice in one mapping.
+fn help(message: &str, text: &str, at: usize) -> Option<String> {
+    let line_start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    let line = &text[line_start..line_end];
+    let indent = line.len() - line.trim_start().len();
+    let key = line.trim_start().split(':').next().unwrap_or("").trim_end();
+    let number = |offset: usize| text[..offset].matches('\n').count() + 1;
+    if message.contains("unknown anchor") || message.contains("alias") {
+        // The first key or value on the line that starts with `*`.
+        let bad = line
+            .split(|c: char| c == ':' || c.is_whitespace())
+            .find(|w| w.starts_with('*'))?;
+        // The other lines of the frontmatter with the same mistake (a key or a value that
+        // starts with `*`), so one pass fixes them all.
+        let here = number(line_start);
+        let mut others: Vec<String> = Vec::new();
+        for (n, l) in text.lines().enumerate().skip(1) {
+            if l.trim_end() == "---" {
+                break;
+            }
+            let t = l.trim_start().trim_start_matches("- ");
+            let value = t.split_once(": ").map(|(_, v)| v.trim_start());
+            if n + 1 != here && (t.starts_with('*') || value.is_some_and(|v| v.starts_with('*'))) {
+                others.push((n + 1).to_string());
+            }
+        }
+        let also = match others.len() {
+            0 => String::new(),
+            _ => format!(
+                " (also on line{} {})",
+                if others.len() == 1 { "" } else { "s" },
+                named_list(&others, 8)
+            ),
+        };
+        return Some(format!(
+            "YAML reads a word that starts with `*` as an alias (a reference to an anchor), so `{bad}` breaks the whole frontmatter: quote it, `\"{bad}\"`, as every glob that starts with `*` must be in YAML{also}"
+        ));
+    }
+    if message.contains("duplicated mapping key") && !key.is_empty() {
+        // The same key earlier in the same mapping: same indentation, no shallower line
+        // between them.
+        let mut first = None;
+        let mut offset = 0;
+        for l in text[..line_start].split_inclusive('\n') {
+            let body = l.trim_end_matches(['\n', '\r']);
+            let i = body.len() - body.trim_start().len();
+            if !body.trim().is_empty() && i < indent {
+                first = None;
+            } else if i == indent
+                && unquoted(body.trim_start().split(':').next().unwrap_or("").trim_end())
+                    == unquoted(key)
+            {
+                first = Some(offset);
+            }
+            offset += l.len();
+        }
+        let at_line = number(line_start);
+        return Some(match first {
+            Some(o) => format!(
+                "`{}` is written twice in this mapping (lines {} and {at_line}), which YAML forbids: merge the two into one entry",
+                unquoted(key),
+                number(o)
+            ),
+            None => format!(
+                "`{}` is written twice in one mapping, which YAML forbids: merge the two into one entry",
+                unquoted(key)
+            ),
+        });
+    }
+    None
+}
+
+/// A YAML key without its quotes.
+fn unquoted(k: &str) -> &str {
+    k.trim_matches(|c| c == '"' || c == '\'')
 }

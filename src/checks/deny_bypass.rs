@@ -231,7 +231,19 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let program = command.split(' ').next().unwrap_or_default();
             let by_name =
                 decider_rule.filter(|x| permission == "edit" && names_program(&x.pattern, program));
-            let help: String = if let Some(x) = by_name {
+            // Not when the deny is the agent's own and the allow is shared: a rule in the
+            // agent's own block comes after the shared allow and binds that agent only,
+            // while narrowing the shared allow would make every agent that uses it ask
+            // (judged harmful, blind fresh-4 B: bennett-wendorf's read-only reviewers under
+            // a shared `cp *` allow the other agents rely on).
+            let shared_by_name = by_name.filter(|x| deny_own && !is_own(x.layer));
+            let help: String = if let Some(x) = shared_by_name {
+                format!(
+                    "`{program}` writes the files it is given, and the shared {} allows it by name for every agent: in `{}`'s own `bash` rules (they come after the shared ones and bind it alone), write `\"{program} *\": \"ask\"` (or `\"deny\"`), and the same for the other commands that write files; listed commands never cover interpreters (`python`, `node`)",
+                    ctx.rule_at(x),
+                    agent.name
+                )
+            } else if let Some(x) = by_name {
                 format!(
                     "`{program}` writes the files it is given, and {} allows it by name: narrow that allow to the files it is for (e.g. `{program} /tmp/*` for saved output) rather than denying `{program}` after it, which would undo it; listed commands never cover interpreters (`python`, `node`)",
                     ctx.rule_at(x)
