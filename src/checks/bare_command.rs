@@ -194,7 +194,7 @@ pub(super) fn slip(
     // "allow"`, yet `git diff --stat` asks): the author needs the operand form (severity
     // rule clause 2; BARE-CMD-ALLOW in two blind expert readings).
     if wanted == Effect::Allow
-        && (agent.hidden
+        && (agent.is_internal()
             || !(OPERAND_READERS.contains(&r.pattern.as_str())
                 || GIT_READS.contains(&r.pattern.as_str())))
     {

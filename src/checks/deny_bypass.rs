@@ -114,7 +114,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
     // walks around is that finding's story, told once at its cause.
     let opened = write_modes(ctx, reach, &mut splitter, &places, out);
     for (a, agent) in ctx.project.agents.iter().enumerate() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         let mut reported = HashSet::new();
@@ -351,6 +351,15 @@ const WRITE_MODES: &[WriteMode] = &[
         does: "overwrites `FILE`",
         harm: Harm::Writes,
         patterns: &["echo *>*"],
+    },
+    // `cat *` in a read-only agent's list: `cat x > FILE` is the same command with a
+    // redirect (blind fresh-4: mcdougald's review agent, adamgabet's one-file editors).
+    WriteMode {
+        program: "cat",
+        command: "cat x > FILE",
+        does: "overwrites `FILE`",
+        harm: Harm::Writes,
+        patterns: &["cat *>*"],
     },
     WriteMode {
         program: "printf",
@@ -669,7 +678,7 @@ fn write_modes(
     let mut opened = HashSet::new();
     let mut found_blocks: Vec<(usize, Vec<Opened>)> = Vec::new();
     for (a, agent) in ctx.project.agents.iter().enumerate() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         let mut files_of: Option<Vec<String>> = None;
@@ -745,7 +754,10 @@ fn write_modes(
         // The block's finding stands at its clearest entry: a write your `edit` rules ask
         // or deny for, then a deletion, then git work (in file order within each).
         for (_, found) in blocks.iter_mut() {
+            // A redirect after `cat` last: a block with another mode is reported at that
+            // one, as before `cat` was a mode.
             found.sort_by_key(|o| match o.mode.harm {
+                _ if o.mode.program == "cat" => 3,
                 Harm::Writes => 0,
                 Harm::Deletes => 1,
                 Harm::DeletesGitWork => 2,

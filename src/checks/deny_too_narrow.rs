@@ -171,7 +171,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut splitter = ctx.splitter();
     let places = Places::of(ctx.project.loaded.paths());
     for agent in ctx.project.agents.iter() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         for command in SPELLINGS {

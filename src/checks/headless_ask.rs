@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
         RunMode::Auto => "`opencode run --auto` approves it without asking",
     };
     for (a, agent) in ctx.agents.iter().enumerate() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         for (i, r) in agent.rules.iter().enumerate() {

@@ -547,7 +547,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .find(|(meant, _)| !globstar_harmless(ctx, agent, i, r, meant));
         // An allow for an agent whose tools are all hidden (`compaction`, `title`, …):
         // it can make no call the allow was written for, so nothing is lost.
-        if agent.hidden
+        if agent.is_internal()
             && r.action.effective() == crate::model::Effect::Allow
             && (diagnosed.is_some() || star.is_some())
         {
@@ -584,7 +584,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 splitter.get_or_insert_with(|| ctx.splitter()),
             )
         {
-            if !(agent.hidden && r.action.effective() == crate::model::Effect::Allow) {
+            if !(agent.is_internal() && r.action.effective() == crate::model::Effect::Allow) {
                 out.push(
                     Finding::at_rule(&CHECK, agent, i, chain.message)
                         .with_level(chain.level)
@@ -605,7 +605,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if found.is_none()
             && let Some(m) = tool_pattern::slip(ctx, agent, i)
         {
-            if !(agent.hidden && r.action.effective() == crate::model::Effect::Allow) {
+            if !(agent.is_internal() && r.action.effective() == crate::model::Effect::Allow) {
                 out.push(
                     Finding::at_rule(&CHECK, agent, i, m.message)
                         .with_level(m.level)

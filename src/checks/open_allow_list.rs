@@ -100,7 +100,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
     let mut splitter = ctx.splitter();
     let mut found = Vec::new();
     for (a, agent) in ctx.project.agents.iter().enumerate() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         // The agent's own bash blocks: (file, layer) → rule indexes, in order.

@@ -46,7 +46,7 @@ const SAMPLES: [&str; 3] = [".env", ".env.local", "config/.env.production"];
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     for agent in ctx.agents.iter() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         for permission in ["read", "edit"] {
@@ -112,7 +112,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                                 && Some(t.loc) != agent.rules[k].loc
                                 && match &t.agent {
                                     Some(a) if own => *a == agent.name,
-                                    Some(a) => ctx.project.agent(a).is_some_and(|x| !x.hidden),
+                                    Some(a) => {
+                                        ctx.project.agent(a).is_some_and(|x| !x.is_internal())
+                                    }
                                     None => false,
                                 }
                         })

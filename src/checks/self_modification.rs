@@ -70,7 +70,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     let files = config_files(ctx);
     for agent in &ctx.project.agents {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         // Its first restriction you wrote.

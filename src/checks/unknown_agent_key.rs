@@ -117,8 +117,65 @@ pub fn diagnose(key: &str, in_agent: bool, fits: Fits<'_>) -> Option<String> {
     ))
 }
 
+/// Keys other agent tools restrict an agent with (Claude Code's `allowedTools` and
+/// `disallowedTools`, a `readonly` flag): written in an OpenCode agent, the author believes
+/// the agent is restricted, and OpenCode passes the key to the model as an option (an agent
+/// with `readonly: true` edits files: checked on 1.18.34; blind fresh-4 A, josepfs, kjanat).
+const FOREIGN_RESTRICTIONS: &[&str] = &[
+    "readonly",
+    "readOnly",
+    "read_only",
+    "read-only",
+    "allowedTools",
+    "allowed-tools",
+    "allowed_tools",
+    "disallowedTools",
+    "disallowed-tools",
+    "disallowed_tools",
+];
+
+/// The finding for a foreign restriction key holding a restriction (`readonly: true`, a
+/// non-empty tool list), or `None`.
+fn foreign(key: &str, value: &crate::syntax::value::Value) -> Option<String> {
+    use crate::syntax::value::Value;
+    if !FOREIGN_RESTRICTIONS.contains(&key) {
+        return None;
+    }
+    let restricts = match value {
+        Value::Bool(b) => *b,
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        _ => false,
+    };
+    if !restricts {
+        return None;
+    }
+    let (_, fate) = place_and_fate(true);
+    Some(
+        if key.to_lowercase().replace(['-', '_'], "") == "readonly" {
+            format!(
+                "`{key}` is not an OpenCode key: {fate}, so the agent is not read-only: it edits files and runs commands as its rules allow; to make it read-only, write `permission: {{edit: deny}}` and deny or ask the `bash` commands that write (`bash: {{\"*\": ask}}`)"
+            )
+        } else {
+            format!(
+                "`{key}` is another tool's key (Claude Code's), not OpenCode's: {fate}, so it restricts no tool; write the restriction as `permission` rules: `\"*\": deny` first, then an `allow` for each tool it means to keep"
+            )
+        },
+    )
+}
+
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for k in &ctx.project.loaded.audit.ignored_keys {
+        if k.agent.is_some()
+            && let Some(message) = foreign(&k.key, &k.value.value)
+        {
+            out.push(
+                Finding::at(&CHECK, Some(k.loc), message)
+                    .with_level(Level::Warning)
+                    .with_agents(k.agent.iter().cloned().collect()),
+            );
+            continue;
+        }
         let (sw, in_agent) = (&ctx.project.loaded.switches, k.agent.is_some());
         let fits = Fits {
             under: &|known| config::accepts(known, &k.value, in_agent, sw),

@@ -95,7 +95,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut splitter = ctx.splitter();
     let places = Places::of(ctx.project.loaded.paths());
     for agent in ctx.project.agents.iter() {
-        if agent.hidden {
+        if agent.is_internal() {
             continue;
         }
         // The agent's own guards: user-written bash denies, then asks, not catch-alls.
