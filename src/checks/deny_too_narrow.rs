@@ -3,7 +3,7 @@
 //! ## What it finds
 //! A bash deny (or ask) written for a destructive command in one spelling
 //! (`"git push --force*": "deny"`, `"git clean -fd*"`, `"git branch -D*"`,
-//! `"git checkout ."`, `"git reset --hard*"`) while the same command spelled another way
+//! `"git checkout ."`, `"git reset --hard*"`, `"rm -rf *"`) while the same command spelled another way
 //! runs without asking: the flag after the arguments (`git push origin main --force`),
 //! short flags combined or split otherwise (`git clean -df`, `git clean -f -d`,
 //! `git clean -xfd`), a long or short synonym (`-f` for `--force`,
@@ -146,6 +146,25 @@ const SPELLINGS: &[Command] = &[
             s("git checkout -- .", 1, "git checkout -- ."),
         ],
     },
+    // `rm -rf *` denied or asked while `rm -fr build` runs (blind: hfelipeserna in fresh-3,
+    // feng653 in fresh-4). 1 recursive, 2 forced.
+    Command {
+        program: "rm",
+        asks: true,
+        does: "deletes a directory tree",
+        spellings: &[
+            s("rm -fr build", 3, "rm -fr *"),
+            s("rm -r -f build", 3, "rm -r -f *"),
+            s("rm -f -r build", 3, "rm -f -r *"),
+            s("rm -Rf build", 3, "rm -Rf *"),
+            s("rm -rf build", 3, "rm -rf *"),
+            s(
+                "rm --recursive --force build",
+                3,
+                "rm --recursive --force *",
+            ),
+        ],
+    },
     Command {
         program: "git reset",
         asks: false,
@@ -261,7 +280,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "ask"
             };
             let mut help = String::from(
-                "OpenCode matches the command's text as written, left to right, so each spelling git accepts needs its own rule",
+                "OpenCode matches the command's text as written, left to right, so each spelling the command accepts needs its own rule",
             );
             if Wildcard::compile(spelling.pattern).is_match(spelling.command, ctx.project.platform)
             {
