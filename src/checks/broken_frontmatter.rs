@@ -37,8 +37,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // What to change, read from the text at the place the parser stopped.
     for f in &mut out[from..] {
         let Some(loc) = f.loc else { continue };
-        let text = &ctx.project.loaded.sources.get(loc.source).text;
-        if let Some(h) = help(&f.message, text, loc.span.start) {
+        let file = ctx.project.loaded.sources.get(loc.source);
+        if let Some(h) = help(&f.message, file, loc.span.start) {
             f.help = Some(h);
         }
     }
@@ -47,7 +47,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
 /// The fix for the YAML errors people make in a frontmatter, from the parser's message and
 /// the text at `at` (where it stopped): a key starting with `*` (an alias to YAML), a key
 /// written twice in one mapping.
-fn help(message: &str, text: &str, at: usize) -> Option<String> {
+fn help(message: &str, file: &crate::source::SourceFile, at: usize) -> Option<String> {
+    let text = &file.text;
     let line_start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[line_start..]
         .find('\n')
@@ -55,7 +56,7 @@ fn help(message: &str, text: &str, at: usize) -> Option<String> {
     let line = &text[line_start..line_end];
     let indent = line.len() - line.trim_start().len();
     let key = line.trim_start().split(':').next().unwrap_or("").trim_end();
-    let number = |offset: usize| text[..offset].matches('\n').count() + 1;
+    let number = |offset: usize| file.line_col(offset).0;
     if message.contains("unknown anchor") || message.contains("alias") {
         // The first key or value on the line that starts with `*`.
         let bad = line

@@ -9,7 +9,7 @@ use crate::history;
 use crate::report;
 use clap::{Args, ValueEnum};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
@@ -190,8 +190,7 @@ fn replay(
         .into_iter()
         .partition(|c| c.directory.trim_end_matches('/') == here.trim_end_matches('/'));
     let places = crate::shell::Places::of(head.loaded.paths());
-    let is_dir = |p: &str| crate::discover::Host::is_dir(&crate::host::RealHost, Path::new(p));
-    let env = places.env(&is_dir);
+    let env = places.env(&super::is_dir);
     let (mut on_base, mut on_head) = (history::Judge::new(base), history::Judge::new(head));
     let (changed, decided) = history::replay(calls, &mut on_base, &mut on_head, &env);
     Ok(Replay {
