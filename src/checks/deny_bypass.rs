@@ -156,8 +156,11 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             let Some((command, d)) = found else { continue };
             reported.insert(permission);
             let decider = d.bash.last().and_then(|x| x.rule);
-            if decider.is_some_and(|k| opened.contains(&(a, k))) {
-                continue; // said at the allow, where the fix goes
+            // An edit deny walked around by a write mode is said at the allow that opens
+            // it, where the fix goes. A read deny is not: `cat .env` is no write mode, and
+            // the allow's finding (about `cat x > FILE`) neither names it nor fixes it.
+            if permission == "edit" && decider.is_some_and(|k| opened.contains(&(a, k))) {
+                continue;
             }
             // Judged on the real-config corpus: a walked-around deny on a secret (`.env`,
             // keys, credentials) is what authors act on; on other paths (a read-only

@@ -921,11 +921,16 @@ fn prove_one(
     {
         return Err("the finding stays");
     }
-    let was: Vec<(&str, Option<Loc>)> = findings.iter().map(|g| (g.id, g.loc.map(moved))).collect();
-    if now
-        .iter()
-        .any(|g| g.level >= Level::Warning && !was.contains(&(g.id, g.loc)))
-    {
+    // Counted per kind and place: a second finding of the same kind at a place that had one
+    // (another agent's bypass of the same deny) is new too.
+    let mut serious: BTreeMap<(&str, Option<Loc>), isize> = BTreeMap::new();
+    for g in findings.iter().filter(|g| g.level >= Level::Warning) {
+        *serious.entry((g.id, g.loc.map(moved))).or_default() -= 1;
+    }
+    for g in now.iter().filter(|g| g.level >= Level::Warning) {
+        *serious.entry((g.id, g.loc)).or_default() += 1;
+    }
+    if serious.values().any(|n| *n > 0) {
         return Err("a new warning");
     }
     // The effect, from the diff: the inputs that change alike for the same agents, on one
