@@ -33,8 +33,12 @@
 //! allow-list merely reaches explore. Read-only entries stay silent: `git log*` and `ls *`
 //! have no such mode, and `cat *` writes only through a redirection, as every command
 //! does. One finding per block (an agent's `bash` object in one file), at its first such
-//! entry, naming the others; a deny above that `sed -i` walks around through such an
-//! allow is reported there, once.
+//! entry, naming the others; an edit deny above that `sed -i` walks around through such an
+//! allow is reported there, once. A reader allowed by name (`cat *`, `head *`, `tail *`)
+//! under a catch-all that asks or denies prints `.env` while the read tool asks for it
+//! (OpenCode's built-in `*.env` ask, or yours): a finding of its own per block, at the
+//! allow (blind fresh-4 B: four configs). A read deny that `cat .env` walks around is
+//! reported at the deny, even where the same `cat *` opens a redirect.
 //!
 //! ## Why it matters
 //! OpenCode checks the `read` permission in the read tool only. A model refused
@@ -307,6 +311,9 @@ enum Harm {
     /// Deletes git work: a bash rule of yours asks or denies `git reset --hard`,
     /// `git clean`, `git stash drop` ….
     DeletesGitWork,
+    /// Prints a secret (`.env`): the agent's `read` of it asks, by OpenCode's built-in
+    /// `*.env` ask or an ask of yours (a deny of yours is the read-deny finding's, at it).
+    ReadsSecret,
 }
 
 /// A write or destroy mode of a command people allow by name, mostly to read.
@@ -364,6 +371,32 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::Writes,
         patterns: &["cat *>*"],
     },
+    // A reader's allow-list entry under a bash catch-all that asks (`"*": "ask"`,
+    // `"cat *": "allow"`): `cat .env` prints the file the read tool asks for (OpenCode's
+    // built-in `*.env` ask). Blind fresh-4 B: fidelxyz, charlieplate, hackder, mcdougald;
+    // checked on 1.18.34 (read .env asks, bash cat .env runs). After the redirect mode, so
+    // `cat x > .env` keeps its own patterns (`mode_patterns`).
+    WriteMode {
+        program: "cat",
+        command: "cat FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["cat *.env*"],
+    },
+    WriteMode {
+        program: "head",
+        command: "head FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["head *.env*"],
+    },
+    WriteMode {
+        program: "tail",
+        command: "tail FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["tail *.env*"],
+    },
     WriteMode {
         program: "printf",
         command: "printf x > FILE",
@@ -418,7 +451,7 @@ const WRITE_MODES: &[WriteMode] = &[
 /// denies one of them (and not the mode itself) is one written against that harm.
 fn kin(harm: Harm) -> &'static [&'static str] {
     match harm {
-        Harm::Writes => &[],
+        Harm::Writes | Harm::ReadsSecret => &[],
         Harm::Deletes => &[
             "rm FILE",
             "rm -rf DIR",
@@ -612,6 +645,37 @@ fn guard(
             denied,
         });
     }
+    if mode.harm == Harm::ReadsSecret {
+        // The read tool's own rule for the file: OpenCode's built-in ask (whatever block
+        // the allow is in: every agent has it) or an ask of yours. A deny of yours is
+        // reported at the deny (`run`), where its fix goes.
+        // A bash rule of yours about the file already (`"*.env": "deny"` overridden by a
+        // later `cat *`): the order finding at it tells this.
+        if agent.rules.iter().any(|x| {
+            x.loc.is_some()
+                && x.permission == "bash"
+                && x.pattern.contains(".env")
+                && Wildcard::compile(&x.pattern).is_match(command, ctx.project.platform)
+        }) {
+            return None;
+        }
+        let w = ctx.witness_of(agent, "read", file)?;
+        let r = w.rule.and_then(|k| agent.rules.get(k))?;
+        if w.action != Effect::Ask || (r.loc.is_some() && r.action.effective() != Effect::Ask) {
+            return None;
+        }
+        let said = format!("reading `{file}` asks");
+        let rule_at = match r.loc {
+            Some(_) => ctx.rule_at(r),
+            None => format!("OpenCode's built-in {}", describe(r)),
+        };
+        return Some(Guard {
+            witness: w,
+            said,
+            rule_at,
+            denied: false,
+        });
+    }
     if mode.harm == Harm::Writes {
         let w = ctx.witness_of(agent, "edit", file)?;
         if w.action != Effect::Allow
@@ -686,7 +750,9 @@ fn write_modes(
         }
         let mut files_of: Option<Vec<String>> = None;
         // Blocks in order of their first entry found: (file, layer, permission key).
-        type Block = (crate::source::SourceId, crate::model::Layer, String);
+        // A secret printed (`cat .env`) is a finding of its own: its guard is a read ask,
+        // and the block's write modes keep their help (a deny where `rm` is denied).
+        type Block = (crate::source::SourceId, crate::model::Layer, String, bool);
         let mut blocks: Vec<(Block, Vec<Opened>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(loc) = r.loc else { continue };
@@ -718,7 +784,13 @@ fn write_modes(
             }
             let files = files_of.get_or_insert_with(|| files(agent));
             for m in modes {
-                let hit = files.iter().find_map(|file| {
+                let secrets = [".env".to_string()];
+                let tried: &[String] = if m.harm == Harm::ReadsSecret {
+                    &secrets
+                } else {
+                    files
+                };
+                let hit = tried.iter().find_map(|file| {
                     let command = with_file(m.command, file);
                     let d = call_bash(ctx, agent, splitter, places, &command);
                     if d.effect != Effect::Allow || d.bash.len() != 1 || d.bash[0].rule != Some(i) {
@@ -740,7 +812,12 @@ fn write_modes(
                     continue;
                 };
                 opened.insert((a, i));
-                let key: Block = (loc.source, r.layer, r.permission.clone());
+                let key: Block = (
+                    loc.source,
+                    r.layer,
+                    r.permission.clone(),
+                    m.harm == Harm::ReadsSecret,
+                );
                 let found = Opened {
                     rule: i,
                     mode: m,
@@ -760,6 +837,7 @@ fn write_modes(
             // A redirect after `cat` last: a block with another mode is reported at that
             // one, as before `cat` was a mode.
             found.sort_by_key(|o| match o.mode.harm {
+                Harm::ReadsSecret => 4,
                 _ if o.mode.program == "cat" => 3,
                 Harm::Writes => 0,
                 Harm::Deletes => 1,
