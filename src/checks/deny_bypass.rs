@@ -749,6 +749,8 @@ fn write_modes(
             continue;
         }
         let mut files_of: Option<Vec<String>> = None;
+        // The file a reader's mode prints (`cat .env`).
+        let secrets = [".env".to_string()];
         // Blocks in order of their first entry found: (file, layer, permission key).
         // A secret printed (`cat .env`) is a finding of its own: its guard is a read ask,
         // and the block's write modes keep their help (a deny where `rm` is denied).
@@ -784,7 +786,6 @@ fn write_modes(
             }
             let files = files_of.get_or_insert_with(|| files(agent));
             for m in modes {
-                let secrets = [".env".to_string()];
                 let tried: &[String] = if m.harm == Harm::ReadsSecret {
                     &secrets
                 } else {

@@ -923,14 +923,12 @@ fn prove_one(
     let at = f.loc.map(moved);
     // Counted: another finding of the kind may stand at the same rule (`cat *` opens both
     // `cat x > FILE` and `cat .env`); this one is gone when one fewer is left there.
-    let here = |list: &[Finding], loc: Option<Loc>| {
-        list.iter().filter(|g| g.id == f.id && g.loc == loc).count()
-    };
     let had = findings
         .iter()
         .filter(|g| g.id == f.id && g.loc.map(moved) == at)
         .count();
-    if at.is_some() && here(&now, at) >= had {
+    let left = now.iter().filter(|g| g.id == f.id && g.loc == at).count();
+    if at.is_some() && left >= had {
         return Err("the finding stays");
     }
     // Counted per kind and place: a second finding of the same kind at a place that had one
