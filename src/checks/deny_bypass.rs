@@ -20,7 +20,10 @@
 //! or `echo x > FILE` (`printf` too) writes a file the agent's `edit` rules ask or deny
 //! for; `find … -delete` (or `-exec rm`) deletes files while `rm` asks or is denied;
 //! `git branch -D` or `git stash drop` deletes git work while `git reset --hard`,
-//! `git clean` or `git stash drop` asks or is denied. Decided as `explain bash` decides it
+//! `git clean` or `git stash drop` asks or is denied; `git checkout -- FILE` discards
+//! uncommitted changes while a rule naming `git reset --hard` (or `git restore .`,
+//! `git clean`) asks or denies, or the file's `edit` rules do (not under a catch-all
+//! alone, nor where `git restore .` or `git reset --hard` runs anyway). Decided as `explain bash` decides it
 //! (`crate::call`), on commands checked on the binary. Only allows naming the program
 //! (`git *` allows the whole program; it is no list entry), and only modes the allow
 //! itself decides (`"sed -n *": "allow"`, or a later `"sed -i*": "ask"`, opens nothing).
@@ -311,6 +314,11 @@ enum Harm {
     /// Deletes git work: a bash rule of yours asks or denies `git reset --hard`,
     /// `git clean`, `git stash drop` ….
     DeletesGitWork,
+    /// Discards uncommitted changes (`git checkout -- FILE` puts back the last commit): a
+    /// bash rule of yours asks or denies `git reset --hard`, `git restore .` …, or the
+    /// file's `edit` rules ask or deny. Unlike deleting a branch, an agent that commits
+    /// on its own is not taken to mean it: committed or not, the changes are lost.
+    DiscardsChanges,
     /// Prints a secret (`.env`): the agent's `read` of it asks, by OpenCode's built-in
     /// `*.env` ask or an ask of yours (a deny of yours is the read-deny finding's, at it).
     ReadsSecret,
@@ -438,6 +446,17 @@ const WRITE_MODES: &[WriteMode] = &[
             "git branch -d -f*",
         ],
     },
+    // `git checkout*` allowed to switch branches also restores files (blind fresh-4:
+    // juan1ll0's vcs agent, edit denied and `git reset --hard*` denied; kpiwko's implement,
+    // `git restore .` and `git checkout -f*` denied). Checked on 1.18.34: `git checkout --
+    // src/a.ts` runs under the allow and puts back the committed file.
+    WriteMode {
+        program: "git checkout",
+        command: "git checkout -- FILE",
+        does: "puts back the last commit of `FILE`, discarding your changes",
+        harm: Harm::DiscardsChanges,
+        patterns: &["git checkout *-- *", "git checkout ."],
+    },
     WriteMode {
         program: "git stash",
         command: "git stash drop",
@@ -457,6 +476,14 @@ fn kin(harm: Harm) -> &'static [&'static str] {
             "rm -rf DIR",
             "find . -name NAME -exec rm {} +",
             "find . -name NAME -delete",
+        ],
+        Harm::DiscardsChanges => &[
+            "git reset --hard",
+            "git restore .",
+            "git checkout -- .",
+            "git checkout -f",
+            "git clean -fd",
+            "git stash drop",
         ],
         Harm::DeletesGitWork => &[
             "git reset --hard",
@@ -601,6 +628,15 @@ fn guard(
     {
         return None;
     }
+    // An agent that may discard changes another way (`git restore .`, `git reset --hard`
+    // allowed: a commit agent that unstages and restores) means it.
+    if mode.harm == Harm::DiscardsChanges
+        && ["git restore .", "git reset --hard"]
+            .iter()
+            .any(|c| call_bash(ctx, agent, splitter, places, c).effect == Effect::Allow)
+    {
+        return None;
+    }
     // A bash rule against the same harm says it best (`rm` asks); else the file's edit rule.
     for template in kin(mode.harm) {
         let probe = with_file(template, file);
@@ -622,6 +658,17 @@ fn guard(
         let Some(r) = rule_of(Some(rule)) else {
             continue;
         };
+        // Discarding changes is guarded by a rule naming a git command that does it
+        // (`git reset --hard*`), not by a catch-all (`*`, `git *`): beside `"git *": "ask"`
+        // an allow-list of git commands (`git checkout *`, `git rm *`, `git stash *`) is
+        // the author's choice of what runs (judged on the real-config corpus: jwilger,
+        // asuender). Else the file's edit rule.
+        if mode.harm == Harm::DiscardsChanges
+            && !(literal_prefix(&r.pattern).starts_with("git ")
+                && literal_prefix(&r.pattern).split_whitespace().count() >= 2)
+        {
+            continue;
+        }
         let said = format!("`{probe}` {}", what_it_does(d.effect));
         let rule_at = ctx.rule_at(r);
         // Denied in general only when the plainest way is (`rm FILE`, `git reset
@@ -676,7 +723,7 @@ fn guard(
             denied: false,
         });
     }
-    if mode.harm == Harm::Writes {
+    if matches!(mode.harm, Harm::Writes | Harm::DiscardsChanges) {
         let w = ctx.witness_of(agent, "edit", file)?;
         if w.action != Effect::Allow
             && let Some(r) = rule_of(w.rule)
@@ -842,7 +889,7 @@ fn write_modes(
                 _ if o.mode.program == "cat" => 3,
                 Harm::Writes => 0,
                 Harm::Deletes => 1,
-                Harm::DeletesGitWork => 2,
+                Harm::DiscardsChanges | Harm::DeletesGitWork => 2,
             });
         }
         found_blocks.extend(blocks.into_iter().map(|(_, found)| (a, found)));
