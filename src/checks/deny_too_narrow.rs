@@ -3,8 +3,9 @@
 //! ## What it finds
 //! A bash deny (or ask) written for a destructive command in one spelling
 //! (`"git push --force*": "deny"`, `"git clean -fd*"`, `"git branch -D*"`,
-//! `"git checkout ."`, `"git reset --hard*"`, `"rm -rf *"`) while the same command spelled another way
-//! runs without asking: the flag after the arguments (`git push origin main --force`),
+//! `"git checkout ."`, `"git reset --hard*"`, `"git commit --amend*"`, `"rm -rf *"`) while
+//! the same command spelled another way runs without asking: the flag after the arguments
+//! (`git push origin main --force`, `git commit -a --amend`),
 //! short flags combined or split otherwise (`git clean -df`, `git clean -f -d`,
 //! `git clean -xfd`), a long or short synonym (`-f` for `--force`,
 //! `--delete --force` or `-d -f` for `-D`), `git checkout -- .` for `git checkout .`. Each
@@ -163,6 +164,21 @@ const SPELLINGS: &[Command] = &[
                 3,
                 "rm --recursive --force *",
             ),
+        ],
+    },
+    // `git commit --amend*` denied under `git commit*` allowed while `git commit -a --amend`
+    // rewrites the last commit (blind fresh-4: kpiwko's implement.md:86). Checked on 1.18.34:
+    // `git commit * --amend*` denies `git commit -a --amend --no-edit` and `git commit -m x
+    // --amend`, not `git commit -m amendment`. An ask alone is left: an amend the model
+    // is asked for is seldom respelled.
+    Command {
+        program: "git commit",
+        asks: false,
+        does: "rewrites the last commit",
+        spellings: &[
+            s("git commit --amend --no-edit", 1, "git commit --amend*"),
+            s("git commit -a --amend", 1, "git commit * --amend*"),
+            s("git commit -m x --amend", 1, "git commit * --amend*"),
         ],
     },
     Command {
