@@ -1648,3 +1648,44 @@ fn global_and_project_only_are_refused_together() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("--project-only"), "{}", run.stderr);
 }
+
+#[test]
+fn the_dead_rule_help_in_an_agent_file_moves_it_there() {
+    // The top-level block writes the same patterns as the agent file (blind fresh-5:
+    // idsanchezf): it is another layer, so the agent file's order is its own and the help
+    // must not send the reader to opencode.json (OpenCode 1.18.34 lists the agent's rules
+    // in its file's order, after the shared ones).
+    let shared = r#"{"agent": {"leader": {"mode": "primary"}}, "permission": {"bash": {"git *": "allow", "*": "ask"}}}"#;
+    let agent = |bash: &str| {
+        format!("---\ndescription: leads\nmode: primary\npermission:\n  bash:\n{bash}---\nLead.\n")
+    };
+    let t = Tree::new().file("project/opencode.json", shared).file(
+        "project/.opencode/agents/leader.md",
+        &agent("    git *: allow\n    \"*\": ask\n"),
+    );
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let in_agent: Vec<serde_json::Value> = check_support::findings_of(&report, "dead-rule")
+        .into_iter()
+        .filter(|f| {
+            f["source"]["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("leader.md"))
+        })
+        .collect();
+    assert_eq!(in_agent.len(), 1, "{report:#}");
+    let help = in_agent[0]["help"].as_str().unwrap_or_default();
+    assert!(!help.contains("changes nothing"), "{help}");
+    assert!(!help.contains("opencode.json"), "{help}");
+    // Moved in the agent file, the allow decides.
+    let t = Tree::new().file("project/opencode.json", shared).file(
+        "project/.opencode/agents/leader.md",
+        &agent("    \"*\": ask\n    git *: allow\n"),
+    );
+    decided_as(
+        &t,
+        "dead-rule",
+        &[("leader", "bash", "git status", "allow")],
+    );
+}

@@ -163,7 +163,9 @@ impl Shadowing {
 /// first: a merged key keeps the place the first file gave it, so moving them in this
 /// file changes nothing (a real config: `agent.implementer.permission` in `opencode.json`
 /// and `.opencode/agents/implementer.md`, checked with OpenCode 1.18.34). Names that file:
-/// one loaded earlier that names the agent and then both patterns, in the ruleset's order.
+/// a JSON config loaded earlier whose own block for the agent (`agent.NAME.permission.PERM`,
+/// or `mode.NAME`) writes both keys, not its top-level block (another layer: blind
+/// fresh-5, idsanchezf), or an earlier agent file naming the agent and then both patterns.
 pub(super) fn order_from_elsewhere(
     project: &crate::project::Project,
     agent: &Agent,
@@ -186,10 +188,31 @@ pub(super) fn order_from_elsewhere(
         .sources
         .iter()
         .filter(|(id, _)| *id < source)
-        .find(|(_, f)| {
+        .find(|(id, f)| {
             let t = &f.text;
-            t.find(&name)
-                .is_some_and(|a| t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk)))
+            if f.name().ends_with(".md") {
+                return t
+                    .find(&name)
+                    .is_some_and(|a| t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk)));
+            }
+            // A JSON config: the agent's own block for that permission, with both keys
+            // (the top-level block writing the same patterns is another layer).
+            let Ok(root) = crate::syntax::jsonc::parse(t, *id, &|o| o) else {
+                return false;
+            };
+            ["agent", "mode"].iter().any(|section| {
+                root.value
+                    .as_object()
+                    .and_then(|o| o.get(section))
+                    .and_then(|n| n.value.as_object())
+                    .and_then(|o| o.get(&agent.name))
+                    .and_then(|n| n.value.as_object())
+                    .and_then(|o| o.get("permission"))
+                    .and_then(|n| n.value.as_object())
+                    .and_then(|o| o.get(&ri.permission))
+                    .and_then(|n| n.value.as_object())
+                    .is_some_and(|o| o.contains_key(&ri.pattern) && o.contains_key(&rk.pattern))
+            })
         })
         .map(|(_, f)| f.name())
 }
