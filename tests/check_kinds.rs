@@ -37,7 +37,9 @@ fn write_and_edit_false_together_are_one_note_at_the_entry_whose_rule_it_is() {
     // The common idiom: `write` and `edit` both false are one rule (`edit` "*" deny); one
     // finding, at `edit` (the entry that decides), naming `write` as the same rule. Set to
     // different values, the replaced entry is still its own finding (it changes nothing).
-    let cfg = r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":false}}}}"#;
+    // (Bash off: with bash free, `deny-bypass` reports the switch as walked around, a
+    // warning at the same entry.)
+    let cfg = r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":false},"permission":{"bash":"deny"}}}}"#;
     let p = project(cfg, &[]);
     let f = run(&p);
     let notes = of(&f, "legacy-tools", "reviewer");
@@ -51,8 +53,7 @@ fn write_and_edit_false_together_are_one_note_at_the_entry_whose_rule_it_is() {
         notes[0].message
     );
     assert_eq!(notes[0].related.len(), 1);
-    let differ =
-        r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":true}}}}"#;
+    let differ = r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":true},"permission":{"bash":"deny"}}}}"#;
     let p = project(differ, &[]);
     let f = run(&p);
     let notes = of(&f, "legacy-tools", "reviewer");
@@ -597,4 +598,34 @@ fn a_project_tool_named_like_a_never_checked_permission_is_asked() {
         own.len() == 1 && !own[0].contains("never checks"),
         "{own:?}"
     );
+}
+
+#[test]
+fn an_agents_own_edit_switch_walked_around_by_bash_is_a_warning_with_words_not_a_list() {
+    // `tools: {write: false, edit: false}` makes the agent's edit tools refuse; bash, free by
+    // OpenCode's defaults, writes anyway (blind fresh-5 A: `echo hi > x` ran). No list of
+    // denied commands closes bash, so the help says the choice and no snippet is offered.
+    let cfg = r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":false}}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let found = of(&f, "deny-bypass", "reviewer");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].level, permaudit::checks::Level::Warning);
+    assert_eq!(at(&p, found[0]), "\"edit\"");
+    assert!(
+        found[0].message.contains("`tools` switch"),
+        "{}",
+        found[0].message
+    );
+    let help = found[0].help.clone().unwrap_or_default();
+    assert!(help.contains(r#""bash": {"*": "ask""#), "{help}");
+    let proposals = permaudit::fix::suggest::proposals(&p, &f);
+    assert!(
+        proposals.iter().all(|s| f[s.finding].id != "deny-bypass"),
+        "a deny list offered: {proposals:#?}"
+    );
+    // Bash off too: nothing walks around it.
+    let off = r#"{"agent":{"reviewer":{"mode":"subagent","tools":{"write":false,"edit":false,"bash":false}}}}"#;
+    let p = project(off, &[]);
+    assert!(of(&run(&p), "deny-bypass", "reviewer").is_empty());
 }

@@ -11,7 +11,9 @@
 //! Only denies you wrote are looked at, and only agents the model can act as (hidden
 //! agents are left out); one finding per agent and permission, at its first deny that
 //! bash walks around (the same commands pass the others). An agent that asks before
-//! every such command is not reported.
+//! every such command is not reported. An agent's own `tools` switch turning editing off
+//! (`tools: {write: false, edit: false}`) counts as its `edit` deny: the agent is meant
+//! not to write, and bash writes anyway (a warning, as for `permission: {edit: deny}`).
 //!
 //! And, at the allow (a warning): a command you allow by name (`"find *": "allow"`,
 //! `"sed *": "allow"`, `"echo *": "allow"`, `"git branch *": "allow"`, `yq`, `curl`,
@@ -72,6 +74,11 @@
 //! own program is allowed by name (`tee *`), that allow is what to narrow. Or keep secrets
 //! outside the project.
 //! Listing readers never covers interpreters (`python`, `node`) that read files too.
+//! An agent denied every edit (a reviewer) gets no such list: bash writes files in more
+//! ways than a list can name (`echo x > FILE` passes `sed -i *`, `cp *`, `tee *` denied,
+//! and denying `cp` takes it from an agent that copies). The help says the choice in
+//! words, in the file's syntax: make the agent's bash ask (the catch-all first, then the
+//! read-only commands it needs), or switch bash off for it.
 //! For an allowed command's write mode, ask (or deny) for exactly that mode after the
 //! allow, in the same block: `"sed *": "allow", "sed -i*": "ask", "sed * -i*": "ask"`; the
 //! rest of `sed` stays allowed. When that block is shared and the same allow reaches agents
@@ -134,11 +141,19 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 continue;
             }
             // A legacy `tools: {write: false}` switches a tool off; it is no deny on a path
-            // to walk around (and `legacy-tools` speaks for that place).
+            // to walk around (and `legacy-tools` speaks for that place). Except an agent's own
+            // switch turning editing off (`tools: {edit: false}`, or `write`/`patch`): the
+            // agent is meant not to write, as with `permission: {edit: deny}`, and bash
+            // writes anyway (blind fresh-5 A: four agents, e.g. `echo hi > x` ran; fresh-4:
+            // rchrd-0's review agent).
+            let legacy_edit_off = r.layer == crate::model::Layer::AgentLegacyTools
+                && permission == "edit"
+                && r.pattern == "*";
             if matches!(
                 r.layer,
                 crate::model::Layer::LegacyTools | crate::model::Layer::AgentLegacyTools
-            ) {
+            ) && !legacy_edit_off
+            {
                 continue;
             }
             if reported.contains(permission)
@@ -184,14 +199,24 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // `read-only-agent-writes` advises) keeps that design.
             let read_only =
                 permission == "edit" && r.pattern == "*" && !agent.native && is_own(r.layer);
+            if legacy_edit_off && !read_only {
+                continue;
+            }
             let level = if crate::map::is_secret_shaped(&path) || read_only {
                 Level::Warning
             } else {
                 Level::Info
             };
             let message = format!(
-                "this deny ({}) does not stop bash: `{command}` runs without asking (decided by {})",
-                describe(r),
+                "{} does not stop bash: `{command}` runs without asking (decided by {})",
+                if legacy_edit_off {
+                    format!(
+                        "this `tools` switch turns editing off ({}) but",
+                        describe(r)
+                    )
+                } else {
+                    format!("this deny ({})", describe(r))
+                },
                 decider
                     .map(|k| ctx.decider_place(&agent.rules[k]))
                     .unwrap_or_else(|| "no rule".into())
@@ -247,7 +272,39 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // (judged harmful, blind fresh-4 B: bennett-wendorf's read-only reviewers under
             // a shared `cp *` allow the other agents rely on).
             let shared_by_name = by_name.filter(|x| deny_own && !is_own(x.layer));
-            let help: String = if let Some(x) = shared_by_name {
+            let help: String = if read_only {
+                // No list of denied commands closes bash for an agent that may write nothing
+                // (blind fresh-5 A: `sed -i *`, `cp *`, `mv *`, `tee *` denied, `echo x > f`
+                // still wrote, and the list forbade the `cp` a deploy agent needs): the
+                // choice, in words.
+                // In the file's own syntax: YAML flow style in a markdown agent.
+                let markdown = r.loc.is_some_and(|l| {
+                    ctx.project
+                        .loaded
+                        .sources
+                        .get(l.source)
+                        .name()
+                        .ends_with(".md")
+                });
+                let (block, off) = match (markdown, legacy_edit_off) {
+                    (true, true) => (
+                        "in its frontmatter, `permission: {bash: {\"*\": ask, \"git diff*\": allow}}` (a `permission` bash block replaces the `tools` switch)",
+                        "`bash: false` under `tools`",
+                    ),
+                    (true, false) => (
+                        "in its frontmatter's `permission`, `bash: {\"*\": ask, \"git diff*\": allow}`",
+                        "`bash: deny`",
+                    ),
+                    (false, _) => (
+                        "in its own block, `\"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\"}`",
+                        "`\"bash\": \"deny\"`",
+                    ),
+                };
+                format!(
+                    "OpenCode's `edit` rules keep only its file tools out; bash writes files in more ways than a list of denied commands can name (`echo x > FILE`, `sed -i`, `cp`, `python -c …`): to keep `{name}` from writing, make bash ask, the catch-all first and the read-only commands it needs allowed after it: {block}; or switch bash off for it ({off}) if it needs none",
+                    name = agent.name
+                )
+            } else if let Some(x) = shared_by_name {
                 format!(
                     "`{program}` writes the files it is given, and the shared {} allows it by name for every agent: in `{}`'s own `bash` rules (they come after the shared ones and bind it alone), write `\"{program} *\": \"ask\"` (or `\"deny\"`), and the same for the other commands that write files; listed commands never cover interpreters (`python`, `node`)",
                     ctx.rule_at(x),

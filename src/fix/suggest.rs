@@ -269,6 +269,12 @@ fn deny_bypass(
     if core.contains(['*', '?']) && core.len() < 3 {
         return None;
     }
+    // Every file's edit denied: no list of denied commands keeps bash from writing (blind
+    // fresh-5 A: after `sed -i *`, `cp *`, `mv *`, `tee *` were denied, `echo x > f` still
+    // wrote, and `cp` was gone for a deploy agent); the help says the choice in words.
+    if deny.permission == "edit" && core.is_empty() {
+        return None;
+    }
     let platform = project.platform;
     // The forms that run today without asking, each as `cmd *core*`.
     let mut entries: Vec<(String, String)> = Vec::new();
