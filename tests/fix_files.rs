@@ -1393,13 +1393,15 @@ fn the_never_matches_advice_matches_what_was_meant() {
             ("scratch", "edit", "src/main.ts", "deny"),
         ],
     );
-    // `~` is asked as `HOME/…/*`: the help's `~/*` is.
-    help_holds(
+    // `~` is asked as `HOME/…/*`: the help's `~/*` is. Once it matches, the whole home
+    // directory is open, `~/.ssh` included (external-open says so).
+    help_holds_revealing(
         "never-matches",
         r#"{"permission": {"external_directory": {"~": "allow"}}}"#,
         r#"write "~/*""#,
         r#"{"permission": {"external_directory": {"~/*": "allow"}}}"#,
         &[],
+        &["external-open"],
     );
     // No `default` keyword: the catch-all is `*`, written first so the rest are exceptions.
     help_holds(

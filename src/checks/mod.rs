@@ -20,6 +20,7 @@ pub mod deny_too_narrow;
 mod engines;
 pub mod env_injection;
 pub mod examples;
+pub mod external_open;
 pub mod headless_ask;
 pub mod ignore_without_reason;
 pub mod ignored_key;
@@ -219,6 +220,7 @@ pub const CHECKS: &[Check] = &[
     // asks exactly as `permission.read: allow` does, and that loss is what to read at its
     // place (the deprecated spelling is the lesser news; `--fix` still rewrites it).
     secret_readable::CHECK,
+    external_open::CHECK,
     legacy_tools::CHECK,
     legacy_tools::MAP_CHECK,
     // At a place another kind also speaks for (a legacy `tools: {write: false}`), at the
@@ -482,6 +484,7 @@ fn run_places(
     js_key_order::run(&ctx, &mut out);
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
+    external_open::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
     open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
