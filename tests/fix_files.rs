@@ -1691,3 +1691,38 @@ fn the_dead_rule_help_in_an_agent_file_moves_it_there() {
         &[("leader", "bash", "git status", "allow")],
     );
 }
+
+#[test]
+fn the_broken_frontmatter_help_gives_a_lost_block_its_key() {
+    // A second `mode:` where `tools:` was meant (blind fresh-5 B: sightes): merging the two
+    // `mode` entries would leave the indented lines keyless; the help's key loads them.
+    let agent = |line5: &str| {
+        format!(
+            "---\ndescription: Read-only reviewer.\nmode: subagent\ntemperature: 0.2\n{line5}\n  bash: false\n  write: false\n  edit: false\n---\nReview.\n"
+        )
+    };
+    let t = Tree::new().file(
+        "project/.opencode/agents/reviewer.md",
+        &agent("mode: subagent"),
+    );
+    let report = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    let found = check_support::findings_of(&report, "broken-frontmatter");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let help = found[0]["help"].as_str().unwrap_or_default();
+    assert!(help.contains("write `tools:` on line 5"), "{help}");
+    let t = Tree::new().file("project/.opencode/agents/reviewer.md", &agent("tools:"));
+    let fixed = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&fixed, "broken-frontmatter").is_empty(),
+        "{fixed:#}"
+    );
+    decided_as(
+        &t,
+        "broken-frontmatter",
+        &[("reviewer", "edit", "src/main.ts", "deny")],
+    );
+}

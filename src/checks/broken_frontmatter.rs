@@ -107,6 +107,60 @@ fn help(message: &str, file: &crate::source::SourceFile, at: usize) -> Option<St
             offset += l.len();
         }
         let at_line = number(line_start);
+        // The lines indented under this entry, which has a value of its own (`mode:
+        // subagent` followed by `  bash: true`…): a block that lost its key, written over
+        // by the repeated one (blind fresh-5 B: sightes' reviewer, whose `tools:` line had
+        // become a second `mode: subagent`). Merging the two entries would leave them
+        // keyless; the key they need goes on this line.
+        let has_value = line
+            .split_once(':')
+            .is_some_and(|(_, v)| !v.trim().is_empty());
+        let mut under: Vec<&str> = Vec::new();
+        for l in text[line_end..].split('\n').skip(1) {
+            let body = l.trim_end_matches('\r');
+            if body.trim() == "---" || body.trim().is_empty() {
+                break;
+            }
+            if body.len() - body.trim_start().len() <= indent {
+                break;
+            }
+            under.push(body.trim());
+        }
+        if has_value
+            && !under.is_empty()
+            && let Some(o) = first
+        {
+            let value = |l: &&str| l.split_once(':').map(|(_, v)| v.trim().to_string());
+            let all = |ok: &[&str]| {
+                under
+                    .iter()
+                    .all(|l| value(l).is_some_and(|v| ok.contains(&v.as_str())))
+            };
+            let block = if all(&["true", "false"]) {
+                Some("tools")
+            } else if all(&["allow", "ask", "deny", ""]) {
+                Some("permission")
+            } else {
+                None
+            };
+            let lines = format!("{}–{}", at_line + 1, at_line + under.len());
+            return Some(match block {
+                Some(b) => format!(
+                    "`{}` is written twice in this mapping (lines {} and {at_line}), which YAML forbids, and the indented lines after line {at_line} ({lines}) have no key of their own: they read as `{b}` entries, so write `{b}:` on line {at_line} instead of the second `{}` (the one on line {} stays)",
+                    unquoted(key),
+                    number(o),
+                    unquoted(key),
+                    number(o)
+                ),
+                None => format!(
+                    "`{}` is written twice in this mapping (lines {} and {at_line}), which YAML forbids, and the indented lines after line {at_line} ({lines}) have no key of their own: write their key on line {at_line} instead of the second `{}` (the one on line {} stays)",
+                    unquoted(key),
+                    number(o),
+                    unquoted(key),
+                    number(o)
+                ),
+            });
+        }
         return Some(match first {
             Some(o) => format!(
                 "`{}` is written twice in this mapping (lines {} and {at_line}), which YAML forbids: merge the two into one entry",
