@@ -629,3 +629,15 @@ fn an_agents_own_edit_switch_walked_around_by_bash_is_a_warning_with_words_not_a
     let p = project(off, &[]);
     assert!(of(&run(&p), "deny-bypass", "reviewer").is_empty());
 }
+
+#[test]
+fn an_always_story_never_tells_of_a_program_named_x() {
+    // `* .env*` is about a file, whatever the program: filled in, its text is `x .envx`,
+    // and "answer Once to `x` questions" helps no one (blind fresh-5 B: sierrajc).
+    let cfg = r#"{"permission":{"bash":{"*":"ask","git status *":"allow","* .env*":"deny"}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    for g in of(&f, "always-overrides-deny", "build") {
+        assert!(!g.message.contains("\"x\""), "{}", g.message);
+    }
+}

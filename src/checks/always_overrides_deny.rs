@@ -292,11 +292,13 @@ fn finding(
         // `DROP` question; the real way round it (an "Always" to `psql …`) is no command
         // this rule's text names. Judged harmful help on a blind fresh set (answer "Once"
         // to `DROP` questions).
+        // (The first word, past any space: `* .env*` is about `.env` whatever the program;
+        // filled in, it would tell of a program named `x`: blind fresh-5 B, sierrajc.)
         if r.pattern.starts_with('*')
             && r.pattern
                 .trim_start_matches('*')
                 .split(' ')
-                .next()
+                .find(|w| !w.is_empty())
                 .is_some_and(not_a_program)
         {
             return None;
