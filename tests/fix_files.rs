@@ -1726,3 +1726,22 @@ fn the_broken_frontmatter_help_gives_a_lost_block_its_key() {
         &[("reviewer", "edit", "src/main.ts", "deny")],
     );
 }
+
+#[test]
+fn the_bare_allow_help_keeps_the_programs_write_modes_as_they_are() {
+    // A read-only reviewer allows bare `cat` under `"*": "deny"` (blind fresh-5 B:
+    // pixel48): `cat *` alone would let `cat x > f` write and `cat .env` print, both denied
+    // today; the help's entries keep them denied, and no new finding appears.
+    let agent = r#"{"agent": {"review": {"mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "deny", "cat": "allow"}}}}}"#;
+    help_holds(
+        "never-matches",
+        agent,
+        r#"follow it with "cat *>*": "deny", "cat *.env*": "deny""#,
+        r#"{"agent": {"review": {"mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "deny", "cat *": "allow", "cat *>*": "deny", "cat *.env*": "deny"}}}}}"#,
+        &[
+            ("review", "bash", "cat README.md", "allow"),
+            ("review", "bash", "cat x > src/main.ts", "deny"),
+            ("review", "bash", "cat .env", "deny"),
+        ],
+    );
+}

@@ -247,8 +247,40 @@ pub(super) fn slip(
         },
         q(&rewritten),
     );
+    // An allow of a program with write modes (`cat`, `echo`, `find`): rewritten, it would
+    // let them run too (`cat x > FILE`, `cat .env`), which the block decides otherwise today
+    // (blind fresh-5 B: pixel48's reviewer, `"cat": "allow"` under `"*": "deny"`; "cat *"
+    // alone brought two deny-bypass warnings). The modes keep today's decision after it.
+    let modes = super::deny_bypass::modes_of(&r.pattern);
+    let keep = match w.action {
+        Effect::Deny => Some(("deny", "denied")),
+        Effect::Ask => Some(("ask", "asked")),
+        Effect::Allow => None,
+    };
+    let also = match keep {
+        Some((action, done)) if wanted == Effect::Allow && !modes.is_empty() => {
+            let examples: Vec<String> = modes.iter().map(|(c, _)| format!("`{c}`")).collect();
+            let mut entries: Vec<String> = Vec::new();
+            for (_, patterns) in &modes {
+                for p in patterns.iter() {
+                    let e = format!("{}: \"{action}\"", q(p));
+                    if !entries.contains(&e) {
+                        entries.push(e);
+                    }
+                }
+            }
+            format!(
+                "; it would also let {} run, which {} {done} today: follow it with {} to keep {} so",
+                examples.join(", "),
+                if examples.len() == 1 { "is" } else { "are" },
+                entries.join(", "),
+                if examples.len() == 1 { "it" } else { "them" },
+            )
+        }
+        _ => String::new(),
+    };
     let help = format!(
-        "write {} in its place: OpenCode's trailing ` *` also matches the bare {}, so it {verbs} both",
+        "write {} in its place: OpenCode's trailing ` *` also matches the bare {}, so it {verbs} both{also}",
         q(&rewritten),
         q(&r.pattern),
     );

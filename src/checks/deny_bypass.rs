@@ -553,6 +553,23 @@ fn kin(harm: Harm) -> &'static [&'static str] {
     }
 }
 
+/// The write (or secret-printing) modes of a program people allow by name (`cat`: `cat x >
+/// FILE`, `cat .env`): each mode's command and the patterns that match exactly it.
+pub(super) fn modes_of(program: &str) -> Vec<(String, &'static [&'static str])> {
+    WRITE_MODES
+        .iter()
+        .filter(|m| m.program == program)
+        .map(|m| {
+            let file = if m.harm == Harm::ReadsSecret {
+                ".env"
+            } else {
+                "src/main.ts"
+            };
+            (with_file(m.command, file), m.patterns)
+        })
+        .collect()
+}
+
 /// The patterns that ask for exactly the write mode `command` is in (`sed -i*`, `sed * -i*`
 /// for `sed -i s/x/y/ f`): a mode's own patterns match its commands. For the suggestion
 /// that writes them (`fix::suggest`).
