@@ -201,7 +201,8 @@ fn samples_and_baseline_paths_are_relative_to_the_settings_file() {
 
 #[test]
 fn per_path_ignores_match_the_path_from_the_project_root() {
-    let agent = "---\ntools:\n  write: false\n---\nbody\n";
+    // (Bash asks: with bash free, `deny-bypass` reports the switch too.)
+    let agent = "---\ntools:\n  write: false\npermission:\n  bash: ask\n---\nbody\n";
     let t = project("{}")
         .file("project/.opencode/agent/legacy-a.md", agent)
         .file("project/.opencode/agent/new.md", agent);
@@ -346,7 +347,9 @@ fn jsonc_comments_hide_what_they_name_on_their_line_or_the_next() {
 #[test]
 fn frontmatter_comments_work_the_same() {
     let agent = |comment: &str| {
-        format!("---\ndescription: reviewer\ntools:\n  {comment}\n  write: false\n---\nReview.\n")
+        format!(
+            "---\ndescription: reviewer\ntools:\n  {comment}\n  write: false\npermission:\n  bash: ask\n---\nReview.\n"
+        )
     };
     let out = concise(
         &project("{}").file(
