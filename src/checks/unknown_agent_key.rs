@@ -18,6 +18,11 @@
 //! as options (`reasoningEffort: high` is meant that way). Other unknown top-level keys
 //! (`theme`, `keybinds`, moved to `tui.json`) are not reported either.
 //!
+//! Keys other agent tools restrict an agent with (`readonly: true`, Claude Code's
+//! `allowedTools` / `disallowedTools`, another harness's `disabled_tools: [bash, edit]`)
+//! are reported when they hold a restriction: OpenCode passes them on as options and the
+//! agent keeps every tool; the help writes the restriction as `permission` rules.
+//!
 //! ## Why it matters
 //! OpenCode moves an unknown agent key into the agent's `options` and drops an unknown
 //! top-level key, and says nothing (verified with `opencode debug config` on 1.18.34): a
@@ -132,11 +137,21 @@ const FOREIGN_RESTRICTIONS: &[&str] = &[
     "disallowedTools",
     "disallowed-tools",
     "disallowed_tools",
+    // Another harness's list of tools to turn off (blind fresh-5 B: mane-pal's plan and
+    // explore, `disabled_tools: [bash, write, edit]`; checked on 1.18.34: plan keeps bash).
+    "disabledTools",
+    "disabled-tools",
+    "disabled_tools",
 ];
 
 /// The finding for a foreign restriction key holding a restriction (`readonly: true`, a
 /// non-empty tool list), or `None`.
-fn foreign(key: &str, value: &crate::syntax::value::Value) -> Option<String> {
+fn foreign(
+    key: &str,
+    value: &crate::syntax::value::Value,
+    json: bool,
+    agent: &str,
+) -> Option<String> {
     use crate::syntax::value::Value;
     if !FOREIGN_RESTRICTIONS.contains(&key) {
         return None;
@@ -152,7 +167,44 @@ fn foreign(key: &str, value: &crate::syntax::value::Value) -> Option<String> {
     }
     let (_, fate) = place_and_fate(true);
     Some(
-        if key.to_lowercase().replace(['-', '_'], "") == "readonly" {
+        if let (true, Value::Array(items)) = (
+            key.to_lowercase()
+                .replace(['-', '_'], "")
+                .starts_with("dis"),
+            value,
+        ) {
+            // A list of tools to turn off: each as a deny (the file tools all as `edit`).
+            let mut denies: Vec<String> = Vec::new();
+            for i in items {
+                if let Value::String(t) = &i.value {
+                    let t = match t.as_str() {
+                        "write" | "patch" | "multiedit" | "apply_patch" => "edit",
+                        t => t,
+                    };
+                    // Plan keeps writing its plans (its built-in exception, which an
+                    // `edit: deny` of its own would undo).
+                    let e = match (json, agent == "plan" && t == "edit") {
+                        (true, true) => {
+                            "\"edit\": {\"*\": \"deny\", \".opencode/plans/*.md\": \"allow\"}"
+                                .to_string()
+                        }
+                        (false, true) => {
+                            "edit: {\"*\": deny, \".opencode/plans/*.md\": allow}".to_string()
+                        }
+                        (true, false) => format!("\"{t}\": \"deny\""),
+                        (false, false) => format!("{t}: deny"),
+                    };
+                    if !denies.contains(&e) {
+                        denies.push(e);
+                    }
+                }
+            }
+            format!(
+                "`{key}` is not an OpenCode key: {fate}, so every tool it lists stays on; write each as a deny under `permission`: `{}: {{{}}}` (`write` and `patch` are checked as `edit`)",
+                if json { "\"permission\"" } else { "permission" },
+                denies.join(", ")
+            )
+        } else if key.to_lowercase().replace(['-', '_'], "") == "readonly" {
             format!(
                 "`{key}` is not an OpenCode key: {fate}, so the agent is not read-only: it edits files and runs commands as its rules allow; to make it read-only, write `permission: {{edit: deny}}` and deny or ask the `bash` commands that write (`bash: {{\"*\": ask}}`)"
             )
@@ -167,7 +219,17 @@ fn foreign(key: &str, value: &crate::syntax::value::Value) -> Option<String> {
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for k in &ctx.project.loaded.audit.ignored_keys {
         if k.agent.is_some()
-            && let Some(message) = foreign(&k.key, &k.value.value)
+            && let Some(message) = foreign(
+                &k.key,
+                &k.value.value,
+                !ctx.project
+                    .loaded
+                    .sources
+                    .get(k.loc.source)
+                    .name()
+                    .ends_with(".md"),
+                k.agent.as_deref().unwrap_or_default(),
+            )
         {
             out.push(
                 Finding::at(&CHECK, Some(k.loc), message)
