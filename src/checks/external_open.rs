@@ -131,8 +131,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             if edits { ", and edits `~/.bashrc`" } else { "" },
         );
         let help = "allow only the directories the agents need, each by its absolute path, after an ask for the rest: `\"external_directory\": {\"*\": \"ask\", \"/home/you/src/shared/*\": \"allow\"}` (`DIR/*` covers that directory and everything below it)".to_string();
-        // A rule over every permission is a choice made as such; so is an agent described
-        // as unrestricted (as for `secret-readable`).
+        // Severity rule (docs/checks.md): the rule takes effect, so clauses 1 and 2 do not
+        // apply; the level says how likely the loss is. A rule over every permission is a
+        // choice made as such, and so is an agent described as unrestricted (as for
+        // `secret-readable`): a note.
         let level = if r.permission == "*"
             || super::agent_overrides_shared::unrestricted_by_design(ctx, agent)
         {
