@@ -25,8 +25,8 @@
 //! `git clean` or `git stash drop` asks or is denied; `git checkout -- FILE` discards
 //! uncommitted changes while a rule naming `git reset --hard` (or `git restore .`,
 //! `git clean`) asks or denies, or the file's `edit` rules do (not under a catch-all
-//! alone, nor where `git restore .` or `git reset --hard` runs anyway). Decided as `explain bash` decides it
-//! (`crate::call`), on commands checked on the binary. Only allows naming the program
+//! alone, nor where `git restore .` or `git reset --hard` runs anyway). Decided as
+//! `explain bash` decides it (`crate::call`), on commands checked on the binary. Only allows naming the program
 //! (`git *` allows the whole program; it is no list entry), and only modes the allow
 //! itself decides (`"sed -n *": "allow"`, or a later `"sed -i*": "ask"`, opens nothing).
 //! The rule that asks or denies may be a catch-all (`"*": "ask"`, a read-only agent's
