@@ -148,7 +148,8 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // rchrd-0's review agent).
             let legacy_edit_off = r.layer == crate::model::Layer::AgentLegacyTools
                 && permission == "edit"
-                && r.pattern == "*";
+                && r.pattern == "*"
+                && !agent.native;
             if matches!(
                 r.layer,
                 crate::model::Layer::LegacyTools | crate::model::Layer::AgentLegacyTools
@@ -199,9 +200,6 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // `read-only-agent-writes` advises) keeps that design.
             let read_only =
                 permission == "edit" && r.pattern == "*" && !agent.native && is_own(r.layer);
-            if legacy_edit_off && !read_only {
-                continue;
-            }
             let level = if crate::map::is_secret_shaped(&path) || read_only {
                 Level::Warning
             } else {
@@ -574,14 +572,22 @@ pub(super) fn modes_of(program: &str) -> Vec<(String, &'static [&'static str])> 
 /// for `sed -i s/x/y/ f`): a mode's own patterns match its commands. For the suggestion
 /// that writes them (`fix::suggest`).
 pub fn mode_patterns(command: &str, platform: crate::glob::Platform) -> &'static [&'static str] {
-    WRITE_MODES
-        .iter()
-        .find(|m| {
-            m.patterns
-                .first()
-                .is_some_and(|p| Wildcard::compile(p).is_match(command, platform))
-        })
-        .map_or(&[], |m| m.patterns)
+    mode_of(command, platform).map_or(&[], |m| m.patterns)
+}
+
+/// Is `command` in a mode that prints a secret (`cat .env`) rather than writing? For the
+/// suggestion's title (`fix::suggest`), which says "modes", not "write modes", then.
+pub fn prints_secret(command: &str, platform: crate::glob::Platform) -> bool {
+    mode_of(command, platform).is_some_and(|m| m.harm == Harm::ReadsSecret)
+}
+
+/// The mode `command` is in: the first whose own first pattern matches it.
+fn mode_of(command: &str, platform: crate::glob::Platform) -> Option<&'static WriteMode> {
+    WRITE_MODES.iter().find(|m| {
+        m.patterns
+            .first()
+            .is_some_and(|p| Wildcard::compile(p).is_match(command, platform))
+    })
 }
 
 /// Commands of an agent that writes git history.

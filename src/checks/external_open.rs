@@ -66,27 +66,35 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let mut splitter = ctx.splitter();
+    let is_dir = |p: &str| call::assumed_dir(&places, p);
+    let env = places.env(&is_dir);
     for agent in ctx.agents.iter() {
         if agent.is_internal() {
             continue;
         }
-        let is_dir = |p: &str| call::assumed_dir(&places, p);
-        let env = places.env(&is_dir);
-        // The user rule that lets each secret's directory be entered, where the read runs.
+        // Does the tool's call for `path` run unasked, as `explain` decides it?
+        let runs = |permission: &str, path: &str, splitter: &mut crate::shell::Splitter| {
+            let asks = Asks::of(permission, path, &env, splitter);
+            let hiding = call::hiding_rule(&agent.rules, permission, platform);
+            call::decide(&asks, permission, path, hiding, |perm, pattern| {
+                ctx.decision(agent, perm, pattern)
+            })
+            .effect
+                == Effect::Allow
+        };
+        // The user rule that lets each secret's directory be entered, where the read runs:
+        // the rule first (most agents have none), then the whole call.
         let mut blamed: Option<(usize, Vec<String>, String)> = None;
         for rel in SECRETS {
             let path = format!("{home}/{rel}");
-            let asks = Asks::of("read", &path, &env, &mut splitter);
-            let Some(dir) = asks.external().first().cloned() else {
+            // OpenCode asks `external_directory` for the file's directory (`DIR/*`).
+            let Some(dir) = Asks::of("read", &path, &env, &mut splitter)
+                .external()
+                .first()
+                .cloned()
+            else {
                 continue;
             };
-            let hiding = call::hiding_rule(&agent.rules, "read", platform);
-            let d = call::decide(&asks, "read", &path, hiding, |perm, pattern| {
-                ctx.decision(agent, perm, pattern)
-            });
-            if d.effect != Effect::Allow {
-                continue;
-            }
             let outside =
                 crate::agents::evaluate(&agent.rules, "external_directory", &dir, platform);
             let Some(k) = outside.rule else { continue };
@@ -99,7 +107,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .overridden
                 .last()
                 .map_or(Effect::Ask, |&i| agent.rules[i].action.effective());
-            if without == Effect::Allow {
+            if without == Effect::Allow || !runs("read", &path, &mut splitter) {
                 continue;
             }
             match &mut blamed {
@@ -113,14 +121,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         };
         let r = &agent.rules[k];
         // Editing outside too, where the agent's edit rules allow it.
-        let bashrc = format!("{home}/.bashrc");
-        let asks = Asks::of("edit", &bashrc, &env, &mut splitter);
-        let hiding = call::hiding_rule(&agent.rules, "edit", platform);
-        let edits = call::decide(&asks, "edit", &bashrc, hiding, |perm, pattern| {
-            ctx.decision(agent, perm, pattern)
-        })
-        .effect
-            == Effect::Allow;
+        let edits = runs("edit", &format!("{home}/.bashrc"), &mut splitter);
         let message = format!(
             "this rule lets the agent into every directory outside the project without asking: it reads {}{} unasked (without it OpenCode asks before leaving the project)",
             files

@@ -190,10 +190,13 @@ pub(super) fn order_from_elsewhere(
         .filter(|(id, _)| *id < source)
         .find(|(id, f)| {
             let t = &f.text;
-            if f.name().ends_with(".md") {
-                return t
-                    .find(&name)
-                    .is_some_and(|a| t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk)));
+            // The agent, then both patterns, in the ruleset's order: all an agent file can
+            // say; for a JSON config, the text every match must have (parsed only then).
+            let named = t
+                .find(&name)
+                .is_some_and(|a| t[a..].find(&pi).is_some_and(|b| t[a + b..].contains(&pk)));
+            if !named || f.name().ends_with(".md") {
+                return named;
             }
             // A JSON config: the agent's own block for that permission, with both keys
             // (the top-level block writing the same patterns is another layer).

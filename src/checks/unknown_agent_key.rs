@@ -166,13 +166,9 @@ fn foreign(
         return None;
     }
     let (_, fate) = place_and_fate(true);
+    let plain = key.to_lowercase().replace(['-', '_'], "");
     Some(
-        if let (true, Value::Array(items)) = (
-            key.to_lowercase()
-                .replace(['-', '_'], "")
-                .starts_with("dis"),
-            value,
-        ) {
+        if let (true, Value::Array(items)) = (plain.starts_with("dis"), value) {
             // A list of tools to turn off: each as a deny (the file tools all as `edit`).
             let mut denies: Vec<String> = Vec::new();
             for i in items {
@@ -204,7 +200,7 @@ fn foreign(
                 if json { "\"permission\"" } else { "permission" },
                 denies.join(", ")
             )
-        } else if key.to_lowercase().replace(['-', '_'], "") == "readonly" {
+        } else if plain == "readonly" {
             format!(
                 "`{key}` is not an OpenCode key: {fate}, so the agent is not read-only: it edits files and runs commands as its rules allow; to make it read-only, write `permission: {{edit: deny}}` and deny or ask the `bash` commands that write (`bash: {{\"*\": ask}}`)"
             )

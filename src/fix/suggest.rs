@@ -445,8 +445,11 @@ fn write_modes(
             } else {
                 "ask for"
             },
-            // `cat *.env*` is a reading mode, not a write.
-            if entries.iter().any(|(p, _)| p.ends_with(".env*")) {
+            // `cat .env` is a reading mode, not a write.
+            if f.witnesses.iter().any(|w| {
+                w.permission == "bash"
+                    && crate::checks::deny_bypass::prints_secret(&w.input, platform)
+            }) {
                 ""
             } else {
                 "write "
