@@ -7,6 +7,7 @@ counts as scripts/recall.py counts it: REPORTED when a warning or error is at it
 MISSED otherwise.
 
     python3 scripts/recall-fresh.py [BIN] [SET]   # BIN: target/release/permaudit; SET: tests/real/fresh-2
+    ROWS=1 python3 scripts/recall-fresh.py ...    # also print each warning/error row not reported
 """
 import csv,json,os,re,collections,shutil,subprocess,sys,tempfile
 ROOT=os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -30,7 +31,10 @@ for X in ('A','B'):
         subprocess.run(['git','init','-q',f'{dst}/proj'])
         env={k:v for k,v in os.environ.items() if not k.startswith(('XDG_','OPENCODE'))}; env['HOME']=f'{dst}/home'
         p=subprocess.run([BIN,'check','--format','json','--absolute-paths'],cwd=f'{dst}/proj',env=env,capture_output=True,text=True)
-        try: fs=json.loads(p.stdout)['findings']
+        try:
+            j=json.loads(p.stdout)
+            # A config OpenCode refuses is one error at its place (exit 2, no findings).
+            fs=j['findings'] if 'findings' in j else [{'level':'error','kind':'config-error','source':j['error'].get('source'),'message':j['error'].get('message','')}]
         except Exception: fs=[]
         cache[case]=(dst,fs)
         for f in fs: levels[(X,f['level'])]+=1
@@ -40,7 +44,9 @@ for X in ('A','B'):
         hits=[f['level'] for f in fs if key in places(f,dst)]
         st='REPORTED' if any(l in ('warning','error') for l in hits) else 'NOTED' if hits else 'MISSED'
         tot[(X,st)]+=1; shapes[r['shape']][st]+=1
-        if r.get('severity') in ('warning','error'): serious[(X,st)]+=1
+        if r.get('severity') in ('warning','error'):
+            serious[(X,st)]+=1
+            if os.environ.get('ROWS') and st!='REPORTED': print(X,st,r['case'],r['file'],r['line'],r['shape'],r['problem'][:220],sep='\t')
 print('all rows:', dict(tot)); print('rows an expert rates warning or error:', dict(serious)); print('findings by level:', dict(levels))
 for s,c in sorted(shapes.items(),key=lambda x:-sum(x[1].values())): print(f"{s:30} {sum(c.values()):3} R{c['REPORTED']:3} N{c['NOTED']:3} M{c['MISSED']:3}")
 shutil.rmtree(root, ignore_errors=True)
