@@ -497,12 +497,22 @@ impl Loader<'_> {
             Frontmatter::Absent => {
                 // gray-matter reads a frontmatter only from a `---` at offset 0: a blank line
                 // or spaces before the fence leave the whole file as the prompt.
-                if let Some(span) = misplaced_fence(&text) {
+                // Nor does a file whose settings have no opening `---` at all.
+                let why = if let Some(span) = missing_fence(&text) {
+                    Some((
+                        span,
+                        "the frontmatter has no opening `---` (the file starts with its settings and only a closing `---` follows them)",
+                        "add `---` as the file's first line",
+                    ))
+                } else {
+                    misplaced_fence(&text).map(|span| (span, "something comes before the frontmatter's first `---` (a blank line or spaces)", "start the file with `---`"))
+                };
+                if let Some((span, why, fix)) = why {
                     self.warnings.push(Warning {
                         loc: Loc { source: id, span },
                         code: "broken-frontmatter",
                         message: format!(
-                            "{what} `{derived}`: something comes before the frontmatter's first `---` (a blank line or spaces), so OpenCode reads no frontmatter: the whole file is the prompt and none of its settings apply (tools, permission, mode); start the file with `---`"
+                            "{what} `{derived}`: {why}, so OpenCode reads no frontmatter: the whole file is the prompt and none of its settings apply (tools, permission, mode); {fix}"
                         ),
                         lost_protection: false,
                     });
@@ -1144,6 +1154,53 @@ fn check_rule_limits(m: &Merged) -> Result<(), LoadError> {
 /// The opening `---` of a frontmatter written after blank lines or spaces (which OpenCode
 /// does not read as one): only whitespace before it, a closing `---` line after it, and
 /// `key:` lines between.
+/// A frontmatter written without its opening fence: the file starts with `key: value`
+/// lines naming agent settings (`description`, `mode`, `permission`, `tools` …) and a lone
+/// `---` closes them (blind fresh-6 B: marlenamakosza's review agent, checked on 1.18.34:
+/// it loads as mode `all` with no rules). The span is the first line.
+fn missing_fence(text: &str) -> Option<Span> {
+    const SETTINGS: &[&str] = &[
+        "description",
+        "mode",
+        "model",
+        "permission",
+        "tools",
+        "temperature",
+        "name",
+    ];
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first = body.lines().next()?;
+    let mut settings = 0;
+    for (n, line) in body.lines().enumerate() {
+        if line.trim_end() == "---" {
+            let start = text.len() - body.len();
+            return (n > 0 && settings >= 2).then(|| Span::new(start, start + first.len()));
+        }
+        if line.trim().is_empty() && n == 0 {
+            return None;
+        }
+        let Some((key, _)) = line.split_once(':') else {
+            if line.starts_with([' ', '\t']) || line.trim().is_empty() {
+                continue;
+            }
+            return None; // prose: no frontmatter was meant
+        };
+        if line.starts_with([' ', '\t']) {
+            continue;
+        }
+        if !key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return None;
+        }
+        if SETTINGS.contains(&key) {
+            settings += 1;
+        }
+    }
+    None
+}
+
 fn misplaced_fence(text: &str) -> Option<Span> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lead = body.len() - body.trim_start().len();

@@ -641,3 +641,74 @@ fn an_always_story_never_tells_of_a_program_named_x() {
         assert!(!g.message.contains("\"x\""), "{}", g.message);
     }
 }
+
+#[test]
+fn a_tools_switch_made_by_several_entries_is_removed_whole() {
+    // `write`, `edit` and `patch` all become the one `edit` allow: removing one of them
+    // leaves the rule (blind fresh-6 B: georgekuzora), so the help names all three.
+    let cfg = r#"{"permission":{"edit":"ask"},
+        "agent":{"coder":{"mode":"subagent","tools":{"write":true,"edit":true,"patch":true}}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let g = of(&f, "agent-overrides-shared", "coder");
+    let edit = g
+        .iter()
+        .find(|g| g.message.contains("`edit`"))
+        .expect("the edit allow undoes the shared ask");
+    let help = edit.help.as_deref().unwrap_or("");
+    for entry in [
+        "`write: true`",
+        "`edit: true`",
+        "`patch: true`",
+        "remove all 3",
+    ] {
+        assert!(help.contains(entry), "{entry} missing from: {help}");
+    }
+}
+
+#[test]
+fn a_shared_allow_list_with_no_catch_all_restricts_nothing() {
+    // A top-level `permission.bash` of allows only, under the built-in `*` allow: every
+    // command it does not name still runs (blind fresh-6 B: vbenoot26). With a catch-all
+    // first it is an allow-list, and quiet.
+    let open = r#"{"permission":{"bash":{"ls *":"allow","git diff*":"allow"}}}"#;
+    let p = project(open, &[]);
+    let f = run(&p);
+    let g: Vec<_> = f.iter().filter(|g| g.id == "open-allow-list").collect();
+    assert_eq!(g.len(), 1, "one finding per shared block: {g:?}");
+    assert!(g[0].agents.contains(&"build".to_string()));
+    assert!(g[0].message.contains("rm -rf src"), "{}", g[0].message);
+    let closed = r#"{"permission":{"bash":{"*":"ask","ls *":"allow","git diff*":"allow"}}}"#;
+    let p = project(closed, &[]);
+    assert!(run(&p).iter().all(|g| g.id != "open-allow-list"));
+}
+
+#[test]
+fn a_negated_pattern_never_matches() {
+    // OpenCode's wildcard has no `!`: `"!.env": "deny"` leaves `.env` as before.
+    let cfg = r#"{"permission":{"read":{"*":"allow","!.env":"deny"}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    assert!(
+        f.iter()
+            .any(|g| g.id == "never-matches" && g.message.contains("no negation")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn curl_write_mode_help_covers_its_spellings_and_says_what_stays_open() {
+    // `-o` alone left `--output` and `-O` running (blind fresh-6 A: gitzaxxx's verifier).
+    let cfg = r#"{"agent":{"verifier":{"mode":"subagent","permission":{"edit":"deny",
+        "bash":{"*":"deny","curl *":"allow"}}}}}"#;
+    let p = project(cfg, &[]);
+    let f = run(&p);
+    let g = of(&f, "deny-bypass", "verifier");
+    let help = g
+        .iter()
+        .find_map(|g| g.help.as_deref().filter(|h| h.contains("curl")))
+        .expect("curl's write mode is reported");
+    for p in ["curl *--output*", "curl * -O*", "-sSLo"] {
+        assert!(help.contains(p), "{p} missing from: {help}");
+    }
+}

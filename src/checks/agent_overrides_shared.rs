@@ -367,16 +367,47 @@ fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
         ""
     };
     if matches!(own.layer, crate::model::Layer::AgentLegacyTools) {
+        // Every entry of the map that makes this rule: `write`, `edit` and `patch` all
+        // become `edit` (blind fresh-6 B: georgekuzora, where removing `edit: true` alone
+        // left `write: true` and `patch: true` allowing every edit).
+        let entries: Vec<String> = ctx
+            .project
+            .loaded
+            .audit
+            .tools
+            .iter()
+            .filter(|t| {
+                t.enabled
+                    && t.agent.as_deref() == Some(agent.name.as_str())
+                    && own.loc.is_some_and(|l| l.source == t.loc.source)
+                    && crate::model::config::tool_permission_name(&t.tool) == own.permission
+            })
+            .map(|t| format!("{}: true", t.tool))
+            .collect();
+        let shared = if listed.is_empty() {
+            "the shared rules".to_string()
+        } else {
+            named_list(&listed, 6)
+        };
+        let permission = &own.permission;
+        let (entries, remove) = match entries.len() {
+            0 | 1 => (
+                format!("`tools: {{{permission}: true}}` is"),
+                "remove that entry (the shared rules".to_string(),
+            ),
+            n => (
+                format!(
+                    "`tools` entries {} are",
+                    named_list(
+                        &entries.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>(),
+                        6
+                    )
+                ),
+                format!("remove all {n} (each one alone makes the same rule; the shared rules"),
+            ),
+        };
         return format!(
-            "this agent's `tools: {{{}: true}}` is translated to `{}` \"*\" allow after every shared rule: if the shared rules should hold for it, remove that entry (the shared rules then apply as written, their catch-all included), or give the agent its own `permission.{}` with {} written after its `\"*\": \"allow\"`",
-            own.permission,
-            own.permission,
-            own.permission,
-            if listed.is_empty() {
-                "the shared rules".to_string()
-            } else {
-                named_list(&listed, 6)
-            }
+            "this agent's {entries} translated to `{permission}` \"*\" allow after every shared rule: if the shared rules should hold for it, {remove} then apply as written, their catch-all included), or give the agent its own `permission.{permission}` with {shared} written after its `\"*\": \"allow\"`"
         );
     }
     if listed.is_empty() {

@@ -6,6 +6,11 @@
 //! rules** from the file, or (when OpenCode's repair attempt changes the text and still
 //! fails) the agent silently disappears. A mode file failing the agent schema is skipped.
 //!
+//! Also a file whose settings have no opening `---` (it starts with `description: …`
+//! and a lone `---` closes them): OpenCode reads no frontmatter from it, so the agent
+//! loads as mode `all` with no rules (checked on 1.18.34); and one with something
+//! before the opening `---`.
+//!
 //! ## Why it matters
 //! The rules written in the file silently vanish.
 //!

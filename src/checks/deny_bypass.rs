@@ -17,10 +17,10 @@
 //!
 //! And, at the allow (a warning): a command you allow by name (`"find *": "allow"`,
 //! `"sed *": "allow"`, `"echo *": "allow"`, `"git branch *": "allow"`, `yq`, `curl`,
-//! `wget`) whose write or destroy mode runs without asking where the agent's other rules
-//! ask or deny for what that mode does: `sed -i`, `yq -i`, `curl -o FILE`, `wget -O FILE`
-//! or `echo x > FILE` (`printf` too) writes a file the agent's `edit` rules ask or deny
-//! for; `find … -delete` (or `-exec rm`) deletes files while `rm` asks or is denied;
+//! `wget`, `npm audit`) whose write or destroy mode runs without asking where the agent's
+//! other rules ask or deny for what that mode does: `sed -i`, `yq -i`, `curl -o FILE`,
+//! `wget -O FILE` or `echo x > FILE` (`printf` too) writes a file the agent's `edit` rules
+//! ask or deny for, and `npm audit fix` rewrites `package.json`; `find … -delete` (or `-exec rm`) deletes files while `rm` asks or is denied;
 //! `git branch -D` or `git stash drop` deletes git work while `git reset --hard`,
 //! `git clean` or `git stash drop` asks or is denied; `git checkout -- FILE` discards
 //! uncommitted changes while a rule naming `git reset --hard` (or `git restore .`,
@@ -479,7 +479,17 @@ const WRITE_MODES: &[WriteMode] = &[
         command: "curl -o FILE https://example.com",
         does: "overwrites `FILE` with a download",
         harm: Harm::Writes,
-        patterns: &["curl -o*", "curl * -o*"],
+        // Its long and remote-name spellings too (blind fresh-6 A: `-o` alone left
+        // `curl --output FILE` and `curl -O` running). Combined short flags (`-sSLo`) are
+        // named in the help, not patterned: a pattern for them matches ordinary fetches.
+        patterns: &[
+            "curl -o*",
+            "curl * -o*",
+            "curl -O*",
+            "curl * -O*",
+            "curl *--output*",
+            "curl *--remote-name*",
+        ],
     },
     WriteMode {
         program: "wget",
@@ -511,6 +521,16 @@ const WRITE_MODES: &[WriteMode] = &[
         does: "puts back the last commit of `FILE`, discarding your changes",
         harm: Harm::DiscardsChanges,
         patterns: &["git checkout *-- *", "git checkout ."],
+    },
+    // `npm audit*` allowed to a security reviewer (edit denied): `npm audit fix` rewrites the
+    // manifest and lock file (blind fresh-6 A: lenstack's security agent). Checked on
+    // 1.18.34: it runs under `{"*": "deny", "npm audit*": "allow"}`; both patterns stop it.
+    WriteMode {
+        program: "npm audit",
+        command: "npm audit fix",
+        does: "rewrites `package.json` and `package-lock.json`",
+        harm: Harm::Writes,
+        patterns: &["npm audit fix*", "npm audit * fix*"],
     },
     WriteMode {
         program: "git stash",
@@ -878,6 +898,8 @@ fn write_modes(
         let mut files_of: Option<Vec<String>> = None;
         // The file a reader's mode prints (`cat .env`).
         let secrets = [".env".to_string()];
+        // The file a package manager's mode rewrites (`npm audit fix`).
+        let manifest = ["package.json".to_string()];
         // Blocks in order of their first entry found: (file, layer, permission key).
         // A secret printed (`cat .env`) is a finding of its own: its guard is a read ask,
         // and the block's write modes keep their help (a deny where `rm` is denied).
@@ -915,6 +937,8 @@ fn write_modes(
             for m in modes {
                 let tried: &[String] = if m.harm == Harm::ReadsSecret {
                     &secrets
+                } else if m.program == "npm audit" {
+                    &manifest
                 } else {
                     files
                 };
@@ -1184,7 +1208,11 @@ fn block_finding(
         },
         entries.join(", "),
         programs.join(", ")
-    );
+    ) + if programs.iter().any(|p| p == "`curl`") {
+        "; `curl` still writes with combined flags (`-sSLo FILE`) and sends files (`-T FILE`, `-d @FILE`): to close those too, narrow its allow to the URLs the agent fetches"
+    } else {
+        ""
+    };
     let mut witnesses: Vec<Witness> = Vec::new();
     let mut related = Vec::new();
     for (k, o) in found.iter().enumerate() {

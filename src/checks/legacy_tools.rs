@@ -129,7 +129,8 @@ pub const MAP_CHECK: Check = Check {
 /// allowed; the tools it does not name stay as they were. Both blind expert readings flag
 /// such maps on agents meant to review (TOOLS-MAP-AS-ALLOWLIST in `tests/real/expert.tsv`).
 /// Only maps of two or more entries that name no `edit`-family tool, in an agent that
-/// edits a worktree file without asking.
+/// edits a worktree file without asking. A map that also switches on MCP tools counts only
+/// when it names two of `read`, `grep`, `glob`, `list` (tools every agent has anyway).
 fn allow_list_maps(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<crate::source::Loc> {
     let mut firsts = Vec::new();
     if matches!(ctx.scope, super::Scope::Shared) {
@@ -169,11 +170,19 @@ fn allow_list_maps(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<crate::source::
                 "codesearch",
                 "question",
             ];
+            // Beside MCP tools, a map that also switches on two tools every agent has
+            // anyway (`read: true, grep: true`) is still written as a list: nobody opts
+            // into those (blind fresh-6 A: m-j-hooper's planner lists read, grep, glob and
+            // two Atlassian tools, and edits unasked).
+            let defaults = map
+                .iter()
+                .filter(|r| ["read", "grep", "glob", "list"].contains(&r.tool.as_str()))
+                .count();
             if map.len() < 2
                 || map.iter().any(|r| {
                     !r.enabled
                         || tool_permission_name(&r.tool) == "edit"
-                        || !BUILT_IN.contains(&r.tool.as_str())
+                        || (!BUILT_IN.contains(&r.tool.as_str()) && defaults < 2)
                 })
             {
                 continue;

@@ -29,7 +29,9 @@
 //!   `glob` or `grep` such a slip is a note: those tools are asked with the search
 //!   pattern (a glob, a regex), not a file's path, so the root-level file is not what the
 //!   rule weighs; the file itself is `read`'s to protect;
-//! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard;
+//! - `{a,b}` and `[abc]`, which are literal characters in OpenCode's wildcard, and a
+//!   leading `!` (gitignore's negation: `"!.env": "deny"` matches only a name beginning
+//!   with `!`, so `.env` stays as it was);
 //! - a bash deny or ask written as an exact command with no operand (`"git push": "deny"`,
 //!   `"git push --force": "deny"`, `"rm -rf": "deny"`, `"npm publish": "ask"`): the bash
 //!   tool checks the whole command, so it matches that text alone, and the command it was
@@ -351,6 +353,19 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
         return Some(format!(
             "`external_directory` is asked with `/dir/*` strings only, so {} never matches; write `{trimmed}/*`",
             serde_json::to_string(&shown).unwrap_or_default(),
+        ));
+    }
+    // `!.env` written as gitignore's negation: OpenCode's wildcard has none, so it matches
+    // only an input that begins with `!` (blind fresh-6 B: vbenoot26's `"!.env": "deny"`
+    // under `read` left `.env` readable).
+    if let Some(rest) = pattern.strip_prefix('!')
+        && !rest.is_empty()
+        && permission != "bash"
+    {
+        return Some(format!(
+            "OpenCode's wildcard has no negation, so {} matches only a name that begins with `!`; the rule decides nothing it was written for. To decide {} itself, write it without the `!`",
+            serde_json::to_string(pattern).unwrap_or_default(),
+            serde_json::to_string(rest).unwrap_or_default(),
         ));
     }
     if permission == "task"

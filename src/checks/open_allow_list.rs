@@ -9,6 +9,11 @@
 //! `git push --force` without asking. Reported once per block, at its first entry, with a
 //! destructive command the agent runs unasked and the rule that allows it.
 //!
+//! A config's top-level `permission.bash` of two or more allows and no catch-all is the
+//! same list for every agent: reported once, at its first entry, naming the agents it
+//! leaves open (blind fresh-6 B: vbenoot26's global `ls *`, `git diff*` … list; nobody
+//! writes allows the defaults already give except to restrict the rest).
+//!
 //! Not reported for one allow alone in an agent that restricts nothing else (`"git tag *":
 //! "allow"` in a release agent reads as a note to self, not a list), nor when the block's
 //! allows change a decision (a shared `"git *": "ask"` that
@@ -99,16 +104,24 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
     let env = places.env(&is_dir);
     let mut splitter = ctx.splitter();
     let mut found = Vec::new();
+    // Shared blocks reported: (block, the agents it leaves open, its finding's index).
+    type Key = (crate::source::SourceId, Layer);
+    let mut shared_found: Vec<(Key, Vec<String>, usize)> = Vec::new();
     for (a, agent) in ctx.project.agents.iter().enumerate() {
         if agent.is_internal() {
             continue;
         }
-        // The agent's own bash blocks: (file, layer) → rule indexes, in order.
+        // The agent's bash blocks: (file, layer) → rule indexes, in order. Its own, and a
+        // shared one (the top-level `permission.bash` of a config file), which is reported
+        // once, at the first agent it leaves open, naming the others.
         type Block = (crate::source::SourceId, Layer);
         let mut blocks: Vec<(Block, Vec<usize>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(loc) = r.loc else { continue };
-            if r.permission != "bash" || !is_own(r.layer) || r.layer == Layer::AgentLegacyTools {
+            if r.permission != "bash"
+                || !(is_own(r.layer) || super::is_shared(r.layer))
+                || matches!(r.layer, Layer::AgentLegacyTools | Layer::LegacyTools)
+            {
                 continue;
             }
             let key = (loc.source, r.layer);
@@ -117,10 +130,11 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
                 None => blocks.push((key, vec![i])),
             }
         }
-        for (_, rules) in blocks {
+        for ((source, layer), rules) in blocks {
             let Some(&start) = rules.first() else {
                 continue;
             };
+            let shared = super::is_shared(layer);
             // Allows alone, none of them a catch-all.
             if rules.iter().any(|&i| {
                 let r = &agent.rules[i];
@@ -130,7 +144,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
             }
             // One allow alone (`"git tag *": "allow"` in a release agent) is no list; it
             // reads as one unless the agent restricts something else.
-            if rules.len() < 2 && !restricted(ctx, agent) {
+            if rules.len() < 2 && (shared || !restricted(ctx, agent)) {
                 continue;
             }
             let before = &agent.rules[..start];
@@ -155,6 +169,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
                     .then_some((*command, k))
             });
             let Some((command, k)) = hit else { continue };
+            if shared {
+                // Once per shared block: the agents it leaves open are named together.
+                match shared_found
+                    .iter_mut()
+                    .find(|(key, ..)| *key == (source, layer))
+                {
+                    Some((_, names, _)) => {
+                        names.push(agent.name.clone());
+                        found.push(Open {
+                            agent: a,
+                            rules,
+                            decider: k,
+                        });
+                        continue;
+                    }
+                    None => {
+                        shared_found.push(((source, layer), vec![agent.name.clone()], out.len()))
+                    }
+                }
+            }
             let decider = &agent.rules[k];
             let first = &agent.rules[start];
             let catch_all = if read_only(ctx, agent) { "deny" } else { "ask" };
@@ -165,9 +199,13 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
                 .iter()
                 .map(|&i| serde_json::to_string(&agent.rules[i].pattern).unwrap_or_default())
                 .collect();
+            let whose = if shared {
+                "this shared".to_string()
+            } else {
+                format!("`{}`'s", agent.name)
+            };
             let message = format!(
-                "`{}`'s bash allow-list has no catch-all, so it restricts nothing: every command it does not name is still decided by {} (`{command}` runs without asking)",
-                agent.name,
+                "{whose} bash allow-list has no catch-all, so it restricts nothing: every command it does not name is still decided by {} (`{command}` runs without asking)",
                 if decider.loc.is_some() {
                     format!("{} at {}", super::describe(decider), ctx.place(decider))
                 } else {
@@ -212,6 +250,11 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
                 rules,
                 decider: k,
             });
+        }
+    }
+    for (_, names, k) in shared_found {
+        if let Some(f) = out.get_mut(k) {
+            f.agents = names;
         }
     }
     found

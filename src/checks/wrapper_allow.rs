@@ -2,7 +2,7 @@
 //!
 //! ## What it finds
 //! A command runner allowed by name (`"xargs *": "allow"`, `"command *"`, `"env *"`,
-//! `"timeout *"`, `"nohup *"`, `"nice *"`, `"stdbuf *"`, `"sudo *"`, `"sh -c *"` …) in an agent that
+//! `"timeout *"`, `"nohup *"`, `"nice *"`, `"stdbuf *"`, `"sudo *"`, `"sh -c *"`, `"uv run*"` …) in an agent that
 //! denies or asks for a command through its own rules: the runner runs that command
 //! without asking. `xargs rm -rf src` is one command to OpenCode's bash tool, whose text
 //! starts with `xargs`, so `"xargs *": "allow"` decides it and `"rm -rf *": "deny"` never
@@ -54,6 +54,10 @@ const RUNNERS: &[(&str, &str)] = &[
     ("sh -c", "sh -c 'CMD'"),
     ("bash -c", "bash -c 'CMD'"),
     ("zsh -c", "zsh -c 'CMD'"),
+    // `uv run` runs any command in the project's environment (blind fresh-6 A: orwatch's
+    // researcher denies `python *` and allows `uv run*`). Checked on 1.18.34: `uv run
+    // python --version` runs under `{"*": "deny", "uv run*": "allow", "python *": "deny"}`.
+    ("uv run", "uv run CMD"),
 ];
 
 /// The runner an allow names (`xargs *`, `xargs*`, `sh -c *`, `bash *` for `bash -c`), with
@@ -87,7 +91,8 @@ fn sample(pattern: &str) -> Option<String> {
                 || w.is_match(s.trim(), crate::glob::Platform::Unix)
         })
         .map(|s| s.trim().to_string())
-        .find(|s| !s.is_empty() && !s.contains(['*', '?']))
+        // `gh  approve` (a `*` filled with nothing inside) is no command a person writes.
+        .find(|s| !s.is_empty() && !s.contains(['*', '?']) && !s.contains("  "))
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
