@@ -8,7 +8,11 @@
 //! (`git push origin main --force`, `git commit -a --amend`),
 //! short flags combined or split otherwise (`git clean -df`, `git clean -f -d`,
 //! `git clean -xfd`), a long or short synonym (`-f` for `--force`,
-//! `--delete --force` or `-d -f` for `-D`), `git checkout -- .` for `git checkout .`. Each
+//! `--delete --force` or `-d -f` for `-D`), `git checkout -- .` for `git checkout .`,
+//! the method flag of `gh api` anywhere (`gh api PATH -X DELETE` beside a
+//! `gh api -X DELETE*` deny), the API for a `gh` command (`gh api -X PATCH
+//! …/issues/1 -f state=closed` beside `gh issue close*`, `gh api -X PUT …/pulls/1/merge`
+//! beside `gh pr merge*`). Each
 //! spelling is decided as `explain bash` decides it (`crate::call`), for every agent the
 //! model can act as where the rule decides a spelling of that command: reported when some
 //! spelling of the same command, or one doing more of the same harm (`git clean -xfd`
@@ -179,6 +183,65 @@ const SPELLINGS: &[Command] = &[
             s("git commit --amend --no-edit", 1, "git commit --amend*"),
             s("git commit -a --amend", 1, "git commit * --amend*"),
             s("git commit -m x --amend", 1, "git commit * --amend*"),
+        ],
+    },
+    // `gh api -X DELETE *` asked or denied while `gh api PATH -X DELETE` runs: the method
+    // flag goes anywhere (blind fresh-6 A: orwatch's issue-triage). Checked on 1.18.34:
+    // each pattern denies its spelling under `{"*": "allow"}`.
+    Command {
+        program: "gh api",
+        asks: true,
+        does: "deletes on GitHub",
+        spellings: &[
+            s(
+                "gh api repos/{owner}/{repo}/git/refs/heads/x -X DELETE",
+                1,
+                "gh api * -X DELETE*",
+            ),
+            s(
+                "gh api repos/{owner}/{repo}/git/refs/heads/x --method DELETE",
+                1,
+                "gh api * --method DELETE*",
+            ),
+            s(
+                "gh api -X DELETE repos/{owner}/{repo}/git/refs/heads/x",
+                1,
+                "gh api -X DELETE*",
+            ),
+            s(
+                "gh api --method DELETE repos/{owner}/{repo}/git/refs/heads/x",
+                1,
+                "gh api --method DELETE*",
+            ),
+        ],
+    },
+    // `gh issue close*` or `gh pr merge*` denied while `gh api*` is allowed: the API does
+    // the same (blind fresh-6 A: orwatch's issue-triage denies closing, allows `gh api*`).
+    // Checked on 1.18.34 as above.
+    Command {
+        program: "gh issue",
+        asks: false,
+        does: "closes an issue",
+        spellings: &[
+            s("gh issue close 1", 1, "gh issue close*"),
+            s(
+                "gh api -X PATCH repos/{owner}/{repo}/issues/1 -f state=closed",
+                1,
+                "gh api *state=closed*",
+            ),
+        ],
+    },
+    Command {
+        program: "gh pr",
+        asks: false,
+        does: "merges a pull request",
+        spellings: &[
+            s("gh pr merge 1", 1, "gh pr merge*"),
+            s(
+                "gh api -X PUT repos/{owner}/{repo}/pulls/1/merge",
+                1,
+                "gh api */merge*",
+            ),
         ],
     },
     Command {
@@ -370,7 +433,13 @@ mod tests {
         let unix = crate::glob::Platform::Unix;
         for c in SPELLINGS {
             for sp in c.spellings {
-                assert!(sp.command.starts_with(c.program), "{}", sp.command);
+                // The same program, or GitHub's API for a `gh` command (`gh api … /merge`).
+                assert!(
+                    sp.command.starts_with(c.program)
+                        || (c.program.starts_with("gh ") && sp.command.starts_with("gh api ")),
+                    "{}",
+                    sp.command
+                );
                 assert!(
                     Wildcard::compile(sp.pattern).is_match(sp.command, unix),
                     "{} vs {}",

@@ -178,6 +178,17 @@ pub fn diagnose(key: &str) -> Option<String> {
             "`{key}` is never checked: permission names are case-sensitive; did you mean `{lower}`?"
         ));
     }
+    // `web_search`, `web_fetch`, `todo_write`: a built-in tool's name with a separator put
+    // in, which no MCP server of this config need explain (blind fresh-6 B: oxcl).
+    let joined: String = lower.chars().filter(|c| !matches!(c, '_' | '-')).collect();
+    if joined != lower
+        && let Some(name) = CHECKED.iter().find(|c| **c == joined && !c.contains('_'))
+    {
+        return Some(format!(
+            "`{key}` is not a permission OpenCode checks: the tool is `{name}` (a key with `_` names an MCP tool, here of a server `{}`); did you mean `{name}`?",
+            lower.split(['_', '-']).next().unwrap_or("")
+        ));
+    }
     if key.contains('_') || key.contains('-') || key.contains('.') {
         return None; // an MCP or plugin tool key
     }
