@@ -6,6 +6,10 @@
 //! `*.env` and `*.env.*` (but allow `*.env.example`), and allow every edit; what the
 //! defaults do on their own is not reported.
 //!
+//! Tried on `.env`, `.env.local` and `config/.env.production`; where none of them is open
+//! (the author denies `.env` and `.env.*` by name), on `deploy/prod.env`, which the
+//! defaults' `*.env` ask covers and such denies do not.
+//!
 //! ## Why it matters
 //! Secrets read into a model's context leave the machine.
 //!
@@ -43,6 +47,12 @@ pub const CHECK: Check = Check {
 
 const SAMPLES: [&str; 3] = [".env", ".env.local", "config/.env.production"];
 
+/// A file the defaults' `*.env` ask covers and a `.env`/`.env.*` deny does not, tried only
+/// when none of [`SAMPLES`] is open: an author who denies the env files by name (`.env`,
+/// `.env.*`) and allows the rest still loses the ask for `prod.env` (blind fresh-6 A:
+/// m-j-hooper's ENV-ASK-LOST).
+const NAMED_ENV: &str = "deploy/prod.env";
+
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let platform = ctx.project.platform;
     for agent in ctx.agents.iter() {
@@ -54,7 +64,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // outcome: without it the sample would not be allowed. OpenCode's own defaults
             // are not the user's to fix.
             let mut blamed: Vec<(usize, Vec<super::Witness>)> = Vec::new();
-            for s in SAMPLES {
+            for (n, s) in SAMPLES.iter().chain([&NAMED_ENV]).enumerate() {
+                if n == SAMPLES.len() && !blamed.is_empty() {
+                    break;
+                }
                 let d = evaluate(&agent.rules, permission, s, platform);
                 let Some(k) = d.rule else { continue };
                 if d.effect != Effect::Allow || agent.rules[k].loc.is_none() {
