@@ -42,6 +42,7 @@ pub mod shadowed_ask;
 pub mod shadowed_deny;
 mod shared;
 pub mod stale_baseline;
+pub mod subagent_cannot_delegate;
 mod tool_pattern;
 mod unasked;
 pub mod unchecked_permission;
@@ -221,6 +222,7 @@ pub const CHECKS: &[Check] = &[
     // place (the deprecated spelling is the lesser news; `--fix` still rewrites it).
     secret_readable::CHECK,
     external_open::CHECK,
+    subagent_cannot_delegate::CHECK,
     legacy_tools::CHECK,
     legacy_tools::MAP_CHECK,
     // At a place another kind also speaks for (a legacy `tools: {write: false}`), at the
@@ -485,6 +487,7 @@ fn run_places(
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     external_open::run(&ctx, &mut out);
+    subagent_cannot_delegate::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
     open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
