@@ -107,7 +107,9 @@ grep -q 'deny → allow' <<<"$out" || fail "the widening is not reported: $out"
 
 step "the permaudit-fix entry under pre-commit: fixes the file, and pre-commit fails because it changed"
 rm -f "$P/.opencode/permaudit-samples.txt"
-printf '{\n  // a redundant rule\n  "permission": {"bash": {"git status": "allow", "git *": "allow"}}\n}\n' > "$P/opencode.json"
+# The catch-all first: without it the list restricts nothing (`open-allow-list`), which
+# speaks for the entries, and the redundant one is no finding of its own.
+printf '{\n  // a redundant rule\n  "permission": {"bash": {"*": "ask", "git status": "allow", "git *": "allow"}}\n}\n' > "$P/opencode.json"
 cat > "$P/.pre-commit-config.yaml" <<YAML
 repos:
   - repo: local
