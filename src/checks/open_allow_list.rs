@@ -104,9 +104,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
     let env = places.env(&is_dir);
     let mut splitter = ctx.splitter();
     let mut found = Vec::new();
+    // A bash block: (file, layer).
+    type Block = (crate::source::SourceId, Layer);
     // Shared blocks reported: (block, the agents it leaves open, its finding's index).
-    type Key = (crate::source::SourceId, Layer);
-    let mut shared_found: Vec<(Key, Vec<String>, usize)> = Vec::new();
+    let mut shared_found: Vec<(Block, Vec<String>, usize)> = Vec::new();
     for (a, agent) in ctx.project.agents.iter().enumerate() {
         if agent.is_internal() {
             continue;
@@ -114,7 +115,6 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Vec<Open> {
         // The agent's bash blocks: (file, layer) → rule indexes, in order. Its own, and a
         // shared one (the top-level `permission.bash` of a config file), which is reported
         // once, at the first agent it leaves open, naming the others.
-        type Block = (crate::source::SourceId, Layer);
         let mut blocks: Vec<(Block, Vec<usize>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
             let Some(loc) = r.loc else { continue };
