@@ -53,21 +53,43 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     if crate::delegation::depth(ctx.project) > 1 {
         return;
     }
-    // (agent, its first own `task` allow) for every user subagent with one.
-    let mut found: Vec<(&crate::agents::Agent, usize)> = Vec::new();
+    // (agent, its own `task` allow or ask, an agent name it decides) for every user
+    // subagent with one: the input is a subagent the rule matches and decides (a later own
+    // `"*": deny` may take a name back), so the witness is what `explain` answers.
+    let mut names: Vec<String> = vec!["general".into(), "explore".into()];
+    names.extend(
+        ctx.agents
+            .iter()
+            .filter(|a| !a.is_internal() && a.mode != Mode::Primary)
+            .map(|a| a.name.clone()),
+    );
+    let mut found: Vec<(&crate::agents::Agent, usize, String)> = Vec::new();
     for agent in ctx.agents.iter() {
         if agent.is_internal() || agent.native || agent.mode != Mode::Subagent {
             continue;
         }
-        let Some(k) = agent.rules.iter().position(|r| {
-            r.loc.is_some()
-                && is_own(r.layer)
-                && r.permission == "task"
-                && matches!(r.action, Action::Allow | Action::Ask)
-        }) else {
-            continue;
-        };
-        found.push((agent, k));
+        let decided = agent.rules.iter().enumerate().find_map(|(k, r)| {
+            if r.loc.is_none()
+                || !is_own(r.layer)
+                || r.permission != "task"
+                || !matches!(r.action, Action::Allow | Action::Ask)
+            {
+                return None;
+            }
+            let literal = !r.pattern.contains(['*', '?']);
+            let inputs: Vec<&str> = if literal {
+                vec![r.pattern.as_str()]
+            } else {
+                names.iter().map(String::as_str).collect()
+            };
+            inputs.into_iter().find_map(|input| {
+                let d = crate::agents::evaluate(&agent.rules, "task", input, ctx.project.platform);
+                (d.rule == Some(k)).then(|| (k, input.to_string()))
+            })
+        });
+        if let Some((k, input)) = decided {
+            found.push((agent, k, input));
+        }
     }
     // Relied on: a `task` rule naming an agent (`coder: allow`), or an agent whose name or
     // description says it hands work on. A bare `task: allow` (or `true`) in a list of
@@ -86,8 +108,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             || super::described(ctx, a, words)
             || words.iter().any(|w| a.name.to_lowercase().contains(w))
     };
-    found.sort_by_key(|(a, k)| !relied(a, *k));
-    let Some(&(first, k)) = found.first() else {
+    found.sort_by_key(|(a, k, _)| !relied(a, *k));
+    let Some((first, k, input)) = found.first().cloned() else {
         return;
     };
     let level = if relied(first, k) {
@@ -98,7 +120,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let rule = &first.rules[k];
     let others: Vec<String> = found[1..]
         .iter()
-        .map(|(a, _)| format!("`{}`", a.name))
+        .map(|(a, _, _)| format!("`{}`", a.name))
         .collect();
     let also = if others.is_empty() {
         String::new()
@@ -115,26 +137,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         first.name
     );
     let help = "to let subagents delegate one level further, set `\"subagent_depth\": 2` at the top level of opencode.json (it holds for every subagent); or make the delegating agent `mode: primary` (or `all`) and start it yourself, so it runs as the session's own agent";
-    let input = if rule.pattern.contains(['*', '?']) {
-        "general".to_string()
-    } else {
-        rule.pattern.clone()
-    };
     let mut f = Finding::at_rule(&CHECK, first, k, message)
         .with_level(level)
-        // What the rules decide (allowed, by this rule); the depth limit fails the call
+        // What the rules decide (allowed or asked, by this rule); the depth limit fails the call
         // before they are asked.
         .with_witnesses(vec![Witness {
             permission: "task".into(),
             input,
-            action: Effect::Allow,
+            action: if rule.action == Action::Ask {
+                Effect::Ask
+            } else {
+                Effect::Allow
+            },
             rule: Some(k),
         }])
         .with_help(help.to_string());
-    f.agents = found.iter().map(|(a, _)| a.name.clone()).collect();
+    // The witness is the first agent's (each agent's rule is its own place, decided for
+    // its own input): the others are named in the message and the related places.
     f.related = found[1..]
         .iter()
-        .filter_map(|(a, i)| {
+        .filter_map(|(a, i, _)| {
             a.rules[*i]
                 .loc
                 .map(|l| (l, format!("`{}`'s task rule, the same", a.name)))
