@@ -654,8 +654,20 @@ pub(super) fn literal_prefix(pattern: &str) -> &str {
 /// Is the rule an allow-list entry for `program` (`find *`, `find*`, `git branch *`), not an
 /// allow of every command or of a whole program family (`*`, `git *`)?
 fn names_program(pattern: &str, program: &str) -> bool {
-    let lit = literal_prefix(pattern);
+    // `*find *` names `find` too (anywhere in the command, `sudo find` included: blind
+    // fresh-7, tomgrozev's list of leading-`*` entries under `edit: ask`).
+    let lit = literal_prefix(pattern.trim_start_matches('*'));
     lit == program || lit.starts_with(&format!("{program} "))
+}
+
+/// A mode's pattern as written after `allow`: with a leading `*` where the allow has one
+/// (`*find *` also allows `sudo find . -delete`, so `*find *-delete*`).
+pub fn behind(allow: &str, mode: &str) -> String {
+    if allow.starts_with('*') && !mode.starts_with('*') {
+        format!("*{mode}")
+    } else {
+        mode.to_string()
+    }
 }
 
 /// One entry as the block's syntax writes it.
@@ -926,7 +938,9 @@ fn write_modes(
                     !agent.rules.iter().any(|x| {
                         x.loc.map(|l| l.source) == Some(loc.source)
                             && x.permission == r.permission
-                            && m.patterns.contains(&x.pattern.as_str())
+                            && m.patterns
+                                .iter()
+                                .any(|p| *p == x.pattern || behind(&r.pattern, p) == x.pattern)
                     })
                 })
                 .collect();
@@ -1167,7 +1181,8 @@ fn block_finding(
     let mut programs: Vec<&str> = Vec::new();
     for o in found {
         for p in o.mode.patterns {
-            let e = entry(p, action, yaml);
+            let p = behind(&agent.rules[o.rule].pattern, p);
+            let e = entry(&p, action, yaml);
             if !entries.contains(&e) {
                 entries.push(e);
             }

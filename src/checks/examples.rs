@@ -27,7 +27,7 @@ pub struct Filled(RefCell<HashMap<String, HashMap<String, Candidates>>>);
 type Candidates = Rc<[(String, i32)]>;
 
 impl Filled {
-    fn get(&self, permission: &str, pattern: &str) -> Candidates {
+    pub(super) fn get(&self, permission: &str, pattern: &str) -> Candidates {
         if let Some(known) = self.0.borrow().get(permission).and_then(|m| m.get(pattern)) {
             return known.clone();
         }

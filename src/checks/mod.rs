@@ -43,6 +43,7 @@ pub mod shadowed_deny;
 mod shared;
 pub mod stale_baseline;
 pub mod subagent_cannot_delegate;
+pub mod substring_allow;
 mod tool_pattern;
 mod unasked;
 pub mod unchecked_permission;
@@ -213,6 +214,7 @@ pub const CHECKS: &[Check] = &[
     self_modification::CHECK,
     deny_bypass::CHECK,
     wrapper_allow::CHECK,
+    substring_allow::CHECK,
     deny_too_narrow::CHECK,
     open_allow_list::CHECK,
     broken_frontmatter::CHECK,
@@ -456,6 +458,7 @@ fn run_places(
     self_modification::run(&ctx, &mut out);
     deny_bypass::run(&ctx, &reach, &mut out);
     wrapper_allow::run(&ctx, &mut out);
+    substring_allow::run(&ctx, &mut out);
     deny_too_narrow::run(&ctx, &mut out);
     let open = open_allow_list::run(&ctx, &mut out);
     match SharedView::new(project) {

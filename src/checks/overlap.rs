@@ -343,6 +343,7 @@ fn outcome_of(ctx: &Ctx<'_>, ai: usize, i: usize, target: Effect) -> Option<Witn
     let agent = &ctx.agents[ai];
     let e = agent.rules[i].action.effective();
     let mut best: Option<(i32, Witness)> = None;
+    let r = &agent.rules[i];
     let mut tried = 0;
     for j in ctx.analyses[ai].later_candidates(i) {
         if agent.rules[j].action.effective() != target {
@@ -373,6 +374,48 @@ fn outcome_of(ctx: &Ctx<'_>, ai: usize, i: usize, target: Effect) -> Option<Witn
         }
         tried += 1;
         if tried == 8 {
+            break;
+        }
+    }
+    // The rule's own plain input (`*mix format*` as `mix format`), whichever later rule
+    // decides it, when the overlaps above ran it on into another word: the later rules tried are
+    // the last eight, and their overlap (`mix formatnode`, by a final `*node*`) is no
+    // command a person writes when an earlier `*rm*` already takes `mix format` itself.
+    // Commands only: a path's own sample (`.env.a.ts`) reads worse than an overlap's.
+    if r.permission == "bash" {
+        let own = ctx.filled.get(&r.permission, &r.pattern);
+        if best
+            .as_ref()
+            .is_some_and(|(_, w)| own.iter().any(|(s, _)| *s == w.input))
+        {
+            return best.map(|(_, w)| w);
+        }
+        for (subject, score) in own.iter().take(6) {
+            if !super::examples::is_asked(&r.permission, subject) {
+                continue;
+            }
+            let Some(w) = ctx.witness_of(agent, &r.permission, subject) else {
+                continue;
+            };
+            let Some(j) = w.rule.filter(|&j| j > i) else {
+                continue;
+            };
+            if w.action != target
+                || !matches(ctx, ai, i, &w)
+                || (openness(target) > openness(e) && carved_out(ctx, ai, j, e, Some(i)))
+            {
+                continue;
+            }
+            // Only in place of that input run on into another word (`mix formatnode`):
+            // `npm test` stays over `npm`.
+            let glued = |b: &Witness| {
+                b.input
+                    .strip_prefix(subject.as_str())
+                    .is_some_and(|rest| rest.chars().next().is_some_and(|c| c != ' '))
+            };
+            if best.as_ref().is_none_or(|(_, b)| glued(b)) {
+                best = Some((*score, w));
+            }
             break;
         }
     }

@@ -415,8 +415,9 @@ fn write_modes(
             continue;
         };
         for p in crate::checks::deny_bypass::mode_patterns(&w.input, platform) {
-            if !entries.iter().any(|(q, _)| q == p) {
-                entries.push((p.to_string(), action.to_string()));
+            let p = crate::checks::deny_bypass::behind(&r.pattern, p);
+            if !entries.iter().any(|(q, _)| *q == p) {
+                entries.push((p, action.to_string()));
             }
         }
         if !allows.iter().any(|a| a.loc == r.loc) {
