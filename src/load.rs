@@ -580,6 +580,10 @@ impl Loader<'_> {
                         "write `permission:`"
                     } else if as_tools.is_some() {
                         "its values are switches (`true`/`false`), which `permission:` refuses: write them under `tools:`, or as `permission:` entries with allow, ask or deny"
+                    } else if let Some(v1) = v2_translation(p) {
+                        &format!(
+                            "renamed to `permission:` it would be refused, since OpenCode takes `TOOL: allow|ask|deny` or `TOOL: {{PATTERN: ACTION}}` there; in that shape, the last matching rule winning: `{v1}`"
+                        )
                     } else {
                         "renamed to `permission:` it would be refused, since OpenCode takes `TOOL: allow|ask|deny` or `TOOL: {PATTERN: ACTION}` there: rewrite it in that shape"
                     };
@@ -618,6 +622,95 @@ impl Loader<'_> {
             Err(e) => Err(LoadError::Invalid(e)),
         }
     }
+}
+
+/// A foreign `permissions:` block in OpenCode's shape, as one YAML flow line, for the two
+/// shapes seen in public configs: a list of `{action, resource, effect}` (OpenCode's V2
+/// spelling: `subagent` is `task`, `shell` is `bash`) and `TOOL: {allow: [...], ask: [...],
+/// deny: [...]}` (denies written last, so they win as the block meant); a catch-all first. `None` for any
+/// other shape, or for an action, effect or pattern it cannot carry over.
+fn v2_translation(p: &Node) -> Option<String> {
+    fn tool(name: &str) -> &str {
+        match name {
+            "subagent" | "agent" => "task",
+            "shell" | "command" => "bash",
+            "fetch" | "web_fetch" => "webfetch",
+            "write" | "patch" => "edit",
+            other => other,
+        }
+    }
+    fn effect(e: &str) -> Option<&'static str> {
+        match e {
+            "allow" => Some("allow"),
+            "ask" => Some("ask"),
+            "deny" => Some("deny"),
+            _ => None,
+        }
+    }
+    let text = |n: &Node| match &n.value {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    };
+    let mut out: indexmap::IndexMap<String, Vec<(String, &'static str)>> = Default::default();
+    match &p.value {
+        Value::Array(items) => {
+            for item in items {
+                let Value::Object(o) = &item.value else {
+                    return None;
+                };
+                let field = |keys: &[&str]| keys.iter().find_map(|k| o.get(k)).and_then(text);
+                let action = field(&["action", "permission", "tool"])?;
+                let pattern = field(&["resource", "pattern"]).unwrap_or_else(|| "*".into());
+                let e = effect(&field(&["effect", "decision"])?)?;
+                out.entry(tool(&action).to_string())
+                    .or_default()
+                    .push((pattern, e));
+            }
+        }
+        Value::Object(o) => {
+            for (name, v) in o.iter() {
+                let Value::Object(lists) = &v.value else {
+                    return None;
+                };
+                let entry = out.entry(tool(name).to_string()).or_default();
+                for want in ["allow", "ask", "deny"] {
+                    let Some(list) = lists.get(want) else {
+                        continue;
+                    };
+                    let Value::Array(items) = &list.value else {
+                        return None;
+                    };
+                    for item in items {
+                        entry.push((text(item)?, effect(want)?));
+                    }
+                }
+                if lists.keys().any(|k| !matches!(k, "allow" | "ask" | "deny")) {
+                    return None;
+                }
+            }
+        }
+        _ => return None,
+    }
+    if out.is_empty() || out.values().any(Vec::is_empty) {
+        return None;
+    }
+    // A catch-all first, whatever its place: the block's specific entries are its exceptions
+    // (OpenCode's last match would otherwise let `*` undo them).
+    for rules in out.values_mut() {
+        rules.sort_by_key(|(pat, _)| !pat.chars().all(|c| c == '*'));
+    }
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let tools: Vec<String> = out
+        .iter()
+        .map(|(t, rules)| {
+            let rules: Vec<String> = rules
+                .iter()
+                .map(|(pat, e)| format!("{}: {e}", quote(pat)))
+                .collect();
+            format!("{t}: {{{}}}", rules.join(", "))
+        })
+        .collect();
+    Some(format!("permission: {{{}}}", tools.join(", ")))
 }
 
 /// Record the entries of a `tools` object (nothing for a malformed one: decoding refuses it).
