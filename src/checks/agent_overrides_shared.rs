@@ -29,7 +29,8 @@
 //! agent cannot undo; and the opt-in idiom, a tool switched off for everyone (`tools: {x: false}`,
 //! `"x": "deny"`) and switched on for the one agent that exists to use it; every shared
 //! rule it undoes is a whole-tool switch off (pattern `*`, deny), so nothing curated is
-//! lost. Nor an agent whose description says it has no restrictions ("full permissions,
+//! lost; nor the same for one program, a command kept from everyone (`"git *": "deny"`)
+//! and allowed to the agent named for it (`git`, `git-manager`). Nor an agent whose description says it has no restrictions ("full permissions,
 //! no restrictions", "unrestricted", "yolo"): it undoes the shared rules by design. A
 //! shared whole-tool **ask** (`"bash": "ask"`) that an agent's legacy `tools: {bash:
 //! true}` (an agent file's "this tool is on" line) lifts to allow-all is no
@@ -141,6 +142,16 @@ pub fn run(
             if undone.iter().all(|&k| {
                 let s = &agent.rules[k];
                 s.pattern == "*" && (!legacy || s.action.effective() == crate::model::Effect::Deny)
+            }) {
+                continue;
+            }
+            // The same idiom for one program: a command kept from everyone (`"git *":
+            // "deny"`) and allowed to the agent named for it (`git`, `git-manager`), which
+            // exists to run it (judged debatable, blind fresh-7 A: julianszw's git agent,
+            // whose help to repeat the deny would have left it no git at all).
+            if undone.iter().all(|&k| {
+                let s = &agent.rules[k];
+                s.permission == "bash" && named_for(&agent.name, &s.pattern)
             }) {
                 continue;
             }
@@ -332,6 +343,20 @@ fn covers(own: &str, permission: &str, platform: crate::glob::Platform) -> bool 
             && crate::glob::Wildcard::compile(own).is_match(permission, platform))
 }
 
+/// Is the agent named for the program a bash pattern names (`git` for `git *`, also
+/// `git-manager`, `git_ops`)?
+fn named_for(agent: &str, pattern: &str) -> bool {
+    let program = super::deny_bypass::literal_prefix(pattern)
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    !program.is_empty()
+        && agent
+            .to_lowercase()
+            .split(['-', '_', ' ', '.'])
+            .any(|w| w == program.to_lowercase())
+}
+
 /// Do two patterns of one permission share an input (`documents/obsidian*` and `*.env`
 /// share `documents/obsidian/a.env`)? Decided by the automata; an undecided pair counts as
 /// sharing one (keeping an exception is never wrong).
@@ -406,6 +431,38 @@ fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
                 format!("remove all {n} (each one alone makes the same rule; the shared rules"),
             ),
         };
+        // Removing the entries helps only if the shared rules then decide: an own rule
+        // after them (`tools: {"*": false}`, blind fresh-7 A: aonecent) would deny instead.
+        let removed = |r: &crate::model::Rule| {
+            matches!(r.layer, crate::model::Layer::AgentLegacyTools)
+                && r.permission == own.permission
+                && r.loc.map(|l| l.source) == own.loc.map(|l| l.source)
+        };
+        let reduced: Vec<crate::model::Rule> = agent
+            .rules
+            .iter()
+            .filter(|r| !removed(r))
+            .cloned()
+            .collect();
+        let takes_over = repeat.iter().find_map(|&k| {
+            let sample = crate::glob::Wildcard::compile(&agent.rules[k].pattern).fill("x");
+            let d = crate::agents::evaluate(&reduced, permission, &sample, ctx.project.platform);
+            d.rule
+                .and_then(|j| reduced.get(j))
+                .filter(|r| super::is_own(r.layer))
+                .cloned()
+        });
+        if let Some(r) = takes_over {
+            return format!(
+                "this agent's {entries} translated to `{permission}` \"*\" allow after every shared rule; removing {} would not let the shared rules hold, since the agent's own {} would then decide `{permission}`: give the agent its own `permission.{permission}` with {shared} written after its `\"*\": \"allow\"`",
+                if remove.starts_with("remove all") {
+                    "them"
+                } else {
+                    "it"
+                },
+                describe(&r)
+            );
+        }
         return format!(
             "this agent's {entries} translated to `{permission}` \"*\" allow after every shared rule: if the shared rules should hold for it, {remove} then apply as written, their catch-all included), or give the agent its own `permission.{permission}` with {shared} written after its `\"*\": \"allow\"`"
         );
