@@ -707,7 +707,13 @@ fn v2_translation(p: &Node) -> Option<String> {
                 .iter()
                 .map(|(pat, e)| format!("{}: {e}", quote(pat)))
                 .collect();
-            format!("{t}: {{{}}}", rules.join(", "))
+            // A key YAML reads as itself (`read`), else quoted (`"*"`: a bare `*` is an
+            // alias in YAML, and OpenCode refuses the file).
+            let plain = t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && t.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let key = if plain { t.clone() } else { quote(t) };
+            format!("{key}: {{{}}}", rules.join(", "))
         })
         .collect();
     Some(format!("permission: {{{}}}", tools.join(", ")))

@@ -17,6 +17,7 @@ pub mod dead_rule;
 pub mod delegation_escalation;
 pub mod deny_bypass;
 pub mod deny_too_narrow;
+pub mod deny_walkaround;
 mod engines;
 pub mod env_injection;
 pub mod examples;
@@ -230,6 +231,10 @@ pub const CHECKS: &[Check] = &[
     // At a place another kind also speaks for (a legacy `tools: {write: false}`), at the
     // same level, that kind's finding is the one to read.
     delegation_escalation::CHECK,
+    // After `deny-too-narrow` and `delegation-escalation`: at a deny they speak for, the
+    // other spelling of the same command (`rm -fr`) or the route through a subagent is the
+    // one to read; a deny-list under an allow-all is leaky by design.
+    deny_walkaround::CHECK,
     headless_ask::CHECK,
     js_key_order::CHECK,
     env_injection::CHECK,
@@ -459,6 +464,7 @@ fn run_places(
     deny_bypass::run(&ctx, &reach, &mut out);
     wrapper_allow::run(&ctx, &mut out);
     substring_allow::run(&ctx, &mut out);
+    deny_walkaround::run(&ctx, &mut out);
     deny_too_narrow::run(&ctx, &mut out);
     let open = open_allow_list::run(&ctx, &mut out);
     match SharedView::new(project) {

@@ -75,7 +75,7 @@ fn runner(pattern: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// A command the agent's own non-catch-all deny or ask `pattern` decides, made from it.
-fn sample(pattern: &str) -> Option<String> {
+pub(super) fn sample(pattern: &str) -> Option<String> {
     let lit = literal_prefix(pattern).trim();
     if lit.is_empty() || lit.contains(['\'', '"', '\\', '$', '`', ';', '|', '&']) {
         return None;

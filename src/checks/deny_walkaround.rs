@@ -1,0 +1,209 @@
+//! `deny-walkaround` (warning)
+//!
+//! ## What it finds
+//! A bash block that allows every command (`"*": "allow"`) and then denies whole commands
+//! by name (`"git push*": "deny"`, `"rm *": "deny"`), where the same command reached
+//! another way runs without asking: `git -C . push`, `git -c k=v push` (a git option
+//! before the subcommand), `find . -name x -delete` and `unlink` for `rm` denied as a
+//! whole. (A runner, `env git push`, walks around every such deny: `wrapper-allow`'s
+//! matter where an allow names it.) Each form is decided as
+//! `explain bash` decides it (`crate::call`): allowed by the catch-all while the deny
+//! decides the plain command. One finding per configuration (the choice is made again in
+//! every agent file that writes such a block), at its first block's first such deny,
+//! naming the other blocks.
+//!
+//! A deny-list under an allow-all is a choice, so only a block the author wrote both
+//! halves of is reported (the catch-all allow and the denies in one block), not a deny
+//! under OpenCode's default allow.
+//!
+//! ## Why it matters
+//! OpenCode matches each command's text from its start. A model refused `git push` can
+//! run `git -C . push` next (checked on 1.18.34: `git -C * push*` is needed to deny it),
+//! and the block's author believed pushes were denied.
+//!
+//! ## Example
+//! ```json
+//! {"permission": {"bash": {"*": "allow", "git push*": "deny", "rm *": "deny"}}}
+//! ```
+//! `git -C . push origin main` pushes and `find . -name build -delete` deletes, unasked.
+//!
+//! ## How to fix
+//! Ask for the other forms, after the catch-all (`"git -C *": "ask"`, `"git -c *": "ask"`,
+//! `"find *-delete*": "ask"`, `"unlink *": "ask"`); or turn the block around: `"*":
+//! "ask"` first, then allow the commands the agent may run.
+
+use super::deny_bypass::{call_bash, literal_prefix};
+use super::{Check, Ctx, Finding, Level, Witness, describe};
+use crate::model::{Action, Effect};
+use crate::shell::Places;
+
+pub const CHECK: Check = Check {
+    id: "deny-walkaround",
+    level: Level::Warning,
+    summary: "a bash deny-list under `\"*\": \"allow\"` that the same commands reached another way walk around (`git -C . push`, `find . -delete` for `rm`)",
+    docs: include_str!("deny_walkaround.rs"),
+};
+
+/// Other ways to run `command` (a denied command as written), with a pattern that asks for
+/// each form (all of it: `git -C *`, `env *`), in the order they are tried.
+fn forms(command: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut words = command.splitn(2, ' ');
+    let program = words.next().unwrap_or("");
+    let rest = words.next().unwrap_or("");
+    if program == "git" && !rest.is_empty() && !rest.starts_with('-') {
+        out.push((format!("git -C . {rest}"), "git -C *".to_string()));
+        out.push((
+            format!("git -c color.ui=false {rest}"),
+            "git -c *".to_string(),
+        ));
+    }
+    // `rm` denied as a whole (`rm *`, `rm -rf *`), not one path (`rm -rf /`, `rm -rf ~`).
+    if program == "rm" && !command.contains(['/', '~']) {
+        out.push((
+            "find . -name build -delete".to_string(),
+            "find *-delete*".to_string(),
+        ));
+        out.push(("unlink src/main.ts".to_string(), "unlink *".to_string()));
+    }
+    // A runner (`env git push`, `command rm`) walks around every deny of every block under
+    // an allow-all: true of each such block, so it tells the reader nothing of this one
+    // (judged on the corpus: `env sudo`, `command printenv`). Those are `wrapper-allow`'s
+    // where an allow names the runner.
+    out
+}
+
+pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // Every block's finding, with its catch-all's place; one block is reported.
+    let mut all: Vec<(crate::source::Loc, String, Finding)> = Vec::new();
+    let mut splitter = ctx.splitter();
+    let places = Places::of(ctx.project.loaded.paths());
+    for agent in ctx.project.agents.iter() {
+        if agent.is_internal() {
+            continue;
+        }
+        // Blocks (file, layer) with a written `*` allow, and the denies after it.
+        let mut done: Vec<(crate::source::SourceId, crate::model::Layer)> = Vec::new();
+        for (c, catch_all) in agent.rules.iter().enumerate() {
+            let Some(cl) = catch_all.loc else { continue };
+            if catch_all.permission != "bash"
+                || catch_all.action != Action::Allow
+                || !catch_all.pattern.chars().all(|ch| ch == '*')
+                || done.contains(&(cl.source, catch_all.layer))
+            {
+                continue;
+            }
+            done.push((cl.source, catch_all.layer));
+            // (deny, plain command, form, deny pattern for the form, form's decider)
+            let mut found: Vec<(usize, String, String, String, Option<usize>)> = Vec::new();
+            for (k, r) in agent.rules.iter().enumerate().skip(c + 1) {
+                if r.action != Action::Deny
+                    || r.permission != "bash"
+                    || r.loc.map(|l| (l.source, r.layer)) != Some((cl.source, catch_all.layer))
+                    || literal_prefix(&r.pattern).trim().is_empty()
+                {
+                    continue;
+                }
+                let Some(command) = super::wrapper_allow::sample(&r.pattern) else {
+                    continue;
+                };
+                let direct = call_bash(ctx, agent, &mut splitter, &places, &command);
+                if direct.effect != Effect::Deny
+                    || direct.decision().and_then(|x| x.rule) != Some(k)
+                {
+                    continue;
+                }
+                let hit = forms(&command).into_iter().find_map(|(form, pattern)| {
+                    let d = call_bash(ctx, agent, &mut splitter, &places, &form);
+                    if d.effect != Effect::Allow || d.bash.len() != 1 {
+                        return None;
+                    }
+                    // Let through by a catch-all (this one or a later one), not by an allow
+                    // written for the form (`wrapper-allow`'s matter).
+                    let by = d.bash[0].rule;
+                    let open =
+                        by.is_none_or(|j| agent.rules[j].pattern.chars().all(|ch| ch == '*'));
+                    open.then_some((form, pattern, by))
+                });
+                if let Some((form, pattern, by)) = hit {
+                    found.push((k, command, form, pattern, by));
+                }
+            }
+            let Some((k, command, form, _, by)) = found.first().cloned() else {
+                continue;
+            };
+            let listed: Vec<String> = found
+                .iter()
+                .map(|(_, cmd, f, _, _)| format!("`{f}` for `{cmd}`"))
+                .collect();
+            let mut patterns: Vec<String> = Vec::new();
+            for (_, _, _, p, _) in &found {
+                let q = serde_json::to_string(p).unwrap_or_default();
+                if !patterns.contains(&q) {
+                    patterns.push(q);
+                }
+            }
+            let message = format!(
+                "this block allows every command (`\"*\": \"allow\"`) and denies commands by how they start, so the same commands reached another way run without asking: {}",
+                super::named_list(&listed, 4)
+            );
+            let help = format!(
+                "ask for those forms, in this block after its catch-all ({}, each as \"ask\"), so a denied command reached that way is asked for; or turn the block around: `\"*\": \"ask\"` first, then allow the commands the agent may run",
+                patterns.join(", ")
+            );
+            all.push((
+                cl,
+                ctx.place(&agent.rules[k]),
+                Finding::at_rule(&CHECK, agent, k, message)
+                    .with_level(Level::Warning)
+                    .with_related(
+                        catch_all
+                            .loc
+                            .map(|l| vec![(l, format!("the catch-all: {}", describe(catch_all)))])
+                            .unwrap_or_default(),
+                    )
+                    .with_witnesses(vec![
+                        Witness {
+                            permission: "bash".into(),
+                            input: form,
+                            action: Effect::Allow,
+                            rule: by,
+                        },
+                        Witness {
+                            permission: "bash".into(),
+                            input: command,
+                            action: Effect::Deny,
+                            rule: Some(k),
+                        },
+                    ])
+                    .with_help(help),
+            ));
+        }
+    }
+    // One finding per configuration: a deny-list under an allow-all is one choice, made
+    // again in every agent file (tests/real r060 writes it in 35): at the first block,
+    // naming the others.
+    let Some(first) = all.first().map(|(l, _, _)| *l) else {
+        return;
+    };
+    let mut others: Vec<String> = Vec::new();
+    for (l, place, _) in &all {
+        if *l != first && !others.contains(place) {
+            others.push(place.clone());
+        }
+    }
+    for (l, _, mut f) in all {
+        if l != first {
+            continue;
+        }
+        if !others.is_empty() {
+            f.message.push_str(&format!(
+                "; so do {} more block{} of the same kind ({})",
+                others.len(),
+                if others.len() == 1 { "" } else { "s" },
+                super::named_list(&others, 3)
+            ));
+        }
+        out.push(f);
+    }
+}
