@@ -391,8 +391,38 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             } else {
                 ""
             };
+            // The whole tool denied (`bash: deny`, `"*": "deny"`): written into a helper's
+            // own block it would take the tool from that helper for every agent, build
+            // included (judged harmful, blind fresh-7 julianszw and fresh-8 repl: explore
+            // has bash by OpenCode's design). Only the route is this agent's to close.
+            let whole_tool = agent.rules[i].pattern.chars().all(|c| c == '*');
             let help: String = if others.is_empty() {
                 design()
+            } else if whole_tool {
+                let names: Vec<String> = others.iter().map(|n| n.to_string()).collect();
+                let one = names.len() == 1;
+                let helpers = format!(
+                    "{} {} `{permission}` by {} own rules, whichever agent starts {}: a deny in {} block would take it from every caller. If `{}` must not have it done, keep it from starting {} ({}), which also cuts it off from {} for everything else",
+                    names.join(", "),
+                    if one { "has" } else { "have" },
+                    if one { "its" } else { "their" },
+                    if one { "it" } else { "them" },
+                    if one { "its" } else { "their" },
+                    agent.name,
+                    if one { "it" } else { "them" },
+                    route(
+                        &names
+                            .iter()
+                            .map(|n| n.trim_matches('`').to_string())
+                            .collect::<Vec<_>>()
+                    ),
+                    if one { "that helper" } else { "those helpers" },
+                );
+                if workers.is_empty() {
+                    helpers
+                } else {
+                    format!("{}; {helpers}", design())
+                }
             } else if effect == Effect::Deny && !workers.is_empty() {
                 // Only the read-only helpers take the deny in their block; the others are
                 // the design, or their route goes. Both together close it.
