@@ -1,4 +1,4 @@
-//! `deny-walkaround` (warning)
+//! `deny-walkaround` (info)
 //!
 //! ## What it finds
 //! A bash block that allows every command (`"*": "allow"`) and then denies whole commands
@@ -15,6 +15,10 @@
 //! A deny-list under an allow-all is a choice, so only a block the author wrote both
 //! halves of is reported (the catch-all allow and the denies in one block), not a deny
 //! under OpenCode's default allow.
+//!
+//! A note (severity rule, clause 3): every deny takes effect on the commands it names, and
+//! the block's author chose an allow-all with exceptions; what the note adds is where
+//! those exceptions stop.
 //!
 //! ## Why it matters
 //! OpenCode matches each command's text from its start. A model refused `git push` can
@@ -39,7 +43,7 @@ use crate::shell::Places;
 
 pub const CHECK: Check = Check {
     id: "deny-walkaround",
-    level: Level::Warning,
+    level: Level::Info,
     summary: "a bash deny-list under `\"*\": \"allow\"` that the same commands reached another way walk around (`git -C . push`, `find . -delete` for `rm`)",
     docs: include_str!("deny_walkaround.rs"),
 };
@@ -155,7 +159,12 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 cl,
                 ctx.place(&agent.rules[k]),
                 Finding::at_rule(&CHECK, agent, k, message)
-                    .with_level(Level::Warning)
+                    // Severity rule (docs/checks.md), clause 3: each deny takes effect on
+                    // every command it names; another command reaching the same end is the
+                    // limit of a deny-list under an allow-all, which the author chose. As a
+                    // warning it also stood in the way of every help that makes such a deny
+                    // live (moving a shadowed deny after the catch-all: tests/fix_files.rs).
+                    .with_level(Level::Info)
                     .with_related(
                         catch_all
                             .loc
