@@ -415,6 +415,7 @@ fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
             named_list(&listed, 6)
         };
         let permission = &own.permission;
+        let many = entries.len() > 1;
         let (entries, remove) = match entries.len() {
             0 | 1 => (
                 format!("`tools: {{{permission}: true}}` is"),
@@ -455,11 +456,7 @@ fn help(ctx: &Ctx<'_>, agent: &crate::agents::Agent, d: usize) -> String {
         if let Some(r) = takes_over {
             return format!(
                 "this agent's {entries} translated to `{permission}` \"*\" allow after every shared rule; removing {} would not let the shared rules hold, since the agent's own {} would then decide `{permission}`: give the agent its own `permission.{permission}` with {shared} written after its `\"*\": \"allow\"`",
-                if remove.starts_with("remove all") {
-                    "them"
-                } else {
-                    "it"
-                },
+                if many { "them" } else { "it" },
                 describe(&r)
             );
         }

@@ -103,8 +103,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 continue;
             };
             let program = w.split(' ').next().unwrap_or(w);
-            let mut without = agent.rules.clone();
-            without.remove(i);
+            // Without it: rule `i` decides the command, so no later rule matches it, and the
+            // rules before it decide (as `deny-bypass` asks it, no copy of the ruleset).
+            let without = &agent.rules[..i];
             let found = COMMANDS.iter().find_map(|&command| {
                 // Another command, which merely contains the word.
                 if !command.contains(w)
@@ -117,7 +118,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 if d.effect != Effect::Allow || d.bash.len() != 1 || d.bash[0].rule != Some(i) {
                     return None;
                 }
-                let before = crate::agents::evaluate(&without, "bash", command, platform);
+                let before = crate::agents::evaluate(without, "bash", command, platform);
                 (before.effect != Effect::Allow).then_some((command, before))
             });
             let Some((command, before)) = found else {
