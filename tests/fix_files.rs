@@ -612,7 +612,7 @@ fn the_catch_all_help_names_a_later_allow_that_would_undo_asks() {
     // `git commit *` ask, which it decides the same way. Moved first, `"git *": "allow"`,
     // written after that ask, would decide `git commit` (allow): the help names it
     // (fabiofalopes code.md:72:5 in round 3), and done as said, commits still ask.
-    help_holds(
+    help_holds_revealing(
         "shadowed-deny",
         r#"{"permission": {"bash": {"git commit *": "ask", "git *": "allow", "rm *": "deny", "curl *": "deny", "dd *": "deny", "*": "ask"}}}"#,
         r#"then `bash` "git *" allow at opencode.json:1:49 still overrides `bash` "git commit *" ask at opencode.json:1:26, written before it: write it before that rule too"#,
@@ -623,6 +623,8 @@ fn the_catch_all_help_names_a_later_allow_that_would_undo_asks() {
             ("build", "bash", "rm x", "deny"),
             ("build", "bash", "ls", "ask"),
         ],
+        // `git *` allowed where rm asks or is denied: `git clean -fdx` deletes unasked.
+        &["deny-bypass"],
     );
 }
 
@@ -1000,6 +1002,7 @@ fn a_write_deny_moves_under_edit_alone_and_into_agents_that_allow_edit() {
             ("builder", "edit", "src/a.ts", "allow"),
             ("plan", "edit", "src/a.ts", "deny"),
         ],
+        // `git *` allowed where rm asks or is denied: `git clean -fdx` deletes unasked.
         &["deny-bypass"],
     );
 }
@@ -1047,7 +1050,7 @@ fn the_secret_readable_help_for_a_tools_entry_over_a_shared_deny_holds() {
 
 #[test]
 fn the_unusable_allow_help_makes_the_tool_visible_and_holds() {
-    help_holds(
+    help_holds_revealing(
         "unusable-allow",
         r#"{"permission": {"bash": {"git *": "allow", "*": "deny"}}}"#,
         "put the `* deny` before the allows",
@@ -1056,6 +1059,8 @@ fn the_unusable_allow_help_makes_the_tool_visible_and_holds() {
             ("build", "bash", "git status", "allow"),
             ("build", "bash", "rm -rf /", "deny"),
         ],
+        // `git *` allowed where rm asks or is denied: `git clean -fdx` deletes unasked.
+        &["deny-bypass"],
     );
 }
 
@@ -1340,6 +1345,7 @@ fn the_never_matches_advice_matches_what_was_meant() {
             ("build", "edit", "config/.env", "deny"),
             ("build", "edit", "src/main.ts", "allow"),
         ],
+        // `git *` allowed where rm asks or is denied: `git clean -fdx` deletes unasked.
         &["deny-bypass"],
     );
     // An exact deny of a command that takes operands: the proposed pattern denies them.
@@ -1404,7 +1410,7 @@ fn the_never_matches_advice_matches_what_was_meant() {
         &["external-open"],
     );
     // No `default` keyword: the catch-all is `*`, written first so the rest are exceptions.
-    help_holds(
+    help_holds_revealing(
         "never-matches",
         r#"{"permission": {"bash": {"git *": "allow", "default": "ask"}}}"#,
         r#"write "*": "ask" first in this block"#,
@@ -1413,6 +1419,8 @@ fn the_never_matches_advice_matches_what_was_meant() {
             ("build", "bash", "python3 main.py", "ask"),
             ("build", "bash", "git status", "allow"),
         ],
+        // `git *` allowed where rm asks or is denied: `git clean -fdx` deletes unasked.
+        &["deny-bypass"],
     );
     // Once it matches operands, an "Always" to `git push x` can undo it (the next finding).
     help_holds_revealing(
@@ -1493,7 +1501,7 @@ fn a_shadowed_exact_command_deny_is_told_to_take_its_operands_too() {
 fn a_catch_all_written_last_names_the_broader_allow_that_would_still_override() {
     // Moving `*` first is not enough: `git *` allow, written after the git denies, would
     // then decide them. The help names it, and following it holds.
-    help_holds(
+    help_holds_revealing(
         "shadowed-deny",
         r#"{"permission": {"bash": {"git push *": "deny", "git reset *": "deny", "rm *": "deny", "git *": "allow", "*": "ask"}}}"#,
         r#"then `bash` "git *" allow"#,
@@ -1505,6 +1513,8 @@ fn a_catch_all_written_last_names_the_broader_allow_that_would_still_override() 
             ("build", "bash", "rm x", "deny"),
             ("build", "bash", "ls", "ask"),
         ],
+        // `git *` allowed where rm asks or is denied: `git clean -fdx` deletes unasked.
+        &["deny-bypass"],
     );
 }
 

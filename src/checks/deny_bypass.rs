@@ -37,7 +37,17 @@
 //! in plan's block opens writes past plan's built-in edit deny), not where a shared
 //! allow-list merely reaches explore. Read-only entries stay silent: `git log*` and `ls *`
 //! have no such mode, and `cat *` writes only through a redirection, as every command
-//! does. One finding per block (an agent's `bash` object in one file), at its first such
+//! does. `git *` (or `git push *`, `git reset *`) opens git's own destructive modes:
+//! `git clean -fdx` deletes untracked files where `rm` asks or is denied, `git reset --hard`
+//! discards changes the agent may not edit, `git push --force` overwrites the remote's
+//! history where destroying work locally (`rm -rf src`) asks or is denied. `grep *` and
+//! `rg *` write through a redirect (`grep -r x . > FILE`) only where the file's edit is
+//! denied (a reviewer): beside an edit ask nobody edits that way.
+//! An allow-list with no catch-all of its own, under OpenCode's built-in `*` allow, is
+//! reported too when the same block asks or denies the harm by name (`"rm *": "ask"`
+//! beside `"find *": "allow"`): the author reads the list as safe, and the mode is
+//! exactly what the ask is for (blind fresh-8: davidkristiansen).
+//! One finding per block (an agent's `bash` object in one file), at its first such
 //! entry, naming the others; an edit deny above that `sed -i` walks around through such an
 //! allow is reported there, once. A reader allowed by name (`cat *`, `head *`, `tail *`)
 //! under a catch-all that asks or denies prints `.env` while the read tool asks for it
@@ -377,6 +387,9 @@ enum Harm {
     /// Prints a secret (`.env`): the agent's `read` of it asks, by OpenCode's built-in
     /// `*.env` ask or an ask of yours (a deny of yours is the read-deny finding's, at it).
     ReadsSecret,
+    /// Overwrites the remote's history (`git push --force`): a rule of yours asks or denies
+    /// destroying work locally (`rm -rf src`, `git reset --hard`; a catch-all included).
+    RewritesRemote,
 }
 
 /// A write or destroy mode of a command people allow by name, mostly to read.
@@ -539,6 +552,59 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::DeletesGitWork,
         patterns: &["git stash drop*", "git stash clear*"],
     },
+    // `grep *` / `rg *` allowed to a reviewer whose edits are denied: the redirect is part
+    // of the text OpenCode checks (blind fresh-8 B: repl6669's security agent, `"*": "deny"`,
+    // `edit: deny`). Checked on 1.18.34: `grep -r x . > f` runs under `{"*": "deny",
+    // "grep *": "allow"}`; `"grep * > *": "deny"` after the allow stops it.
+    WriteMode {
+        program: "grep",
+        command: "grep -r x . > FILE",
+        does: "overwrites `FILE`",
+        harm: Harm::Writes,
+        // Spaced: `grep -rn "=>" src` (an arrow in the search) is no redirect, and a
+        // reviewer searches for it.
+        patterns: &["grep * > *", "grep * >> *"],
+    },
+    WriteMode {
+        program: "rg",
+        command: "rg x . > FILE",
+        does: "overwrites `FILE`",
+        harm: Harm::Writes,
+        patterns: &["rg * > *", "rg * >> *"],
+    },
+    // The destructive modes of git itself, for a `git *` allow (and `git push *`, `git reset
+    // *`, `git clean*`): blind fresh-8 (davidkristiansen's `git *` beside `rm *` asks;
+    // timosur's `git push *` under `"*": "ask"` and its git agent's `git *` under `edit:
+    // deny`) and fresh-7 (ramirobogado). Checked on 1.18.34 with harmless spellings under
+    // `{"*": "deny", "git *": "allow"}` (`git clean -n`, `git reset --hard HEAD` in a scratch
+    // repository, `git push --force` to a local bare remote): each runs; the patterns
+    // written after the allow stop each.
+    WriteMode {
+        program: "git",
+        command: "git clean -fdx",
+        does: "deletes every untracked file, which git cannot bring back",
+        harm: Harm::Deletes,
+        patterns: &["git clean *"],
+    },
+    WriteMode {
+        program: "git",
+        command: "git reset --hard",
+        does: "discards every uncommitted change",
+        harm: Harm::DiscardsChanges,
+        patterns: &["git reset --hard*", "git reset * --hard*"],
+    },
+    WriteMode {
+        program: "git",
+        command: "git push --force origin main",
+        does: "overwrites the remote branch's history",
+        harm: Harm::RewritesRemote,
+        patterns: &[
+            "git push --force*",
+            "git push * --force*",
+            "git push -f*",
+            "git push * -f*",
+        ],
+    },
 ];
 
 /// Commands doing what a [`Harm`] does another way: a bash rule of yours that asks or
@@ -546,6 +612,7 @@ const WRITE_MODES: &[WriteMode] = &[
 fn kin(harm: Harm) -> &'static [&'static str] {
     match harm {
         Harm::Writes | Harm::ReadsSecret => &[],
+        Harm::RewritesRemote => &["rm -rf DIR", "git reset --hard"],
         Harm::Deletes => &[
             "rm FILE",
             "rm -rf DIR",
@@ -720,6 +787,7 @@ fn guard(
     command: &str,
     file: &str,
     own_block: bool,
+    allow: usize,
 ) -> Option<Guard> {
     // Any rule that decides: the user's, and a built-in one where the allow is in the
     // agent's own block (plan's built-in `edit` deny is what makes it read-only, and an
@@ -733,11 +801,13 @@ fn guard(
     // An agent that commits or rewrites history unasked writes git on purpose: deleting a
     // branch or a stash is its business (judged on the real-config corpus: a git agent
     // for "rebases, commits, branch cleanup" allows `git branch *` for that).
-    if mode.harm == Harm::DeletesGitWork
-        && GIT_WRITES
-            .iter()
-            .any(|c| call_bash(ctx, agent, splitter, places, c).effect == Effect::Allow)
-    {
+    // (Allowed by another rule than the allow at hand: a `git *` allow that lets `git
+    // commit` run shows nothing of what the author meant by `git reset --hard`.)
+    let mut allowed_elsewhere = |c: &str| {
+        let d = call_bash(ctx, agent, splitter, places, c);
+        d.effect == Effect::Allow && !d.bash.iter().all(|x| x.rule == Some(allow))
+    };
+    if mode.harm == Harm::DeletesGitWork && GIT_WRITES.iter().any(|c| allowed_elsewhere(c)) {
         return None;
     }
     // An agent that may discard changes another way (`git restore .`, `git reset --hard`
@@ -745,7 +815,7 @@ fn guard(
     if mode.harm == Harm::DiscardsChanges
         && ["git restore .", "git reset --hard"]
             .iter()
-            .any(|c| call_bash(ctx, agent, splitter, places, c).effect == Effect::Allow)
+            .any(|c| allowed_elsewhere(c))
     {
         return None;
     }
@@ -912,6 +982,7 @@ fn write_modes(
         let secrets = [".env".to_string()];
         // The file a package manager's mode rewrites (`npm audit fix`).
         let manifest = ["package.json".to_string()];
+        let everyday = ["src/main.ts".to_string()];
         // Blocks in order of their first entry found: (file, layer, permission key).
         // A secret printed (`cat .env`) is a finding of its own: its guard is a read ask,
         // and the block's write modes keep their help (a deny where `rm` is denied).
@@ -953,6 +1024,10 @@ fn write_modes(
                     &secrets
                 } else if m.program == "npm audit" {
                     &manifest
+                } else if m.program == "git" {
+                    // git's own modes name no file (`git clean -fdx`): an everyday one for
+                    // the guards that ask about a file (`rm FILE`, the file's `edit` rule).
+                    &everyday
                 } else {
                     files
                 };
@@ -964,14 +1039,32 @@ fn write_modes(
                     }
                     // The allow is the cause: without it the mode would be asked (the one
                     // part's text is the command). An allow-list under an inherited `*`
-                    // allow opens nothing itself; that is `open-allow-list`'s.
+                    // allow opens nothing itself; that is `open-allow-list`'s. Unless the
+                    // block names the harm itself: beside `"rm *": "ask"`, a `"find *":
+                    // "allow"` written for listing is read as safe, and `find . -delete`
+                    // is exactly what the author asks for (blind fresh-8 B:
+                    // davidkristiansen's list of allows and asks with no catch-all).
                     let before =
                         crate::agents::evaluate(&agent.rules[..i], "bash", &command, platform);
-                    if before.effect == Effect::Allow {
+                    let own = !super::is_shared(r.layer);
+                    let g = guard(ctx, agent, splitter, places, m, &command, file, own, i)?;
+                    // A search's redirect is a way to write only for an agent that may not
+                    // (a reviewer's `edit: deny`); beside an edit ask nobody edits by `grep >`.
+                    if matches!(m.program, "grep" | "rg") && !g.denied {
                         return None;
                     }
-                    let own = !super::is_shared(r.layer);
-                    let g = guard(ctx, agent, splitter, places, m, &command, file, own)?;
+                    if before.effect == Effect::Allow
+                        && !(g.witness.permission == "bash"
+                            && g.witness
+                                .rule
+                                .and_then(|k| agent.rules.get(k))
+                                .is_some_and(|x| {
+                                    x.loc.map(|l| l.source) == Some(loc.source)
+                                        && !literal_prefix(&x.pattern).trim().is_empty()
+                                }))
+                    {
+                        return None;
+                    }
                     Some((command, file.clone(), g))
                 });
                 let Some((command, file, guard)) = hit else {
@@ -1002,12 +1095,15 @@ fn write_modes(
         for (_, found) in blocks.iter_mut() {
             // A redirect after `cat` last: a block with another mode is reported at that
             // one, as before `cat` was a mode.
+            // The search redirects and git's own modes (added later) after the modes the
+            // block was reported at before.
             found.sort_by_key(|o| match o.mode.harm {
-                Harm::ReadsSecret => 4,
-                _ if o.mode.program == "cat" => 3,
+                Harm::ReadsSecret => 5,
+                _ if matches!(o.mode.program, "cat" | "grep" | "rg") => 4,
+                _ if o.mode.program == "git" => 3,
                 Harm::Writes => 0,
                 Harm::Deletes => 1,
-                Harm::DiscardsChanges | Harm::DeletesGitWork => 2,
+                Harm::DiscardsChanges | Harm::DeletesGitWork | Harm::RewritesRemote => 2,
             });
         }
         found_blocks.extend(blocks.into_iter().map(|(_, found)| (a, found)));

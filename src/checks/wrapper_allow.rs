@@ -8,7 +8,11 @@
 //! starts with `xargs`, so `"xargs *": "allow"` decides it and `"rm -rf *": "deny"` never
 //! sees it. Decided as `explain bash` decides it (`crate::call`), for each of the agent's
 //! own denies and asks (a catch-all is left out: the allow is its exception), the deny
-//! first; one finding per allow, naming every agent it opens.
+//! first; one finding per allow, naming every agent it opens. An interpreter counts only
+//! where the allow names its code flag (`"python3 -c *"`, `"node -e *"`; `python *` is
+//! how a project runs its scripts, which run anything too), and such an allow (or `sh -c
+//! *`) is reported under a catch-all alone too (`"*": "ask"`): every command the
+//! catch-all asks about runs through it.
 //!
 //! ## Why it matters
 //! OpenCode 1.18.34 matches each command's text as written; it does not look inside a
@@ -58,7 +62,29 @@ const RUNNERS: &[(&str, &str)] = &[
     // researcher denies `python *` and allows `uv run*`). Checked on 1.18.34: `uv run
     // python --version` runs under `{"*": "deny", "uv run*": "allow", "python *": "deny"}`.
     ("uv run", "uv run CMD"),
+    // Interpreters given code on the command line run any command through their standard
+    // library (blind fresh-8: timosur's `python3 -c *` under `"*": "ask"`). Checked on 1.18.34: `python3 -c 'import os;
+    // os.system("echo hi")'` runs under `{"*": "deny", "python3 *": "allow"}`.
+    ("python -c", "python -c 'import os; os.system(\"CMD\")'"),
+    ("python3 -c", "python3 -c 'import os; os.system(\"CMD\")'"),
+    (
+        "node -e",
+        "node -e 'require(\"child_process\").execSync(\"CMD\")'",
+    ),
+    ("perl -e", "perl -e 'system(\"CMD\")'"),
+    ("ruby -e", "ruby -e 'system(\"CMD\")'"),
 ];
+
+/// Does the runner run code of a language (not a command line)? Its wrapped form is no
+/// guard then: the program may reach the command in many spellings.
+fn interpreter(name: &str) -> bool {
+    name.ends_with(" -e") || name.starts_with("python")
+}
+
+/// A command a catch-all asks or denies that everyone recognises as destructive: the
+/// witness where an allow of running code (`"python3 -c *"`, `"sh -c *"`) is an exception
+/// to a catch-all alone.
+const DESTROYS: &str = "rm -rf src";
 
 /// The runner an allow names (`xargs *`, `xargs*`, `sh -c *`, `bash *` for `bash -c`), with
 /// its template; `None` for any other pattern.
@@ -68,10 +94,14 @@ fn runner(pattern: &str) -> Option<(&'static str, &'static str)> {
         return None; // an exact command, no runner of anything
     }
     let lit = lit.trim_end();
-    RUNNERS
-        .iter()
-        .copied()
-        .find(|(name, _)| lit == *name || name.split_once(' ').is_some_and(|(prog, _)| lit == prog))
+    // An interpreter only where the allow names its code flag (`python3 -c *`): `python *`
+    // is how a project runs its scripts, and a script runs anything too; no allow-list
+    // entry narrows that (judged on the real-config corpus: `python *` beside `npm *` or
+    // `sudo *` denies in language-developer agents).
+    RUNNERS.iter().copied().find(|(name, _)| {
+        lit == *name
+            || (!interpreter(name) && name.split_once(' ').is_some_and(|(prog, _)| lit == prog))
+    })
 }
 
 /// A command the agent's own non-catch-all deny or ask `pattern` decides, made from it.
@@ -116,9 +146,6 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             })
             .map(|(k, _)| k)
             .collect();
-        if guards.is_empty() {
-            continue;
-        }
         for (i, r) in agent.rules.iter().enumerate() {
             if r.loc.is_none()
                 || r.action != Action::Allow
@@ -129,20 +156,36 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             let Some((name, template)) = runner(&r.pattern) else {
                 continue;
             };
-            let found = guards.iter().find_map(|&k| {
-                let g = &agent.rules[k];
-                let command = sample(&g.pattern)?;
-                let direct = call_bash(ctx, agent, &mut splitter, &places, &command);
+            let try_guard = |splitter: &mut crate::shell::Splitter, k: usize, command: String| {
+                let direct = call_bash(ctx, agent, splitter, &places, &command);
                 if direct.effect == Effect::Allow
                     || direct.decision().and_then(|x| x.rule) != Some(k)
                 {
                     return None;
                 }
                 let wrapped = template.replace("CMD", &command);
-                let d = call_bash(ctx, agent, &mut splitter, &places, &wrapped);
+                let d = call_bash(ctx, agent, splitter, &places, &wrapped);
                 (d.effect == Effect::Allow && d.bash.len() == 1 && d.bash[0].rule == Some(i))
                     .then_some((k, command, wrapped, direct.effect))
-            });
+            };
+            let mut found = guards
+                .iter()
+                .find_map(|&k| try_guard(&mut splitter, k, sample(&agent.rules[k].pattern)?));
+            // An allow written for running code (`"python3 -c *"`, `"sh -c *"`, the flag in
+            // the pattern) under a catch-all that asks or denies: every command the
+            // catch-all stops runs through it.
+            let code_flag = literal_prefix(&r.pattern).trim_end() == name
+                && (interpreter(name) || name.ends_with(" -c"));
+            if found.is_none() && code_flag {
+                let d = call_bash(ctx, agent, &mut splitter, &places, DESTROYS);
+                if let Some(k) = d.decision().and_then(|x| x.rule)
+                    && agent.rules.get(k).is_some_and(|g| {
+                        g.loc.is_some() && literal_prefix(&g.pattern).trim().is_empty()
+                    })
+                {
+                    found = try_guard(&mut splitter, k, DESTROYS.to_string());
+                }
+            }
             let Some((k, command, wrapped, effect)) = found else {
                 continue;
             };
@@ -173,6 +216,14 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 _ => None,
             };
             let mut help = match example {
+                _ if code_flag => format!(
+                    "`{name}` runs whatever it is given, so this allow lets every command run that the rule it walks around stops: remove it, so `{name}` {} as that rule does, or allow only the exact commands you use, each written out",
+                    if effect == Effect::Deny {
+                        "is denied"
+                    } else {
+                        "asks"
+                    }
+                ),
                 Some(e) => format!(
                     "narrow the allow to what `{prog}` is for (e.g. `{e}`), so it runs no other command"
                 ),
@@ -180,7 +231,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "narrow the allow to the commands you mean `{prog}` to run, each written out, so it runs no other command"
                 ),
             };
-            if Wildcard::compile(&guard_form).is_match(&wrapped, platform) {
+            if !code_flag && Wildcard::compile(&guard_form).is_match(&wrapped, platform) {
                 help.push_str(&format!(
                     "; or {action} the wrapped form after it in the same block: {}: \"{action}\"",
                     serde_json::to_string(&guard_form).unwrap_or_default()
