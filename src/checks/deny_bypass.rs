@@ -387,8 +387,8 @@ enum Harm {
     /// Prints a secret (`.env`): the agent's `read` of it asks, by OpenCode's built-in
     /// `*.env` ask or an ask of yours (a deny of yours is the read-deny finding's, at it).
     ReadsSecret,
-    /// Overwrites the remote's history (`git push --force`): a rule of yours asks or denies
-    /// destroying work locally (`rm -rf src`, `git reset --hard`; a catch-all included).
+    /// Destroys work on the remote (`git push --force` overwrites its history, `gh repo
+    /// delete` removes it): a rule of yours asks or denies destroying work locally (`rm -rf src`, `git reset --hard`; a catch-all included).
     RewritesRemote,
 }
 
@@ -604,6 +604,17 @@ const WRITE_MODES: &[WriteMode] = &[
             "git push -f*",
             "git push * -f*",
         ],
+    },
+    // `gh *` allowed for pull requests also deletes the repository (blind fresh-7:
+    // ramirobogado's git agent; fresh-3: alessiorocco). Checked on 1.18.34 (no `gh`
+    // installed, so nothing runs): `gh repo delete --yes` passes `{"*": "deny", "gh *":
+    // "allow"}`, and the pattern written after the allow stops it.
+    WriteMode {
+        program: "gh",
+        command: "gh repo delete --yes",
+        does: "deletes the repository on GitHub, with its issues and pull requests",
+        harm: Harm::RewritesRemote,
+        patterns: &["gh repo delete*"],
     },
 ];
 
@@ -1024,7 +1035,7 @@ fn write_modes(
                     &secrets
                 } else if m.program == "npm audit" {
                     &manifest
-                } else if m.program == "git" {
+                } else if matches!(m.program, "git" | "gh") {
                     // git's own modes name no file (`git clean -fdx`): an everyday one for
                     // the guards that ask about a file (`rm FILE`, the file's `edit` rule).
                     &everyday
@@ -1100,7 +1111,7 @@ fn write_modes(
             found.sort_by_key(|o| match o.mode.harm {
                 Harm::ReadsSecret => 5,
                 _ if matches!(o.mode.program, "cat" | "grep" | "rg") => 4,
-                _ if o.mode.program == "git" => 3,
+                _ if matches!(o.mode.program, "git" | "gh") => 3,
                 Harm::Writes => 0,
                 Harm::Deletes => 1,
                 Harm::DiscardsChanges | Harm::DeletesGitWork | Harm::RewritesRemote => 2,
