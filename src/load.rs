@@ -624,99 +624,11 @@ impl Loader<'_> {
     }
 }
 
-/// A foreign `permissions:` block in OpenCode's shape, as one YAML flow line, for the two
-/// shapes seen in public configs: a list of `{action, resource, effect}` (OpenCode's V2
-/// spelling: `subagent` is `task`, `shell` is `bash`) and `TOOL: {allow: [...], ask: [...],
-/// deny: [...]}` (denies written last, so they win as the block meant); a catch-all first. `None` for any
-/// other shape, or for an action, effect or pattern it cannot carry over.
+/// A foreign `permissions:` block in OpenCode's shape, as one YAML flow line
+/// ([`config::v2_rules`]); `None` for a shape it cannot carry over.
 fn v2_translation(p: &Node) -> Option<String> {
-    fn tool(name: &str) -> &str {
-        match name {
-            "subagent" | "agent" => "task",
-            "shell" | "command" => "bash",
-            "fetch" | "web_fetch" => "webfetch",
-            "write" | "patch" => "edit",
-            other => other,
-        }
-    }
-    fn effect(e: &str) -> Option<&'static str> {
-        match e {
-            "allow" => Some("allow"),
-            "ask" => Some("ask"),
-            "deny" => Some("deny"),
-            _ => None,
-        }
-    }
-    let text = |n: &Node| match &n.value {
-        Value::String(s) => Some(s.clone()),
-        _ => None,
-    };
-    let mut out: indexmap::IndexMap<String, Vec<(String, &'static str)>> = Default::default();
-    match &p.value {
-        Value::Array(items) => {
-            for item in items {
-                let Value::Object(o) = &item.value else {
-                    return None;
-                };
-                let field = |keys: &[&str]| keys.iter().find_map(|k| o.get(k)).and_then(text);
-                let action = field(&["action", "permission", "tool"])?;
-                let pattern = field(&["resource", "pattern"]).unwrap_or_else(|| "*".into());
-                let e = effect(&field(&["effect", "decision"])?)?;
-                out.entry(tool(&action).to_string())
-                    .or_default()
-                    .push((pattern, e));
-            }
-        }
-        Value::Object(o) => {
-            for (name, v) in o.iter() {
-                let Value::Object(lists) = &v.value else {
-                    return None;
-                };
-                let entry = out.entry(tool(name).to_string()).or_default();
-                for want in ["allow", "ask", "deny"] {
-                    let Some(list) = lists.get(want) else {
-                        continue;
-                    };
-                    let Value::Array(items) = &list.value else {
-                        return None;
-                    };
-                    for item in items {
-                        entry.push((text(item)?, effect(want)?));
-                    }
-                }
-                if lists.keys().any(|k| !matches!(k, "allow" | "ask" | "deny")) {
-                    return None;
-                }
-            }
-        }
-        _ => return None,
-    }
-    if out.is_empty() || out.values().any(Vec::is_empty) {
-        return None;
-    }
-    // A catch-all first, whatever its place: the block's specific entries are its exceptions
-    // (OpenCode's last match would otherwise let `*` undo them).
-    for rules in out.values_mut() {
-        rules.sort_by_key(|(pat, _)| !pat.chars().all(|c| c == '*'));
-    }
-    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let tools: Vec<String> = out
-        .iter()
-        .map(|(t, rules)| {
-            let rules: Vec<String> = rules
-                .iter()
-                .map(|(pat, e)| format!("{}: {e}", quote(pat)))
-                .collect();
-            // A key YAML reads as itself (`read`), else quoted (`"*"`: a bare `*` is an
-            // alias in YAML, and OpenCode refuses the file).
-            let plain = t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && t.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            let key = if plain { t.clone() } else { quote(t) };
-            format!("{key}: {{{}}}", rules.join(", "))
-        })
-        .collect();
-    Some(format!("permission: {{{}}}", tools.join(", ")))
+    let out = config::v2_rules(p)?;
+    Some(format!("permission: {}", config::v2_rules_text(&out, true)))
 }
 
 /// Record the entries of a `tools` object (nothing for a malformed one: decoding refuses it).

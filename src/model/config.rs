@@ -928,11 +928,26 @@ pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfi
     let mut cfg = FileConfig::default();
     if sw.v2_compat {
         if let Some((path, v)) = v2.into_iter().next() {
-            return Err(err(
-                v,
-                &path,
-                "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules",
-            ));
+            let mut message =
+                "V2 `permissions` are not supported by OpenCode V1: use V1 `permission` rules"
+                    .to_string();
+            // Under V2's `agents`, a V1 `permission` written in place is dropped as well
+            // (OpenCode lowers a V2 agent to its mode, hidden and disabled; blind fresh-9:
+            // howler): the agent moves to `agent`, its `system` to `prompt`.
+            if let Some(name) = path
+                .strip_prefix("agents.")
+                .and_then(|r| r.strip_suffix(".permissions"))
+            {
+                let rules = v2_rules(v).map(|out| v2_rules_text(&out, false));
+                message.push_str(&format!(
+                    ", and not under `agents` (OpenCode 2's key): this release keeps only an `agents` entry's mode, hidden and disabled, so a `permission` (or `system` prompt) written there is dropped too; move the agent to `agent.{name}`, its `system` to `prompt`, and write {}",
+                    match rules {
+                        Some(r) => format!("`\"permission\": {r}`"),
+                        None => "its rules as `permission`".into(),
+                    }
+                ));
+            }
+            return Err(err(v, &path, message));
         }
     } else {
         // Before 1.18.24 the key is only unknown: refused at the top level (with every
@@ -1047,6 +1062,116 @@ pub fn v2_permissions(o: &JsObject<Node>) -> Vec<(String, &Node)> {
         }
     }
     out
+}
+
+/// A foreign `permissions:` block's rules in OpenCode's shape (permission → patterns in
+/// order), for the two shapes seen in public configs: a list of `{action, resource, effect}` (OpenCode's V2
+/// spelling: `subagent` is `task`, `shell` is `bash`) and `TOOL: {allow: [...], ask: [...],
+/// deny: [...]}` (denies written last, so they win as the block meant); a catch-all first. `None` for any
+/// other shape, or for an action, effect or pattern it cannot carry over.
+pub fn v2_rules(p: &Node) -> Option<indexmap::IndexMap<String, Vec<(String, &'static str)>>> {
+    fn tool(name: &str) -> &str {
+        match name {
+            "subagent" | "agent" => "task",
+            "shell" | "command" => "bash",
+            "fetch" | "web_fetch" => "webfetch",
+            "write" | "patch" => "edit",
+            other => other,
+        }
+    }
+    fn effect(e: &str) -> Option<&'static str> {
+        match e {
+            "allow" => Some("allow"),
+            "ask" => Some("ask"),
+            "deny" => Some("deny"),
+            _ => None,
+        }
+    }
+    let text = |n: &Node| match &n.value {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    };
+    let mut out: indexmap::IndexMap<String, Vec<(String, &'static str)>> = Default::default();
+    match &p.value {
+        Value::Array(items) => {
+            for item in items {
+                let Value::Object(o) = &item.value else {
+                    return None;
+                };
+                let field = |keys: &[&str]| keys.iter().find_map(|k| o.get(k)).and_then(text);
+                let action = field(&["action", "permission", "tool"])?;
+                let pattern = field(&["resource", "pattern"]).unwrap_or_else(|| "*".into());
+                let e = effect(&field(&["effect", "decision"])?)?;
+                out.entry(tool(&action).to_string())
+                    .or_default()
+                    .push((pattern, e));
+            }
+        }
+        Value::Object(o) => {
+            for (name, v) in o.iter() {
+                let Value::Object(lists) = &v.value else {
+                    return None;
+                };
+                let entry = out.entry(tool(name).to_string()).or_default();
+                for want in ["allow", "ask", "deny"] {
+                    let Some(list) = lists.get(want) else {
+                        continue;
+                    };
+                    let Value::Array(items) = &list.value else {
+                        return None;
+                    };
+                    for item in items {
+                        entry.push((text(item)?, effect(want)?));
+                    }
+                }
+                if lists.keys().any(|k| !matches!(k, "allow" | "ask" | "deny")) {
+                    return None;
+                }
+            }
+        }
+        _ => return None,
+    }
+    if out.is_empty() || out.values().any(Vec::is_empty) {
+        return None;
+    }
+    // A catch-all first, whatever its place: the block's specific entries are its exceptions
+    // (OpenCode's last match would otherwise let `*` undo them).
+    for rules in out.values_mut() {
+        rules.sort_by_key(|(pat, _)| !pat.chars().all(|c| c == '*'));
+    }
+    Some(out)
+}
+
+/// [`v2_rules`] as a permission map's text: JSON, or YAML flow style for frontmatter (a
+/// key YAML reads as itself unquoted, `read`; else quoted: a bare `*` is an alias in YAML,
+/// and OpenCode refuses the file).
+pub fn v2_rules_text(
+    out: &indexmap::IndexMap<String, Vec<(String, &'static str)>>,
+    yaml: bool,
+) -> String {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let tools: Vec<String> = out
+        .iter()
+        .map(|(t, rules)| {
+            let rules: Vec<String> = rules
+                .iter()
+                .map(|(pat, e)| {
+                    if yaml {
+                        format!("{}: {e}", quote(pat))
+                    } else {
+                        format!("{}: {}", quote(pat), quote(e))
+                    }
+                })
+                .collect();
+            let plain = yaml
+                && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && t.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let key = if plain { t.clone() } else { quote(t) };
+            format!("{key}: {{{}}}", rules.join(", "))
+        })
+        .collect();
+    format!("{{{}}}", tools.join(", "))
 }
 
 /// A V2 `agents.NAME` entry as OpenCode lowers it: mode, hidden and `disabled` survive.
