@@ -79,6 +79,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
         decided: Default::default(),
         tails: Default::default(),
     };
+    let mut groups: Vec<Group> = Vec::new();
     for (a, agent) in ctx.agents.iter().enumerate() {
         let dead = |i: usize| {
             matches!(
@@ -92,7 +93,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             .map(|j| (j, Fixed::new(&agent.rules[j].pattern)))
             .collect();
         // One finding per stored pattern: the denies one "Always" undoes together are one
-        // mistake, reported at the first of them, naming the others.
+        // mistake, reported at the first of them, naming the others. Across agents too,
+        // where the finding reads word for word the same (one shared ask, the same deny in
+        // five agents' blocks: blind fresh-9 A, Claytonrss, ten findings of one answer).
         let mut by_stored: Vec<(String, Finding, Vec<usize>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny || r.loc.is_none() || !bash(r) || dead(i) {
@@ -105,26 +108,79 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 }
             }
         }
-        for (always, mut f, more) in by_stored {
-            if !more.is_empty() {
-                let named: Vec<String> =
-                    more.iter().map(|&k| ctx.rule_at(&agent.rules[k])).collect();
-                f.message.push_str(&format!(
-                    "; the same answer undoes {} more {}: {}",
-                    more.len(),
-                    if more.len() == 1 { "deny" } else { "denies" },
-                    named_list(&named, usize::MAX)
-                ));
-                let q = serde_json::to_string(&always).unwrap_or_default();
-                f.related.extend(
-                    more.iter()
-                        .filter_map(|&k| agent.rules[k].loc)
-                        .map(|l| (l, format!("also undone by a stored {q}"))),
-                );
+        for (always, f, more) in by_stored {
+            let more = more.into_iter().map(|k| (a, k));
+            match groups
+                .iter_mut()
+                .find(|g| g.always == always && g.finding.message == f.message)
+            {
+                // The same place in another agent (a shared deny): one more agent, not one
+                // more deny.
+                Some(g) if g.finding.loc == f.loc => {
+                    if !g.finding.agents.contains(&agent.name) {
+                        g.finding.agents.push(agent.name.clone());
+                    }
+                }
+                Some(g) => {
+                    g.more.extend(f.rule.map(|i| (a, i)));
+                    g.more.extend(more);
+                }
+                None => groups.push(Group {
+                    always,
+                    finding: f,
+                    more: more.collect(),
+                }),
             }
-            out.push(f);
         }
     }
+    for Group {
+        always,
+        finding: mut f,
+        mut more,
+    } in groups
+    {
+        // Each place once (a shared deny reaches several agents), never the finding's own.
+        let mut seen = vec![f.loc];
+        more.retain(|&(b, k)| {
+            let l = ctx.agents[b].rules[k].loc;
+            let new = !seen.contains(&l);
+            seen.push(l);
+            new
+        });
+        if !more.is_empty() {
+            let named: Vec<String> = more
+                .iter()
+                .map(|&(b, k)| ctx.rule_at(&ctx.agents[b].rules[k]))
+                .collect();
+            f.message.push_str(&format!(
+                "; the same answer undoes {} more {}: {}",
+                more.len(),
+                if more.len() == 1 { "deny" } else { "denies" },
+                named_list(&named, usize::MAX)
+            ));
+            let q = serde_json::to_string(&always).unwrap_or_default();
+            for &(b, k) in &more {
+                if let Some(l) = ctx.agents[b].rules[k].loc
+                    && !f.related.iter().any(|(m, _)| *m == l)
+                {
+                    f.related.push((l, format!("also undone by a stored {q}")));
+                }
+                let name = &ctx.agents[b].name;
+                if !f.agents.contains(name) {
+                    f.agents.push(name.clone());
+                }
+            }
+        }
+        out.push(f);
+    }
+}
+
+/// The denies one stored "Always" answer undoes: the first one's finding, the others.
+struct Group {
+    always: String,
+    finding: Finding,
+    /// (agent, rule) of every other deny the same answer undoes.
+    more: Vec<(usize, usize)>,
 }
 
 /// The full decision of a command as the bash tool makes it (both asks).

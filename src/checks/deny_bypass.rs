@@ -294,17 +294,106 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                         .name()
                         .ends_with(".md")
                 });
+                // The shared bash rules that ask or deny for this agent today: its own `*`
+                // would override them, so the block repeats them after it (blind fresh-9 A:
+                // Hovirix's reviewer, whose `"*": ask` turned the project's `sops *` deny
+                // into a question).
+                let mut kept: Vec<(String, Effect)> = Vec::new();
+                for x in agent.rules.iter().filter(|x| {
+                    x.loc.is_some()
+                        && x.permission == "bash"
+                        && !is_own(x.layer)
+                        && x.action.effective() != Effect::Allow
+                        && !x.pattern.chars().all(|c| c == '*')
+                }) {
+                    kept.retain(|(p, _)| *p != x.pattern);
+                    kept.push((x.pattern.clone(), x.action.effective()));
+                }
+                let repeat0: Vec<String> =
+                    kept.iter().map(|(p, e)| entry(p, *e, markdown)).collect();
+                let (inline, words) = if repeat0.len() <= 6 {
+                    (
+                        repeat0.iter().map(|e| format!(", {e}")).collect::<String>(),
+                        String::new(),
+                    )
+                } else {
+                    (
+                        String::new(),
+                        format!(
+                            ", then the {} shared bash rules that ask or deny for it today ({}), which its `*` would otherwise override",
+                            repeat0.len(),
+                            super::named_list(&repeat0, 3)
+                        ),
+                    )
+                };
+                // An agent with its own `bash` entries (a writer's deny-list): the catch-all
+                // goes first in that block, which keeps its entries (a whole new block
+                // pasted over it would drop them; blind fresh-9 A: Hovirix's operations).
+                let own_bash: Vec<&str> = agent
+                    .rules
+                    .iter()
+                    .filter(|x| {
+                        x.permission == "bash"
+                            && is_own(x.layer)
+                            && x.loc.map(|l| l.source) == r.loc.map(|l| l.source)
+                            && !matches!(
+                                x.layer,
+                                crate::model::Layer::LegacyTools
+                                    | crate::model::Layer::AgentLegacyTools
+                            )
+                    })
+                    .map(|x| x.pattern.as_str())
+                    .collect();
+                if !own_bash.is_empty() {
+                    kept.retain(|(p, _)| !own_bash.contains(&p.as_str()));
+                }
+                let repeat: Vec<String> =
+                    kept.iter().map(|(p, e)| entry(p, *e, markdown)).collect();
                 let (block, off) = match (markdown, legacy_edit_off) {
+                    _ if !own_bash.is_empty() => (
+                        format!(
+                            "in its own `bash` rules, {} as the first entry (its entries stay after it, as written), then {} for the read-only commands it needs{}",
+                            if markdown {
+                                "`\"*\": ask`"
+                            } else {
+                                "`\"*\": \"ask\"`"
+                            },
+                            if markdown {
+                                "`\"git diff*\": allow`"
+                            } else {
+                                "`\"git diff*\": \"allow\"`"
+                            },
+                            if repeat.is_empty() {
+                                String::new()
+                            } else {
+                                format!(
+                                    ", and the shared bash rules that ask or deny for it today, which its `*` would otherwise override: {}",
+                                    repeat.join(", ")
+                                )
+                            }
+                        ),
+                        if markdown {
+                            "`bash: deny`"
+                        } else {
+                            "`\"bash\": \"deny\"`"
+                        },
+                    ),
                     (true, true) => (
-                        "in its frontmatter, `permission: {bash: {\"*\": ask, \"git diff*\": allow}}` (a `permission` bash block replaces the `tools` switch)",
+                        format!(
+                            "in its frontmatter, `permission: {{bash: {{\"*\": ask, \"git diff*\": allow{inline}}}}}`{words} (a `permission` bash block replaces the `tools` switch)"
+                        ),
                         "`bash: false` under `tools`",
                     ),
                     (true, false) => (
-                        "in its frontmatter's `permission`, `bash: {\"*\": ask, \"git diff*\": allow}`",
+                        format!(
+                            "in its frontmatter's `permission`, `bash: {{\"*\": ask, \"git diff*\": allow{inline}}}`{words}"
+                        ),
                         "`bash: deny`",
                     ),
                     (false, _) => (
-                        "in its own block, `\"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\"}`",
+                        format!(
+                            "in its own block, `\"bash\": {{\"*\": \"ask\", \"git diff*\": \"allow\"{inline}}}`{words}"
+                        ),
                         "`\"bash\": \"deny\"`",
                     ),
                 };
