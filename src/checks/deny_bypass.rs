@@ -506,6 +506,17 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::Writes,
         patterns: &["sed -i*", "sed * -i*"],
     },
+    // `sed -n*` allowed to print lines also takes `-i` after it (blind fresh-9 A: Claytonrss's
+    // explore): with `-n` the file is rewritten with only the lines printed. Checked on
+    // 1.18.34: `sed -n -i p f` runs under `{"*": "deny", "sed -n*": "allow"}`; `"sed * -i*":
+    // "deny"` after the allow stops it. (First pattern first: it matches this mode.)
+    WriteMode {
+        program: "sed",
+        command: "sed -n -i p FILE",
+        does: "rewrites `FILE` in place, keeping only the lines it prints",
+        harm: Harm::Writes,
+        patterns: &["sed * -i*", "sed -i*"],
+    },
     WriteMode {
         program: "find",
         command: "find . -name NAME -delete",
@@ -1103,6 +1114,12 @@ fn write_modes(
             let modes: Vec<&WriteMode> = WRITE_MODES
                 .iter()
                 .filter(|m| names_program(&r.pattern, m.program))
+                // `sed -n -i` is the mode of an allow of `sed -n` only: a `sed *` allow's
+                // is `sed -i` itself.
+                .filter(|m| {
+                    !m.command.starts_with("sed -n")
+                        || literal_prefix(r.pattern.trim_start_matches('*')).starts_with("sed -n")
+                })
                 // A pattern of the help already written in this block: the order finding
                 // at it (an ask above the allow) is the one to read.
                 .filter(|m| {
