@@ -396,8 +396,68 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // included (judged harmful, blind fresh-7 julianszw and fresh-8 repl: explore
             // has bash by OpenCode's design). Only the route is this agent's to close.
             let whole_tool = agent.rules[i].pattern.chars().all(|c| c == '*');
+            // Read-only built-ins (`explore`) whose built-in deny a shared rule of yours
+            // undoes (a top-level `"edit": "allow"`): the cause is that rule, and the fix
+            // is the helper's own block, which closes the route for every caller
+            // (`read-only-agent-writes` reports the rule; blind fresh-10 A: harness-skeleton,
+            // where "keep plan from starting explore" took plan's search helper and left
+            // explore editing for everyone).
+            let lifted: Vec<String> = escalated
+                .iter()
+                .filter(|(e, _, k)| {
+                    let who = &project.agents[e.callee];
+                    let shared_rule = k
+                        .and_then(|k| who.rules.get(k))
+                        .is_some_and(|x| x.loc.is_some() && !is_own(x.layer));
+                    let built_in: Vec<Rule> = who
+                        .rules
+                        .iter()
+                        .filter(|x| x.loc.is_none())
+                        .cloned()
+                        .collect();
+                    shared_rule
+                        && crate::agents::evaluate(
+                            &built_in,
+                            permission,
+                            &input,
+                            ctx.project.platform,
+                        )
+                        .effect
+                            == Effect::Deny
+                })
+                .map(|(e, _, _)| format!("`{}`", project.agents[e.callee].name))
+                .filter(|n| others.contains(&n))
+                .collect();
             let help: String = if others.is_empty() {
                 design()
+            } else if whole_tool && !lifted.is_empty() && lifted.len() == others.len() {
+                let one = lifted.len() == 1;
+                let blocks: Vec<String> = lifted
+                    .iter()
+                    .map(|n| {
+                        format!(
+                            "{}: {{\"permission\": {{{}: \"deny\"}}}}",
+                            serde_json::to_string(n.trim_matches('`')).unwrap_or_default(),
+                            serde_json::to_string(permission).unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                let fix = format!(
+                    "{} {} read-only by OpenCode's design, and a shared rule of yours undoes {} built-in deny: keep {} read-only in {} own block, which comes after the shared one (`{{\"agent\": {{{}}}}}`); that closes this route for every caller, and `{}` keeps {}",
+                    lifted.join(", "),
+                    if one { "is" } else { "are" },
+                    if one { "its" } else { "their" },
+                    if one { "it" } else { "them" },
+                    if one { "its" } else { "their" },
+                    blocks.join(", "),
+                    agent.name,
+                    if one { "its helper" } else { "its helpers" },
+                );
+                if workers.is_empty() {
+                    fix
+                } else {
+                    format!("{}; {fix}", design())
+                }
             } else if whole_tool {
                 let names: Vec<String> = others.iter().map(|n| n.to_string()).collect();
                 let one = names.len() == 1;
