@@ -42,7 +42,7 @@
 //! them (`"git push * --force": "deny"`, `"git push * -f": "deny"`); or ask for the
 //! whole command (`"git push *": "ask"`) and allow only the forms you mean.
 
-use super::deny_bypass::{call_bash, literal_prefix};
+use super::deny_bypass::call_bash;
 use super::{Check, Ctx, Finding, Level, Witness, describe};
 use crate::glob::Wildcard;
 use crate::model::{Action, Effect};
@@ -259,10 +259,12 @@ const SPELLINGS: &[Command] = &[
 /// Is `pattern` written for `program` with more than the program (`git push --force*`,
 /// not `git push *` or `git *`)?
 fn written_for(pattern: &str, program: &str) -> bool {
-    let lit = literal_prefix(pattern);
-    lit.strip_prefix(program)
-        .and_then(|rest| rest.strip_prefix(' '))
-        .is_some_and(|rest| !rest.trim().is_empty())
+    // `git push*--force*main*` too (blind fresh-10 B: macsify's force-push denies, glued to
+    // the program by a `*`): what follows the program, its wildcards and spaces aside.
+    pattern
+        .strip_prefix(program)
+        .filter(|rest| rest.starts_with([' ', '*']))
+        .is_some_and(|rest| !rest.trim_matches(|c| c == ' ' || c == '*').is_empty())
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
