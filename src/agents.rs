@@ -67,6 +67,16 @@ impl Agent {
     pub fn is_internal(&self) -> bool {
         self.native && matches!(self.name.as_str(), "compaction" | "summary" | "title")
     }
+
+    /// The agent's rules OpenCode builds in (no place in a file), in order: what it decides
+    /// with none of yours.
+    pub fn built_in_rules(&self) -> Vec<Rule> {
+        self.rules
+            .iter()
+            .filter(|r| r.loc.is_none())
+            .cloned()
+            .collect()
+    }
 }
 
 /// `Permission.expand`: home expansion of patterns (spec §3.3).

@@ -404,20 +404,15 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             // explore editing for everyone).
             let lifted: Vec<String> = escalated
                 .iter()
+                .filter(|_| whole_tool)
                 .filter(|(e, _, k)| {
                     let who = &project.agents[e.callee];
                     let shared_rule = k
                         .and_then(|k| who.rules.get(k))
                         .is_some_and(|x| x.loc.is_some() && !is_own(x.layer));
-                    let built_in: Vec<Rule> = who
-                        .rules
-                        .iter()
-                        .filter(|x| x.loc.is_none())
-                        .cloned()
-                        .collect();
                     shared_rule
                         && crate::agents::evaluate(
-                            &built_in,
+                            &who.built_in_rules(),
                             permission,
                             &input,
                             ctx.project.platform,
@@ -430,7 +425,7 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 .collect();
             let help: String = if others.is_empty() {
                 design()
-            } else if whole_tool && !lifted.is_empty() && lifted.len() == others.len() {
+            } else if !lifted.is_empty() && lifted.len() == others.len() {
                 let one = lifted.len() == 1;
                 let blocks: Vec<String> = lifted
                     .iter()

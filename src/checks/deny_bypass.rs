@@ -309,23 +309,6 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     kept.retain(|(p, _)| *p != x.pattern);
                     kept.push((x.pattern.clone(), x.action.effective()));
                 }
-                let repeat0: Vec<String> =
-                    kept.iter().map(|(p, e)| entry(p, *e, markdown)).collect();
-                let (inline, words) = if repeat0.len() <= 6 {
-                    (
-                        repeat0.iter().map(|e| format!(", {e}")).collect::<String>(),
-                        String::new(),
-                    )
-                } else {
-                    (
-                        String::new(),
-                        format!(
-                            ", then the {} shared bash rules that ask or deny for it today ({}), which its `*` would otherwise override",
-                            repeat0.len(),
-                            super::named_list(&repeat0, 3)
-                        ),
-                    )
-                };
                 // An agent with its own `bash` entries (a writer's deny-list): the catch-all
                 // goes first in that block, which keeps its entries (a whole new block
                 // pasted over it would drop them; blind fresh-9 A: Hovirix's operations).
@@ -344,11 +327,25 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     })
                     .map(|x| x.pattern.as_str())
                     .collect();
-                if !own_bash.is_empty() {
-                    kept.retain(|(p, _)| !own_bash.contains(&p.as_str()));
-                }
+                // Its own entries already stand in that block.
+                kept.retain(|(p, _)| !own_bash.contains(&p.as_str()));
                 let repeat: Vec<String> =
                     kept.iter().map(|(p, e)| entry(p, *e, markdown)).collect();
+                let (inline, words) = if repeat.len() <= 6 {
+                    (
+                        repeat.iter().map(|e| format!(", {e}")).collect::<String>(),
+                        String::new(),
+                    )
+                } else {
+                    (
+                        String::new(),
+                        format!(
+                            ", then the {} shared bash rules that ask or deny for it today ({}), which its `*` would otherwise override",
+                            repeat.len(),
+                            super::named_list(&repeat, 3)
+                        ),
+                    )
+                };
                 let (block, off) = match (markdown, legacy_edit_off) {
                     _ if !own_bash.is_empty() => (
                         format!(

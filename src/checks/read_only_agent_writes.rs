@@ -114,12 +114,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if !agent.native || !READ_ONLY.contains(&agent.name.as_str()) {
             continue;
         }
-        let builtin: Vec<_> = agent
-            .rules
-            .iter()
-            .filter(|r| r.loc.is_none())
-            .cloned()
-            .collect();
+        let builtin = agent.built_in_rules();
         let narrow: Vec<(Option<Loc>, String)> = agent
             .rules
             .iter()
