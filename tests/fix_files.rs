@@ -8,6 +8,11 @@ use check_support::Tree;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
+/// A deny a help makes live (or writes into an allow-all block) is walked around as every
+/// deny of a deny-list is: `fix::suggest`'s criterion (b) does not hold that kind against
+/// the help, and neither do these tests (docs/checks.md, help that fits the config).
+const WALKED_AROUND: &str = "deny-walkaround";
+
 /// A shadowed deny under a trailing catch-all: `--fix --unsafe-fixes` moves the catch-all.
 const CONFIG: &str = r#"{
   "permission": {
@@ -412,6 +417,53 @@ fn the_read_only_agents_help_is_tried_and_holds() {
     assert_eq!(decide("explore", "src/main.ts"), "deny");
 }
 
+#[test]
+fn the_described_read_only_help_makes_the_description_true_and_holds() {
+    // A reviewer "read-only" by its description alone edits and deletes unasked; the help
+    // gives it its own block (edit denied, bash asked first, the read-only command it
+    // needs allowed). Written as the help says, in its frontmatter and in a JSON agent's
+    // block, the finding is gone, nothing new is reported, and the agent reads, asks for
+    // `rm`, and may not edit.
+    let md = "---\ndescription: Reviews the diff; read-only.\nmode: subagent\n---\nReport only.\n";
+    let json = r#"{"agent": {"auditor": {"description": "Audits the code base and reports only.", "mode": "subagent"}}}"#;
+    let t = Tree::new()
+        .file("project/.opencode/agents/reviewer.md", md)
+        .file("project/opencode.json", json);
+    let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    let found = check_support::findings_of(&run.json(), "described-read-only");
+    assert_eq!(found.len(), 2, "{}", run.stdout);
+    for f in &found {
+        let help = f["help"].as_str().unwrap_or_default();
+        assert!(help.contains("edit") && help.contains("deny"), "{help}");
+        assert!(help.contains("\"*\"") && help.contains("ask"), "{help}");
+        assert!(help.contains("git diff*"), "{help}");
+    }
+    let md = "---\ndescription: Reviews the diff; read-only.\nmode: subagent\npermission:\n  edit: deny\n  bash:\n    \"*\": ask\n    \"git diff*\": allow\n---\nReport only.\n";
+    let json = r#"{"agent": {"auditor": {"description": "Audits the code base and reports only.", "mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "ask", "git diff*": "allow"}}}}}"#;
+    let t = Tree::new()
+        .file("project/.opencode/agents/reviewer.md", md)
+        .file("project/opencode.json", json);
+    let after = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(
+        check_support::findings_of(&after, "described-read-only").is_empty(),
+        "{after:#}"
+    );
+    assert!(serious(&after).is_empty(), "{after:#}");
+    decided_as(
+        &t,
+        "described-read-only",
+        &[
+            ("reviewer", "edit", "src/main.ts", "deny"),
+            ("reviewer", "bash", "git diff HEAD", "allow"),
+            ("reviewer", "bash", "rm -rf src", "ask"),
+            ("auditor", "edit", "src/main.ts", "deny"),
+            ("auditor", "bash", "rm -rf src", "ask"),
+        ],
+    );
+}
+
 /// `b` merged into `a`, objects key by key (as OpenCode merges config files).
 fn merge(a: &mut serde_json::Value, b: &serde_json::Value) {
     match (a, b) {
@@ -770,7 +822,9 @@ fn help_holds_revealing(
     );
     for f in serious(&fixed) {
         assert!(
-            old.iter().any(|o| f["id"] == o.as_str()) || revealed.iter().any(|r| f["id"] == *r),
+            old.iter().any(|o| f["id"] == o.as_str())
+                || revealed.iter().any(|r| f["id"] == *r)
+                || f["id"] == WALKED_AROUND,
             "{kind}: the help's config brings a new finding: {f:#}"
         );
     }
@@ -1101,7 +1155,7 @@ fn suggestion_holds(
     );
     for f in serious(&fixed) {
         assert!(
-            old.iter().any(|o| f["id"] == o.as_str()),
+            old.iter().any(|o| f["id"] == o.as_str()) || f["id"] == WALKED_AROUND,
             "{kind}: the suggestion brings a new finding: {f:#}"
         );
     }

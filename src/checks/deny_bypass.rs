@@ -476,6 +476,11 @@ enum Harm {
     /// Destroys work on the remote (`git push --force` overwrites its history, `gh repo
     /// delete` removes it): a rule of yours asks or denies destroying work locally (`rm -rf src`, `git reset --hard`; a catch-all included).
     RewritesRemote,
+    /// Acts on GitHub (`gh api -X PUT …/pulls/1/merge` merges a pull request): a bash rule
+    /// of yours naming a `gh` subcommand asks or denies one of the commands given (`gh pr
+    /// merge*` for the merge), not a catch-all (`gh *` asked beside a `gh api *` allow is
+    /// that allow's exception).
+    ActsOnGitHub(&'static [&'static str]),
 }
 
 /// A write or destroy mode of a command people allow by name, mostly to read.
@@ -713,6 +718,34 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::RewritesRemote,
         patterns: &["gh repo delete*"],
     },
+    // `gh api *` allowed to read pull requests and comments also merges, closes and
+    // releases through the REST API, walking around a `gh pr merge*` ask (blind fresh-10
+    // A: ibtisamdev/reva's git agent). Each is the API form of the commands its harm
+    // names. Checked on 1.18.34 (no `gh` installed, so nothing runs): each passes
+    // `{"*": "deny", "gh api *": "allow"}` (`--method PUT` after the path too); the
+    // patterns written after the allow stop them, and `gh api repos/o/r/pulls` (a read,
+    // GET by default) still runs.
+    WriteMode {
+        program: "gh",
+        command: "gh api -X PUT repos/OWNER/REPO/pulls/1/merge",
+        does: "merges pull request 1 through GitHub's API",
+        harm: Harm::ActsOnGitHub(&["gh pr merge 1"]),
+        patterns: &["gh api *-X *", "gh api *--method *"],
+    },
+    WriteMode {
+        program: "gh",
+        command: "gh api -X PATCH repos/OWNER/REPO/issues/1 -f state=closed",
+        does: "closes issue (or pull request) 1 through GitHub's API",
+        harm: Harm::ActsOnGitHub(&["gh issue close 1", "gh pr close 1"]),
+        patterns: &["gh api *-X *", "gh api *--method *"],
+    },
+    WriteMode {
+        program: "gh",
+        command: "gh api -X POST repos/OWNER/REPO/releases -f tag_name=v1",
+        does: "publishes release v1 through GitHub's API",
+        harm: Harm::ActsOnGitHub(&["gh release create v1"]),
+        patterns: &["gh api *-X *", "gh api *--method *"],
+    },
 ];
 
 /// Commands doing what a [`Harm`] does another way: a bash rule of yours that asks or
@@ -721,6 +754,7 @@ fn kin(harm: Harm) -> &'static [&'static str] {
     match harm {
         Harm::Writes | Harm::ReadsSecret => &[],
         Harm::RewritesRemote => &["rm -rf DIR", "git reset --hard"],
+        Harm::ActsOnGitHub(kin) => kin,
         Harm::Deletes => &[
             "rm FILE",
             "rm -rf DIR",
@@ -955,6 +989,13 @@ fn guard(
         // asuender). Else the file's edit rule.
         if mode.harm == Harm::DiscardsChanges
             && !(literal_prefix(&r.pattern).starts_with("git ")
+                && literal_prefix(&r.pattern).split_whitespace().count() >= 2)
+        {
+            continue;
+        }
+        // Likewise acting on GitHub: a rule naming a `gh` subcommand (`gh pr merge*`).
+        if matches!(mode.harm, Harm::ActsOnGitHub(_))
+            && !(literal_prefix(&r.pattern).starts_with("gh ")
                 && literal_prefix(&r.pattern).split_whitespace().count() >= 2)
         {
             continue;
@@ -1217,7 +1258,10 @@ fn write_modes(
                 _ if matches!(o.mode.program, "git" | "gh") => 3,
                 Harm::Writes => 0,
                 Harm::Deletes => 1,
-                Harm::DiscardsChanges | Harm::DeletesGitWork | Harm::RewritesRemote => 2,
+                Harm::DiscardsChanges
+                | Harm::DeletesGitWork
+                | Harm::RewritesRemote
+                | Harm::ActsOnGitHub(_) => 2,
             });
         }
         found_blocks.extend(blocks.into_iter().map(|(_, found)| (a, found)));
@@ -1397,8 +1441,15 @@ fn block_finding(
                 entries.push(e);
             }
         }
-        if !programs.contains(&o.mode.program) {
-            programs.push(o.mode.program);
+        // What the allow names (`gh api` for `gh api *`), not the mode's program (`gh`).
+        let named = literal_prefix(agent.rules[o.rule].pattern.trim_start_matches('*')).trim();
+        let named = if named.is_empty() {
+            o.mode.program
+        } else {
+            named
+        };
+        if !programs.contains(&named) {
+            programs.push(named);
         }
     }
     let programs: Vec<String> = programs.iter().map(|p| format!("`{p}`")).collect();
@@ -1433,7 +1484,10 @@ fn block_finding(
         },
         entries.join(", "),
         programs.join(", ")
-    ) + if programs.iter().any(|p| p == "`curl`") {
+    ) + if programs
+        .iter()
+        .any(|p| p == "`curl`" || p.starts_with("`curl "))
+    {
         "; `curl` still writes with combined flags (`-sSLo FILE`) and sends files (`-T FILE`, `-d @FILE`): to close those too, narrow its allow to the URLs the agent fetches"
     } else {
         ""

@@ -1,4 +1,4 @@
-//! `deny-walkaround` (info)
+//! `deny-walkaround` (warning)
 //!
 //! ## What it finds
 //! A bash block that allows every command (`"*": "allow"`) and then denies whole commands
@@ -16,9 +16,8 @@
 //! halves of is reported (the catch-all allow and the denies in one block), not a deny
 //! under OpenCode's default allow.
 //!
-//! A note (severity rule, clause 3): every deny takes effect on the commands it names, and
-//! the block's author chose an allow-all with exceptions; what the note adds is where
-//! those exceptions stop.
+//! A warning: every deny takes effect on the commands it names, but a model refused one
+//! reaches for the next form, and the block's author believed the command denied.
 //!
 //! ## Why it matters
 //! OpenCode matches each command's text from its start. A model refused `git push` can
@@ -43,7 +42,7 @@ use crate::shell::Places;
 
 pub const CHECK: Check = Check {
     id: "deny-walkaround",
-    level: Level::Info,
+    level: Level::Warning,
     summary: "a bash deny-list under `\"*\": \"allow\"` that the same commands reached another way walk around (`git -C . push`, `find . -delete` for `rm`)",
     docs: include_str!("deny_walkaround.rs"),
 };
@@ -62,6 +61,14 @@ fn forms(command: &str) -> Vec<(String, String)> {
             "git -c *".to_string(),
         ));
     }
+    // `git checkout` denied (it discards changes: `git checkout -- .`) or `git reset
+    // --hard`: `git restore .` discards them as well (blind fresh-10 A: transporte-caba's
+    // auditor denies `git checkout*` under `"*": "allow"`).
+    if program == "git"
+        && (rest.starts_with("checkout") || (rest.starts_with("reset") && rest.contains("--hard")))
+    {
+        out.push(("git restore .".to_string(), "git restore *".to_string()));
+    }
     // `rm` denied as a whole (`rm *`, `rm -rf *`), not one path (`rm -rf /`, `rm -rf ~`).
     if program == "rm" && !command.contains(['/', '~']) {
         out.push((
@@ -75,6 +82,30 @@ fn forms(command: &str) -> Vec<(String, String)> {
     // (judged on the corpus: `env sudo`, `command printenv`). Those are `wrapper-allow`'s
     // where an allow names the runner.
     out
+}
+
+/// Does running `command` (a denied command as written) lose or publish work: delete files,
+/// discard changes, rewrite or publish history?
+fn loses(command: &str) -> bool {
+    let mut words = command.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some("rm" | "unlink" | "rmdir"), _) => true,
+        (Some("git"), Some(sub)) => matches!(
+            sub,
+            "push"
+                | "commit"
+                | "reset"
+                | "checkout"
+                | "clean"
+                | "rebase"
+                | "merge"
+                | "restore"
+                | "stash"
+                | "branch"
+                | "tag"
+        ),
+        _ => false,
+    }
 }
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
@@ -117,7 +148,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 {
                     continue;
                 }
-                let hit = forms(&command).into_iter().find_map(|(form, pattern)| {
+                // Every form that walks around it: the help asks for each.
+                let hits = forms(&command).into_iter().filter_map(|(form, pattern)| {
                     let d = call_bash(ctx, agent, &mut splitter, &places, &form);
                     if d.effect != Effect::Allow || d.bash.len() != 1 {
                         return None;
@@ -129,16 +161,43 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         by.is_none_or(|j| agent.rules[j].pattern.chars().all(|ch| ch == '*'));
                     open.then_some((form, pattern, by))
                 });
-                if let Some((form, pattern, by)) = hit {
-                    found.push((k, command, form, pattern, by));
+                for (form, pattern, by) in hits.collect::<Vec<_>>() {
+                    found.push((k, command.clone(), form, pattern, by));
                 }
             }
             let Some((k, command, form, _, by)) = found.first().cloned() else {
                 continue;
             };
-            let listed: Vec<String> = found
+            // Each denied command once, with its forms.
+            let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+            for (_, cmd, f, _, _) in &found {
+                let f = format!("`{f}`");
+                match groups.iter_mut().find(|(c, _)| c == cmd) {
+                    Some((_, forms)) => forms.push(f),
+                    None => groups.push((cmd, vec![f])),
+                }
+            }
+            // Commands walked around by the same forms once (`rm` and `rm -rf`).
+            let mut alike: Vec<(Vec<&str>, &Vec<String>)> = Vec::new();
+            for (cmd, forms) in &groups {
+                match alike.iter_mut().find(|(_, f)| *f == forms) {
+                    Some((cmds, _)) => cmds.push(cmd),
+                    None => alike.push((vec![cmd], forms)),
+                }
+            }
+            let listed: Vec<String> = alike
                 .iter()
-                .map(|(_, cmd, f, _, _)| format!("`{f}` for `{cmd}`"))
+                .map(|(cmds, forms)| {
+                    let cmd = cmds.join("` and `");
+                    let (last, rest) = forms
+                        .split_last()
+                        .map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+                    if rest.is_empty() {
+                        format!("{last} for `{cmd}`")
+                    } else {
+                        format!("{} and {last} for `{cmd}`", rest.join(", "))
+                    }
+                })
                 .collect();
             let mut patterns: Vec<String> = Vec::new();
             for (_, _, _, p, _) in &found {
@@ -159,12 +218,19 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 cl,
                 ctx.place(&agent.rules[k]),
                 Finding::at_rule(&CHECK, agent, k, message)
-                    // Severity rule (docs/checks.md), clause 3: each deny takes effect on
-                    // every command it names; another command reaching the same end is the
-                    // limit of a deny-list under an allow-all, which the author chose. As a
-                    // warning it also stood in the way of every help that makes such a deny
-                    // live (moving a shadowed deny after the catch-all: tests/fix_files.rs).
-                    .with_level(Level::Info)
+                    // A warning (docs/checks.md: a rule that takes effect but is walked
+                    // around; its level says how likely the loss is): a model refused
+                    // `rm` reaches for `find -delete` next, and every blind expert reading
+                    // (tests/real/fresh-*/expert.tsv, DENY-WALKAROUND) rates it a warning.
+                    // A note where nothing walked around loses work or publishes it (`git
+                    // add .` denied to make the agent stage files by name: r054).
+                    // A help that makes such a deny live (moving it after the catch-all)
+                    // is not held to this one (`fix::suggest`, criterion (b)).
+                    .with_level(if found.iter().any(|(_, cmd, _, _, _)| loses(cmd)) {
+                        Level::Warning
+                    } else {
+                        Level::Info
+                    })
                     .with_related(
                         catch_all
                             .loc

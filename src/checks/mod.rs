@@ -18,6 +18,7 @@ pub mod delegation_escalation;
 pub mod deny_bypass;
 pub mod deny_too_narrow;
 pub mod deny_walkaround;
+pub mod described_read_only;
 mod engines;
 pub mod env_injection;
 pub mod examples;
@@ -218,6 +219,7 @@ pub const CHECKS: &[Check] = &[
     substring_allow::CHECK,
     deny_too_narrow::CHECK,
     open_allow_list::CHECK,
+    described_read_only::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
     // Before `legacy-tools`: a `tools: {read: true}` entry voids the built-in `.env` read
@@ -498,6 +500,7 @@ fn run_places(
     external_open::run(&ctx, &mut out);
     subagent_cannot_delegate::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
+    described_read_only::run(&ctx, &mut out);
     open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
     unasked::drop_unchecked(project, &mut out);

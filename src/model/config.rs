@@ -82,6 +82,8 @@ pub struct AgentEntry {
     /// `description` and `prompt` (a markdown agent's body): what the agent is for.
     pub description: Option<String>,
     pub prompt: Option<String>,
+    /// Where `description` was (last) written: its key.
+    pub description_loc: Option<Loc>,
     /// Where the entry was (last) written.
     pub loc: Option<Loc>,
 }
@@ -102,6 +104,11 @@ impl AgentEntry {
                 .description
                 .clone()
                 .or_else(|| self.description.clone()),
+            description_loc: if later.description.is_some() {
+                later.description_loc
+            } else {
+                self.description_loc
+            },
             prompt: later.prompt.clone().or_else(|| self.prompt.clone()),
             loc: later.loc.or(self.loc),
         }
@@ -780,7 +787,10 @@ pub fn decode_agent(
                 let text = v.value.as_str().map(str::to_string);
                 match k {
                     "prompt" => entry.prompt = text,
-                    "description" => entry.description = text,
+                    "description" => {
+                        entry.description = text;
+                        entry.description_loc = Some(key_loc(v));
+                    }
                     _ => {}
                 }
             }

@@ -35,6 +35,7 @@ fn label(id: &str) -> &'static str {
         "broken-frontmatter" => "here",
         "ignored-key" => "ignored",
         "unknown-agent-key" => "this key",
+        "described-read-only" => "this description",
         "unused-ignore" | "ignore-without-reason" => "this comment",
         "stale-baseline" => "this entry",
         _ => "this rule",
