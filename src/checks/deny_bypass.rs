@@ -993,10 +993,13 @@ fn guard(
         {
             continue;
         }
-        // Likewise acting on GitHub: a rule naming a `gh` subcommand (`gh pr merge*`).
+        // Likewise acting on GitHub: a rule naming a `gh` subcommand (`gh pr merge*`) that
+        // asks. One that denies is `deny-too-narrow`'s, at the deny (the API spelling of
+        // the denied command): reported once.
         if matches!(mode.harm, Harm::ActsOnGitHub(_))
-            && !(literal_prefix(&r.pattern).starts_with("gh ")
-                && literal_prefix(&r.pattern).split_whitespace().count() >= 2)
+            && (d.effect == Effect::Deny
+                || !(literal_prefix(&r.pattern).starts_with("gh ")
+                    && literal_prefix(&r.pattern).split_whitespace().count() >= 2))
         {
             continue;
         }

@@ -55,6 +55,9 @@ const READ_ONLY_WORDS: &[(&str, bool)] = &[
     ("report only", false),
     ("reports only", false),
     ("makes no changes", false),
+    ("never fixes", false),
+    ("never fix ", false),
+    ("never writes", true),
     ("does not modify", true),
     ("doesn't modify", true),
     ("never modif", true),
@@ -79,27 +82,40 @@ const EVERYTHING: &[&str] = &[
     "the project",
 ];
 
-/// The first of [`READ_ONLY_WORDS`] in `description`, as written there.
+/// The first of [`READ_ONLY_WORDS`] in `description`, as written there (with what it
+/// leaves alone: `never writes code`).
 fn said(description: &str) -> Option<&str> {
     let lower = description.to_lowercase();
+    // Lower-casing that changed a length (`İ`) would shift every offset: the words alone.
+    let exact = lower.len() == description.len();
     READ_ONLY_WORDS.iter().find_map(|(w, object)| {
         let at = lower.find(w)?;
+        let mut end = at + w.len();
         if *object {
             // The rest of the word (`modif` + `ies`), then what it leaves alone.
-            let rest = lower[at + w.len()..].trim_start_matches(|c: char| c.is_alphabetic());
-            let rest = rest.trim_start();
-            let whole = EVERYTHING.iter().any(|o| {
-                rest.strip_prefix(o)
+            let word = lower[end..]
+                .find(|c: char| !c.is_alphabetic())
+                .unwrap_or(lower.len() - end);
+            let gap = lower[end + word..]
+                .find(|c: char| !c.is_whitespace())
+                .unwrap_or(lower.len() - end - word);
+            let rest = &lower[end + word + gap..];
+            let whole = EVERYTHING.iter().find(|o| {
+                rest.strip_prefix(**o)
                     .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
             });
             let ends = rest.is_empty() || rest.starts_with(['.', ',', ';', ')']);
-            if !(whole || ends) {
-                return None;
+            match whole {
+                Some(o) => end += word + gap + o.len(),
+                None if ends => end += word,
+                None => return None,
             }
         }
-        // `to_lowercase` keeps ASCII offsets before `at` only for ASCII text: the slice
-        // is checked.
-        description.get(at..at + w.len())
+        // Offsets of the lower-cased text, the same as the original's here.
+        if !exact {
+            return Some(*w);
+        }
+        description.get(at..end).map(str::trim_end)
     })
 }
 
@@ -160,9 +176,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             agent.name
         );
         let place = if super::in_frontmatter(ctx.project, loc) {
-            "in its frontmatter, `permission:` with `edit: deny` and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`)"
+            "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`)"
         } else {
-            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\"}}` (the read-only commands it needs allowed after the catch-all)"
+            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
         };
         let help = format!(
             "to make the description true, give `{}` rules of its own: {place}; or `bash: deny` if it needs no command",
