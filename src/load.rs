@@ -505,7 +505,7 @@ impl Loader<'_> {
                         "add `---` as the file's first line",
                     ))
                 } else {
-                    misplaced_fence(&text).map(|span| (span, "something comes before the frontmatter's first `---` (a blank line or spaces)", "start the file with `---`"))
+                    misplaced_fence(&text).map(|span| (span, "something comes before the frontmatter's first `---` (a blank line, spaces or an HTML comment)", "start the file with `---` (a comment can go after the closing `---`)"))
                 };
                 if let Some((span, why, fix)) = why {
                     self.warnings.push(Warning {
@@ -1214,11 +1214,17 @@ fn missing_fence(text: &str) -> Option<Span> {
 
 fn misplaced_fence(text: &str) -> Option<Span> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lead = body.len() - body.trim_start().len();
-    if lead == 0 {
+    // Whitespace, and HTML comments (`<!-- markdownlint-disable … -->`, blind fresh-11 A:
+    // Cogni-AI-OU's agents, checked on 1.18.34: the `tools: {edit: false}` below it does not
+    // apply, a write goes through).
+    let mut rest = body.trim_start();
+    while let Some(after) = rest.strip_prefix("<!--") {
+        let Some(end) = after.find("-->") else { break };
+        rest = after[end + 3..].trim_start();
+    }
+    if rest.len() == body.len() {
         return None;
     }
-    let rest = &body[lead..];
     let first = rest.lines().next()?;
     if first.trim_end() != "---" {
         return None;

@@ -9,7 +9,9 @@
 //! Also a file whose settings have no opening `---` (it starts with `description: …`
 //! and a lone `---` closes them): OpenCode reads no frontmatter from it, so the agent
 //! loads as mode `all` with no rules (checked on 1.18.34); and one with something
-//! before the opening `---`.
+//! before the opening `---` (a blank line, an HTML comment: a warning where the lost
+//! frontmatter sets no `permission` or `tools`; the files written the same way are one
+//! finding, naming the others).
 //!
 //! ## Why it matters
 //! The rules written in the file silently vanish.
@@ -46,7 +48,59 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if let Some(h) = help(&f.message, file, loc.span.start) {
             f.help = Some(h);
         }
+        // A frontmatter OpenCode does not read at all loses protection only where it
+        // restricts (`permission:`, `tools:`); one of a name, a description and a model
+        // loses the agent's settings, not a rule (severity rule, clause 3 does not apply:
+        // the agent's mode and description change, so a warning).
+        if f.message.contains(UNREAD) && !restricts(&file.text) {
+            f.level = Level::Warning;
+        }
     }
+    // One finding per level for the files a generator wrote the same way (tests/real
+    // quotesystemx: 48 agent files behind one `<!-- GENERATED … -->` line), at the first,
+    // naming the others.
+    let mut kept: Vec<Finding> = Vec::new();
+    let mut others: Vec<(usize, Vec<String>)> = Vec::new();
+    for f in out.drain(from..) {
+        let unread = f.message.contains(UNREAD);
+        let first = kept
+            .iter()
+            .position(|k| unread && k.message.contains(UNREAD) && k.level == f.level);
+        match (first, f.loc) {
+            (Some(k), Some(loc)) => {
+                let place = ctx.project.loaded.sources.position(loc).to_string();
+                match others.iter_mut().find(|(i, _)| *i == k) {
+                    Some((_, v)) => v.push(place),
+                    None => others.push((k, vec![place])),
+                }
+            }
+            _ => kept.push(f),
+        }
+    }
+    for (k, places) in others {
+        if let Some(f) = kept.get_mut(k) {
+            f.message.push_str(&format!(
+                "; so do {} more file{} written the same way ({})",
+                places.len(),
+                if places.len() == 1 { "" } else { "s" },
+                super::named_list(&places, 3)
+            ));
+        }
+    }
+    out.extend(kept);
+}
+
+/// What the message of a frontmatter OpenCode does not read says.
+const UNREAD: &str = "so OpenCode reads no frontmatter";
+
+/// Does the text before the file's second `---` line set `permission` or `tools`?
+fn restricts(text: &str) -> bool {
+    text.lines()
+        .skip_while(|l| l.trim_end() != "---")
+        .skip(1)
+        .take_while(|l| l.trim_end() != "---")
+        .chain(text.lines().take_while(|l| l.trim_end() != "---"))
+        .any(|l| l.starts_with("permission:") || l.starts_with("tools:"))
 }
 
 /// The fix for the YAML errors people make in a frontmatter, from the parser's message and
