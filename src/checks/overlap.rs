@@ -145,6 +145,7 @@ impl Shadowing {
         };
         let help = match agent.rules.get(i) {
             Some(r) if self.check.id != dead_rule::CHECK.id => help + &bare_note(&agent.rules, r),
+            Some(r) if self.what == SHADOWED.what => widening_help(ctx, r).unwrap_or(help),
             _ => help,
         };
         let (example, related) = decided_by(ctx, agent, i, &w);
@@ -156,6 +157,30 @@ impl Shadowing {
         .with_level(level)
         .with_help(help)
     }
+}
+
+/// For a shadowed bash allow of a program with destructive modes (`"git *": "allow"` before
+/// `"*": "ask"`): moved after the rule that overrides it, it would also let those run
+/// (blind fresh-11 A: trustsoft/CLIHub's read-only reviewer, where `git push --force` then
+/// runs unasked). The help says so, and what to allow instead.
+fn widening_help(ctx: &Ctx<'_>, r: &crate::model::Rule) -> Option<String> {
+    if r.permission != "bash" || r.action != crate::model::Action::Allow {
+        return None;
+    }
+    let lit = super::deny_bypass::literal_prefix(r.pattern.trim_start_matches('*'));
+    let program = lit.split_whitespace().next()?;
+    let wild = crate::glob::Wildcard::compile(&r.pattern);
+    let (mode, _) = super::deny_bypass::modes_of(program)
+        .into_iter()
+        .find(|(m, _)| wild.is_match(m, ctx.project.platform))?;
+    let instead = if program == "git" {
+        " (`\"git status*\"`, `\"git log*\"`, `\"git diff*\"`, `\"git show*\"`)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "remove it, or allow only the commands the agent needs after the rule that overrides it{instead}: moved as it is, it would also allow `{mode}` without asking"
+    ))
 }
 
 /// Rules `i` and `k` of `agent` (`i` first in the ruleset), written in one file, whose
