@@ -124,6 +124,15 @@ fn decide_in(
     (d.effect, d.rule)
 }
 
+/// Commands that change something, for a shell denied as a whole: what a subagent running
+/// them does for its caller is a way round the caller's deny.
+const HARMFUL: &[&str] = &[
+    "rm -rf src",
+    "sed -i s/x/y/ src/main.ts",
+    "git push --force",
+    "git reset --hard",
+];
+
 pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) {
     let project = ctx.project;
     let mode = ctx.mode;
@@ -206,8 +215,23 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     })
                     .collect::<Vec<_>>()
             };
+            // A shell denied (or asked) as a whole: a subagent that runs a read (`ls`
+            // through explore's search) is the subagent's design, not a way round the deny
+            // (blind fresh-11 B: jabbas's plan with bash off, explore allowed `ls *`). What
+            // the caller loses is a command that changes something: one of those, or none.
+            let whole_shell = universal(&r.pattern);
             // A recognisable input this rule decides and some subagent does.
             let found = permissions.iter().find_map(|&permission| {
+                if permission == "bash" && whole_shell {
+                    return HARMFUL.iter().find_map(|c| {
+                        let input = Input::new(permission, c);
+                        if !ctx.rule_decides(a, i, &input) {
+                            return None;
+                        }
+                        let escalated = escalations(permission, c);
+                        (!escalated.is_empty()).then(|| (permission, c.to_string(), escalated))
+                    });
+                }
                 let mut fallbacks = samples(permission, &r.pattern);
                 // The glob without its wildcards first (`git push*` is `git push`, not
                 // `git pushx`), as `deny-bypass` tries them.

@@ -148,8 +148,22 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let asks = written_with(&agent.rules, shared, Effect::Ask).filter(|(_, r)| {
             !headless && r.permission == "edit" && r.pattern.chars().all(|c| c == '*')
         });
+        // A shared catch-all allow for edit already opens every file to this agent: its
+        // finding speaks for the narrow allows too, and its help keeps them for plan (blind
+        // fresh-11 B: madsoftwaredev's `"*.env.example": "allow"` beside `"*": "allow"`,
+        // whose own help, applied alone, changed nothing for plan).
+        let open_all = written_with(&agent.rules, shared, Effect::Allow).any(|(_, r)| {
+            r.pattern.chars().all(|c| c == '*')
+                && Wildcard::compile(&r.permission).is_match("edit", platform)
+        });
         for (i, r) in written_with(&agent.rules, shared, Effect::Allow).chain(asks) {
             if !Wildcard::compile(&r.permission).is_match("edit", platform) {
+                continue;
+            }
+            if open_all
+                && r.action.effective() == Effect::Allow
+                && !r.pattern.chars().all(|c| c == '*')
+            {
                 continue;
             }
             let effect = r.action.effective();
