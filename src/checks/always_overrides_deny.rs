@@ -93,9 +93,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
             .map(|j| (j, Fixed::new(&agent.rules[j].pattern)))
             .collect();
         // One finding per stored pattern: the denies one "Always" undoes together are one
-        // mistake, reported at the first of them, naming the others. Across agents too,
-        // where the finding reads word for word the same (one shared ask, the same deny in
-        // five agents' blocks: blind fresh-9 A, Claytonrss, ten findings of one answer).
+        // mistake, reported at the first of them, naming the others. Across agents too
+        // (one shared ask, the same deny in five agents' blocks: blind fresh-9 A,
+        // Claytonrss, ten findings of one answer).
         let mut by_stored: Vec<(String, Finding, Vec<usize>)> = Vec::new();
         for (i, r) in agent.rules.iter().enumerate() {
             if r.action != Action::Deny || r.loc.is_none() || !bash(r) || dead(i) {
@@ -110,9 +110,14 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
         }
         for (always, f, more) in by_stored {
             let more = more.into_iter().map(|k| (a, k));
+            // Across agents by the stored pattern alone: OpenCode keeps one list of "Always"
+            // answers per project instance, shared by every session and agent (spec §2.3),
+            // so one answer given in any agent undoes each of these denies (blind fresh-11 A:
+            // XanCloud, `tofu *` and `rm *` undoing denies in two agent files, four
+            // findings of two answers).
             match groups
                 .iter_mut()
-                .find(|g| g.always == always && g.finding.message == f.message)
+                .find(|g| g.always == always && g.finding.level == f.level)
             {
                 // The same place in another agent (a shared deny): one more agent, not one
                 // more deny.
@@ -159,15 +164,14 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                 named_list(&named, usize::MAX)
             ));
             let q = serde_json::to_string(&always).unwrap_or_default();
+            // The other denies' agents are named by their places, not among the finding's
+            // agents: those are the agents its witnesses hold for, each by the same rules
+            // (tests/witness.rs).
             for &(b, k) in &more {
                 if let Some(l) = ctx.agents[b].rules[k].loc
                     && !f.related.iter().any(|(m, _)| *m == l)
                 {
                     f.related.push((l, format!("also undone by a stored {q}")));
-                }
-                let name = &ctx.agents[b].name;
-                if !f.agents.contains(name) {
-                    f.agents.push(name.clone());
                 }
             }
         }
