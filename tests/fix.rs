@@ -729,5 +729,8 @@ fn suggestions_hold_in_opencode() {
     }
     eprintln!("{tried} suggestions applied and held");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(filtered || tried >= 20, "only {tried} suggestions on the corpus");
+    assert!(
+        filtered || tried >= 20,
+        "only {tried} suggestions on the corpus"
+    );
 }
