@@ -79,12 +79,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
     for (k, places) in others {
         if let Some(f) = kept.get_mut(k) {
-            f.message.push_str(&format!(
-                "; so do {} more file{} written the same way ({})",
-                places.len(),
-                if places.len() == 1 { "" } else { "s" },
-                super::named_list(&places, 3)
-            ));
+            f.message
+                .push_str(&super::so_do_more(&places, "file", "written the same way"));
         }
     }
     out.extend(kept);

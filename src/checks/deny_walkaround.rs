@@ -272,12 +272,8 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         if !others.is_empty() {
-            f.message.push_str(&format!(
-                "; so do {} more block{} of the same kind ({})",
-                others.len(),
-                if others.len() == 1 { "" } else { "s" },
-                super::named_list(&others, 3)
-            ));
+            f.message
+                .push_str(&super::so_do_more(&others, "block", "of the same kind"));
         }
         out.push(f);
     }

@@ -395,6 +395,17 @@ pub fn named_list(items: &[String], limit: usize) -> String {
     }
 }
 
+/// `; so do 2 more files written the same way (a:1:1, b:1:1)`: the places a finding
+/// reported once stands for, after its message (`noun` singular, `how` what they share).
+pub fn so_do_more(places: &[String], noun: &str, how: &str) -> String {
+    format!(
+        "; so do {} more {noun}{} {how} ({})",
+        places.len(),
+        if places.len() == 1 { "" } else { "s" },
+        named_list(places, 3)
+    )
+}
+
 /// `rule N (permission pattern action)` for messages.
 /// The witnesses' inputs, each in backticks, comma-separated (a message's list).
 pub fn quoted_inputs(witnesses: &[Witness]) -> String {
