@@ -146,6 +146,63 @@ pub struct Audit {
     /// The MCP servers the JSON configs name (`mcp.NAME`), in load order: their tools
     /// are `NAME_TOOL`.
     pub mcp_servers: Vec<String>,
+    /// Each MCP server as the merged config has it (a later file's `mcp.NAME` merged over
+    /// an earlier one's, as OpenCode merges configs), in first-named order.
+    pub mcp: Vec<McpServer>,
+}
+
+/// An MCP server of the merged config: where it is first given a command, and that
+/// command (`["npx", "-y", "@modelcontextprotocol/server-filesystem", "~"]`).
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    pub name: String,
+    /// The `mcp.NAME` key that gives its command (else its first mention).
+    pub loc: Loc,
+    pub command: Vec<String>,
+    /// `enabled` as the last file that sets it says (OpenCode starts it unless `false`).
+    pub enabled: bool,
+}
+
+/// `mcp.NAME` of one config file merged into the servers seen so far: a later file's
+/// `command` and `enabled` win, as OpenCode's deep merge has them.
+fn record_mcp(servers: &mut Vec<McpServer>, name: &str, node: &Node) {
+    let Some(o) = node.value.as_object() else {
+        return;
+    };
+    let loc = node.key.unwrap_or(node.loc);
+    let command: Option<Vec<String>> = o.get("command").and_then(|c| match &c.value {
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .filter_map(|i| i.value.as_str().map(str::to_string))
+                .collect(),
+        ),
+        _ => None,
+    });
+    let enabled = o.get("enabled").and_then(|e| match e.value {
+        Value::Bool(b) => Some(b),
+        _ => None,
+    });
+    let i = match servers.iter().position(|s| s.name == name) {
+        Some(i) => i,
+        None => {
+            servers.push(McpServer {
+                name: name.to_string(),
+                loc,
+                command: Vec::new(),
+                enabled: true,
+            });
+            servers.len() - 1
+        }
+    };
+    let s = &mut servers[i];
+    if let Some(c) = command {
+        s.command = c;
+        s.loc = loc;
+    }
+    if let Some(e) = enabled {
+        s.enabled = e;
+    }
 }
 
 /// A markdown agent's `permissions:` block, which OpenCode ignores, and what it meant: the
@@ -447,6 +504,9 @@ impl Loader<'_> {
             self.audit
                 .mcp_servers
                 .extend(servers.iter().map(|(name, _)| name.to_string()));
+            for (name, server) in servers.iter() {
+                record_mcp(&mut self.audit.mcp, name, server);
+            }
         }
         for (path, loc) in &cfg.ignored {
             self.warnings.push(Warning {

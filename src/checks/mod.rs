@@ -29,6 +29,7 @@ pub mod ignored_key;
 pub mod inconclusive;
 pub mod js_key_order;
 pub mod legacy_tools;
+pub mod mcp_bypass;
 mod needed_allow;
 pub mod never_matches;
 pub mod open_allow_list;
@@ -227,6 +228,7 @@ pub const CHECKS: &[Check] = &[
     // place (the deprecated spelling is the lesser news; `--fix` still rewrites it).
     secret_readable::CHECK,
     external_open::CHECK,
+    mcp_bypass::CHECK,
     subagent_cannot_delegate::CHECK,
     legacy_tools::CHECK,
     legacy_tools::MAP_CHECK,
@@ -509,6 +511,7 @@ fn run_places(
     env_injection::run(&ctx, &mut out);
     secret_readable::run(&ctx, &mut out);
     external_open::run(&ctx, &mut out);
+    mcp_bypass::run(&ctx, &mut out);
     subagent_cannot_delegate::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
     described_read_only::run(&ctx, &mut out);
