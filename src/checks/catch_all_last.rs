@@ -333,6 +333,29 @@ fn help_for<'f>(
             if over.len() == 1 { "that rule" } else { "them" },
         ));
     }
+    // Allows the catch-all overrides today come alive once it moves first: one that lets a
+    // command change something (`"git *"`: `git clean -fdx`; `"rg*"`: `rg --pre`) is
+    // named, with what to allow instead (blind fresh-12: Apicurio's CI debugger,
+    // felixAnhalt's architect).
+    if catch.action.effective() != Effect::Allow {
+        let revived: Vec<String> = agent
+            .rules
+            .iter()
+            .take(k)
+            .filter(|r| r.loc.is_some_and(|l| l.source == at.source))
+            .filter_map(|r| {
+                let (mode, instead) = super::overlap::destructive_mode(project.platform, r)?;
+                Some(format!(
+                    "{} also allows `{mode}` once it takes effect: narrow it to the commands the agent needs{instead}",
+                    describe(r)
+                ))
+            })
+            .take(2)
+            .collect();
+        if !revived.is_empty() {
+            help.push_str(&format!("; {}", revived.join("; ")));
+        }
+    }
     if !bare.is_empty() {
         let patterns: Vec<String> = bare
             .iter()

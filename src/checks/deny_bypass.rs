@@ -663,16 +663,17 @@ const WRITE_MODES: &[WriteMode] = &[
         command: "grep -r x . > FILE",
         does: "overwrites `FILE`",
         harm: Harm::Writes,
-        // Spaced: `grep -rn "=>" src` (an arrow in the search) is no redirect, and a
-        // reviewer searches for it.
-        patterns: &["grep * > *", "grep * >> *"],
+        // A space before: `grep -rn "=>" src` (an arrow in the search) is no redirect, and a
+        // reviewer searches for it; `>FILE`, `>> FILE` and `2> FILE` are (blind fresh-12
+        // B: maximk777's explorer, where `"rg * > *"` left `rg x . >src/main.ts` running).
+        patterns: &["grep * >*", "grep * 2>*"],
     },
     WriteMode {
         program: "rg",
         command: "rg x . > FILE",
         does: "overwrites `FILE`",
         harm: Harm::Writes,
-        patterns: &["rg * > *", "rg * >> *"],
+        patterns: &["rg * >*", "rg * 2>*"],
     },
     // The destructive modes of git itself, for a `git *` allow (and `git push *`, `git reset
     // *`, `git clean*`): blind fresh-8 (davidkristiansen's `git *` beside `rm *` asks;

@@ -164,6 +164,19 @@ impl Shadowing {
 /// (blind fresh-11 A: trustsoft/CLIHub's read-only reviewer, where `git push --force` then
 /// runs unasked). The help says so, and what to allow instead.
 fn widening_help(ctx: &Ctx<'_>, r: &crate::model::Rule) -> Option<String> {
+    let (mode, instead) = destructive_mode(ctx.project.platform, r)?;
+    Some(format!(
+        "remove it, or allow only the commands the agent needs after the rule that overrides it{instead}: moved as it is, it would also allow `{mode}` without asking"
+    ))
+}
+
+/// A command that changes something which bash allow `r` lets run (`git clean -fdx` for
+/// `"git *": "allow"`, `rg --pre` for `"rg*"`), with the read-only forms to allow instead
+/// where the program has well-known ones: for the help of a change that makes `r` live.
+pub(super) fn destructive_mode(
+    platform: crate::glob::Platform,
+    r: &crate::model::Rule,
+) -> Option<(String, &'static str)> {
     if r.permission != "bash" || r.action != crate::model::Action::Allow {
         return None;
     }
@@ -172,15 +185,13 @@ fn widening_help(ctx: &Ctx<'_>, r: &crate::model::Rule) -> Option<String> {
     let wild = crate::glob::Wildcard::compile(&r.pattern);
     let (mode, _) = super::deny_bypass::modes_of(program)
         .into_iter()
-        .find(|(m, _)| wild.is_match(m, ctx.project.platform))?;
+        .find(|(m, _)| wild.is_match(m, platform))?;
     let instead = if program == "git" {
         " (`\"git status*\"`, `\"git log*\"`, `\"git diff*\"`, `\"git show*\"`)"
     } else {
         ""
     };
-    Some(format!(
-        "remove it, or allow only the commands the agent needs after the rule that overrides it{instead}: moved as it is, it would also allow `{mode}` without asking"
-    ))
+    Some((mode, instead))
 }
 
 /// Rules `i` and `k` of `agent` (`i` first in the ruleset), written in one file, whose
