@@ -1121,3 +1121,39 @@ fn every_refusal_of_a_file_is_reported_at_once() {
     }
     assert_ne!(project(&good).run(&["check"]).code, 2, "{good}");
 }
+
+#[test]
+fn a_provider_model_opencode_refuses_is_refused_at_its_place() {
+    // OpenCode 1.18.34 refuses each of these ("Configuration is invalid … Missing key
+    // provider.x.models.m.limit.context", "Expected number, got \"8000\" …cost.output",
+    // "Expected object | undefined, got [] provider.y.models"; checked on the binary, and
+    // blind fresh-12's openharness, which permaudit passed as loadable before).
+    let text = "{\n  \"provider\": {\n    \"x\": {\"models\": {\"m\": {\"limit\": {\"output\": 8000}}}},\n    \"z\": {\"models\": {\"n\": {\"cost\": {\"input\": 1, \"output\": \"8000\"}}}},\n    \"y\": {\"models\": []}\n  }\n}\n";
+    let v = project(text).run(&["check", "--format", "json"]);
+    assert_eq!(v.code, 2, "{}", v.stdout);
+    let v = v.json();
+    let errors: Vec<(i64, String)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["source"]["line"].as_i64().unwrap(),
+                e["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        errors.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [3, 4, 5],
+        "{v}"
+    );
+    assert!(
+        errors[0].1.contains("limit") && errors[0].1.contains("`context`"),
+        "{v}"
+    );
+    assert!(errors[1].1.contains("cost.output"), "{v}");
+    // What OpenCode accepts passes: both limits given, unknown keys, fractional numbers.
+    let ok = "{\"provider\": {\"x\": {\"whatever\": 5, \"models\": {\"m\": {\"foo\": 1, \"limit\": {\"context\": 1.5, \"output\": 1}, \"cost\": {\"input\": 1, \"output\": 2}}}}}}\n";
+    assert_eq!(project(ok).run(&["check"]).code, 0);
+}

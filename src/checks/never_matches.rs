@@ -180,6 +180,44 @@ fn task_case_slip<'p>(pattern: &str, ctx: &Ctx<'p>) -> Option<&'p str> {
 
 /// Is `last`, the last segment of an `external_directory` pattern, a file's name
 /// (`hosts.yml`, `.env`)? OpenCode asks for the directory holding a file.
+/// Files kept in the home directory whose names look like directories (no extension):
+/// credentials and shell settings people deny by name.
+const HOME_FILES: &[&str] = &[
+    ".npmrc",
+    ".netrc",
+    ".pypirc",
+    ".pgpass",
+    ".git-credentials",
+    ".gitconfig",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_history",
+    ".zshrc",
+    ".zprofile",
+    ".zsh_history",
+    ".profile",
+    ".env",
+    ".yarnrc",
+    ".gemrc",
+    ".s3cfg",
+    ".boto",
+    ".vault-token",
+    ".dockercfg",
+];
+
+/// Files kept in dot-directories whose names have no extension (`~/.ssh/id_rsa`,
+/// `~/.aws/credentials`, `~/.kube/config`): their directory rule is the dot-directory's.
+const KEY_FILES: &[&str] = &[
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "credentials",
+    "known_hosts",
+    "authorized_keys",
+    "config",
+];
+
 pub(super) fn file_name(pattern: &str, last: &str) -> bool {
     !pattern.ends_with('/')
         && !last.contains(['*', '?'])
@@ -308,7 +346,8 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
         // A file's name (`hosts.yml`, `.env`): OpenCode asks for the directory holding a
         // file, so `hosts.yml/*` would name a directory that does not exist and never
         // match either.
-        let file = file_name(pattern, last);
+        let file =
+            file_name(pattern, last) || HOME_FILES.contains(&last) || KEY_FILES.contains(&last);
         // A file pattern under `**`/`*` (`**/*.pem`, `**/audit.log`): no directory rule
         // names such files only (`**/*` would be every directory outside the project);
         // files are `read`'s and `edit`'s to decide, asked there as `../…` paths.
@@ -344,6 +383,24 @@ pub(super) fn diagnose(permission: &str, pattern: &str, ctx: &Ctx<'_>) -> Option
             spelled(parent, &home),
             spelled(trimmed, &home),
         );
+        // A file right in the home directory (`~/.npmrc`, `~/.netrc`, `~/notes.txt`): its
+        // directory rule would be `~/*`, every file at home (blind fresh-12 B: roborew,
+        // where `~/.npmrc/*` was offered and the read still ran). `read` and `edit` decide
+        // it, asked as a `../…` path; checked on 1.18.34: `"*/.npmrc": "deny"` under
+        // `read` denies reading `~/.npmrc`.
+        let home_file = file && matches!(parent.as_str(), "~" | "$HOME" | "");
+        if home_file {
+            return Some(format!(
+                "`external_directory` is asked with `/dir/*` strings only (a file outside the project is asked as the directory holding it), so {} never matches, and the directory rule would be `{}/*`, every file in the home directory; to decide this file, write {} under `read` and `edit`, where a file outside the project is asked as a `../…` path",
+                serde_json::to_string(&shown).unwrap_or_default(),
+                if parent.is_empty() {
+                    "~"
+                } else {
+                    parent.as_str()
+                },
+                serde_json::to_string(&format!("*/{last}")).unwrap_or_default(),
+            ));
+        }
         if file && !parent.is_empty() {
             return Some(format!(
                 "`external_directory` is asked with `/dir/*` strings only (a file outside the project is asked as the directory holding it), so {} never matches; write `{parent}/*`, which covers every file in {parent}",

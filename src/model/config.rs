@@ -633,6 +633,104 @@ fn expect_one_of(v: &Node, p: &str, options: &[&str]) -> Result<(), ConfigError>
     }
 }
 
+/// `provider`: OpenCode 1.18.34's `ProviderConfig` schema, the parts a config gets wrong
+/// and the binary refuses (each checked on it: a model's `limit` without `context` —
+/// "Missing key provider.x.models.m.limit.context" —, a number written as a string, a
+/// `models` list, a string `env`). Unknown keys pass, as they do there; `options` is not
+/// looked into.
+fn check_providers(v: &Node) -> Result<(), ConfigError> {
+    let Value::Object(providers) = &v.value else {
+        return expect_object(v, "provider");
+    };
+    for (name, p) in providers.iter() {
+        let path = format!("provider.{name}");
+        let Value::Object(o) = &p.value else {
+            return Err(err(
+                p,
+                &path,
+                format!("expected a provider object, got {}", p.value.preview()),
+            ));
+        };
+        for (k, f) in o.iter() {
+            let at = format!("{path}.{k}");
+            match k {
+                "api" | "name" | "id" | "npm" => expect_string(f, &at)?,
+                "env" | "whitelist" | "blacklist" => expect_strings(f, &at)?,
+                "models" => {
+                    let Value::Object(models) = &f.value else {
+                        return expect_object(f, &at);
+                    };
+                    for (m, model) in models.iter() {
+                        check_model(model, &format!("{at}.{m}"))?;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One model of a provider (`provider.x.models.m`), as [`check_providers`] checks it.
+fn check_model(v: &Node, path: &str) -> Result<(), ConfigError> {
+    let Value::Object(o) = &v.value else {
+        return expect_object(v, path);
+    };
+    // An object whose `required` keys must be finite numbers and `optional` ones, when
+    // given, too.
+    let numbers = |f: &Node, at: &str, required: &[&str], optional: &[&str]| {
+        let Value::Object(n) = &f.value else {
+            return expect_object(f, at);
+        };
+        for key in required {
+            match n.get(key) {
+                Some(x) => expect_finite(x, &format!("{at}.{key}"))?,
+                None => {
+                    return Err(err(
+                        f,
+                        at,
+                        format!(
+                            "missing key `{key}` (OpenCode requires {} here)",
+                            required
+                                .iter()
+                                .map(|r| format!("`{r}`"))
+                                .collect::<Vec<_>>()
+                                .join(" and ")
+                        ),
+                    ));
+                }
+            }
+        }
+        for key in optional {
+            if let Some(x) = n.get(key) {
+                expect_finite(x, &format!("{at}.{key}"))?;
+            }
+        }
+        Ok(())
+    };
+    for (k, f) in o.iter() {
+        let at = format!("{path}.{k}");
+        match k {
+            "id" | "name" | "family" | "release_date" => expect_string(f, &at)?,
+            "attachment" | "reasoning" | "temperature" | "tool_call" | "experimental" => {
+                expect_bool(f, &at)?
+            }
+            "limit" => numbers(f, &at, &["context", "output"], &["input"])?,
+            "cost" => numbers(f, &at, &["input", "output"], &["cache_read", "cache_write"])?,
+            "variants" => {
+                let Value::Object(vs) = &f.value else {
+                    return expect_object(f, &at);
+                };
+                for (name, x) in vs.iter() {
+                    expect_object(x, &format!("{at}.{name}"))?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The simpler top-level fields of OpenCode's `ConfigV1.Info` (research note A §1.2): a wrong
 /// type there refuses the whole config just like a bad permission. Deep provider, MCP, LSP
 /// and formatter schemas are checked only for being objects.
@@ -666,8 +764,9 @@ fn check_other_top_level(k: &str, v: &Node) -> Result<(), ConfigError> {
                 format!("expected a non-negative integer, got {}", v.value.preview()),
             )),
         },
-        "provider" | "mcp" | "command" | "server" | "watcher" | "attachment" | "enterprise"
-        | "tool_output" | "compaction" | "experimental" => expect_object(v, k),
+        "provider" => check_providers(v),
+        "mcp" | "command" | "server" | "watcher" | "attachment" | "enterprise" | "tool_output"
+        | "compaction" | "experimental" => expect_object(v, k),
         "formatter" | "lsp" => match v.value {
             Value::Bool(_) | Value::Object(_) => Ok(()),
             _ => Err(err(
@@ -891,8 +990,16 @@ pub fn decode_file_all(
             Ok(_) => break,
             Err(e) if e.loc == at => break,
             Err(e) => {
+                // An error of the object that held the value just left out (a required
+                // key now missing: `limit.output` left out for its string) is that
+                // removal's doing, not the config's: the object goes too, unreported.
+                let holds = e.loc.source == at.source
+                    && e.loc.span.start <= at.span.start
+                    && at.span.end <= e.loc.span.end;
                 at = e.loc;
-                first.more.push(e);
+                if !holds {
+                    first.more.push(e);
+                }
             }
         }
     }
