@@ -159,6 +159,8 @@ pub struct McpServer {
     /// The `mcp.NAME` key that gives its command (else its first mention).
     pub loc: Loc,
     pub command: Vec<String>,
+    /// A remote server's `url`.
+    pub url: Option<String>,
     /// `enabled` as the last file that sets it says (OpenCode starts it unless `false`).
     pub enabled: bool,
 }
@@ -179,6 +181,9 @@ fn record_mcp(servers: &mut Vec<McpServer>, name: &str, node: &Node) {
         ),
         _ => None,
     });
+    let url = o
+        .get("url")
+        .and_then(|u| u.value.as_str().map(str::to_string));
     let enabled = o.get("enabled").and_then(|e| match e.value {
         Value::Bool(b) => Some(b),
         _ => None,
@@ -190,6 +195,7 @@ fn record_mcp(servers: &mut Vec<McpServer>, name: &str, node: &Node) {
                 name: name.to_string(),
                 loc,
                 command: Vec::new(),
+                url: None,
                 enabled: true,
             });
             servers.len() - 1
@@ -198,6 +204,10 @@ fn record_mcp(servers: &mut Vec<McpServer>, name: &str, node: &Node) {
     let s = &mut servers[i];
     if let Some(c) = command {
         s.command = c;
+        s.loc = loc;
+    }
+    if let Some(u) = url {
+        s.url = Some(u);
         s.loc = loc;
     }
     if let Some(e) = enabled {

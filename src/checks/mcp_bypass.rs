@@ -3,7 +3,8 @@
 //! ## What it finds
 //! An enabled MCP server whose tools do what your rules restrict, under names those rules
 //! never see: the filesystem server (`@modelcontextprotocol/server-filesystem`) writes and
-//! reads files, `mcp-server-git` commits, resets and checks out. OpenCode asks an MCP tool
+//! reads files, `mcp-server-git` commits, resets and checks out, GitHub's server (local, or
+//! remote at `api.githubcopilot.com/mcp`) writes files on GitHub, pushes and merges. OpenCode asks an MCP tool
 //! by its own key (`<server>_<tool>`, with the pattern `*`), not as `edit`, `read` or
 //! `bash`, so `edit: deny`, the built-in `.env` read ask and a `git commit*` ask do not
 //! apply to it; with no rule naming the server, OpenCode's `*` allow runs it unasked.
@@ -35,7 +36,7 @@
 //! or deny them in the blocks of the agents that must not write; or remove the server:
 //! OpenCode's own read, edit and bash tools do the same under your rules.
 
-use super::{Check, Ctx, Finding, Witness};
+use super::{Check, Ctx, Finding, Witness, describe};
 use crate::agents::evaluate;
 use crate::load::McpServer;
 use crate::model::Effect;
@@ -57,6 +58,10 @@ struct Server {
     tools: &'static [(&'static str, &'static str, &'static str)],
     /// The words after the package are directories it serves.
     rooted: bool,
+    /// Reported only against a rule you wrote: what it does on GitHub is what such a
+    /// server is added for, and plan's built-in edit deny alone is not the author's intent
+    /// that it stay away (a note of the corpus reading: 18 places, most only plan's).
+    written_only: bool,
 }
 
 const SERVERS: &[Server] = &[
@@ -72,6 +77,7 @@ const SERVERS: &[Server] = &[
             ("read_multiple_files", "read", ".env"),
         ],
         rooted: true,
+        written_only: false,
     },
     Server {
         package: "mcp-server-git",
@@ -84,7 +90,38 @@ const SERVERS: &[Server] = &[
             ("git_create_branch", "bash", "git branch x"),
         ],
         rooted: false,
+        written_only: false,
     },
+    // GitHub's server, local (`@modelcontextprotocol/server-github`, `github-mcp-server`)
+    // or remote (`https://api.githubcopilot.com/mcp/`): it writes to the repository on
+    // GitHub, pushes and merges (blind fresh-12 B: StuartStephens's read-only agents).
+    Server {
+        package: "server-github",
+        does: "write files to the repository on GitHub, push and merge",
+        tools: GITHUB,
+        rooted: false,
+        written_only: true,
+    },
+    Server {
+        package: "github-mcp-server",
+        does: "write files to the repository on GitHub, push and merge",
+        tools: GITHUB,
+        rooted: false,
+        written_only: true,
+    },
+    Server {
+        package: "api.githubcopilot.com/mcp",
+        does: "write files to the repository on GitHub, push and merge",
+        tools: GITHUB,
+        rooted: false,
+        written_only: true,
+    },
+];
+
+const GITHUB: &[(&str, &str, &str)] = &[
+    ("create_or_update_file", "edit", "src/main.ts"),
+    ("push_files", "bash", "git push origin main"),
+    ("merge_pull_request", "bash", "gh pr merge 1"),
 ];
 
 /// OpenCode's tool key for `tool` of `server`: each part with every character outside
@@ -109,6 +146,12 @@ fn clean(s: &str) -> String {
 }
 
 fn known(s: &McpServer) -> Option<(&'static Server, usize)> {
+    if let Some(url) = &s.url {
+        let bare = url.trim_end_matches('/');
+        if let Some(k) = SERVERS.iter().find(|k| bare.ends_with(k.package)) {
+            return Some((k, s.command.len()));
+        }
+    }
     s.command.iter().enumerate().find_map(|(i, w)| {
         // `@modelcontextprotocol/server-filesystem@latest`, `mcp-server-git==1.0`.
         let bare = w
@@ -141,6 +184,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let mut acts: Vec<Act<'_>> = Vec::new();
         let mut agents: Vec<String> = Vec::new();
         let mut witnesses = Vec::new();
+        let mut related: Vec<(crate::source::Loc, String)> = Vec::new();
         for agent in ctx.project.agents.iter().filter(|a| !a.is_internal()) {
             let mut found = false;
             for &(tool, permission, input) in kind.tools {
@@ -157,8 +201,24 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 if own.effect == Effect::Allow {
                     continue;
                 }
+                let written = own
+                    .rule
+                    .and_then(|k| agent.rules.get(k))
+                    .is_some_and(|g| g.loc.is_some());
+                if kind.written_only && !written {
+                    continue;
+                }
                 let by = match own.rule.and_then(|k| agent.rules.get(k)) {
-                    Some(g) if g.loc.is_some() => ctx.rule_at(g),
+                    Some(g) if g.loc.is_some() => {
+                        let l = g.loc.unwrap_or(s.loc);
+                        if !related.iter().any(|(x, _)| *x == l) {
+                            related.push((
+                                l,
+                                format!("{} for {}, not for `{key}`", describe(g), agent.name),
+                            ));
+                        }
+                        ctx.rule_at(g)
+                    }
                     _ => "built in".to_string(),
                 };
                 let i = match acts.iter().position(|a| a.0 == (permission, own.effect)) {
@@ -240,7 +300,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             })
             .collect();
         let roots: Vec<&String> = if kind.rooted {
-            s.command[at + 1..]
+            s.command
+                .get(at + 1..)
+                .unwrap_or(&[])
                 .iter()
                 // Relative directories are the project's own.
                 .filter(|d| d.starts_with(['/', '~', '$']) || d.get(1..3) == Some(":\\"))
@@ -268,6 +330,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Finding::at(&CHECK, Some(s.loc), message)
                 .with_agents(agents)
                 .with_witnesses(witnesses)
+                .with_related(related)
                 .with_help(help),
         );
     }
