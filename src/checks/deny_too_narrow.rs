@@ -170,6 +170,54 @@ const SPELLINGS: &[Command] = &[
             ),
         ],
     },
+    // The same for `rm -rf` of one place people name (`"rm -rf /*"`, `"rm -rf ~"`, `"rm -rf
+    // $HOME*"`), which the spellings above with `build` do not reach: `rm -fr /` and
+    // `rm -Rf ~` delete it under `"*": "allow"` where `external_directory` is allowed (blind
+    // fresh-12 B: roborew; fresh-10 B: macsify, where only `$HOME` ran, the others asking
+    // through the built-in `external_directory` ask, as `call_bash` decides them).
+    Command {
+        program: "rm",
+        asks: true,
+        does: "deletes every file it can reach",
+        spellings: &[
+            s("rm -fr /", 3, "rm -fr /*"),
+            s("rm -r -f /", 3, "rm -r -f /*"),
+            s("rm -f -r /", 3, "rm -f -r /*"),
+            s("rm -Rf /", 3, "rm -Rf /*"),
+            s("rm -rf /", 3, "rm -rf /*"),
+            s("rm --recursive --force /", 3, "rm --recursive --force /*"),
+        ],
+    },
+    Command {
+        program: "rm",
+        asks: true,
+        does: "deletes the home directory",
+        spellings: &[
+            s("rm -fr ~", 3, "rm -fr ~*"),
+            s("rm -r -f ~", 3, "rm -r -f ~*"),
+            s("rm -f -r ~", 3, "rm -f -r ~*"),
+            s("rm -Rf ~", 3, "rm -Rf ~*"),
+            s("rm -rf ~", 3, "rm -rf ~*"),
+            s("rm --recursive --force ~", 3, "rm --recursive --force ~*"),
+        ],
+    },
+    Command {
+        program: "rm",
+        asks: true,
+        does: "deletes the home directory",
+        spellings: &[
+            s("rm -fr $HOME", 3, "rm -fr $HOME*"),
+            s("rm -r -f $HOME", 3, "rm -r -f $HOME*"),
+            s("rm -f -r $HOME", 3, "rm -f -r $HOME*"),
+            s("rm -Rf $HOME", 3, "rm -Rf $HOME*"),
+            s("rm -rf $HOME", 3, "rm -rf $HOME*"),
+            s(
+                "rm --recursive --force $HOME",
+                3,
+                "rm --recursive --force $HOME*",
+            ),
+        ],
+    },
     // `git commit --amend*` denied under `git commit*` allowed while `git commit -a --amend`
     // rewrites the last commit (blind fresh-4: kpiwko's implement.md:86). Checked on 1.18.34:
     // `git commit * --amend*` denies `git commit -a --amend --no-edit` and `git commit -m x
@@ -274,6 +322,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if agent.is_internal() {
             continue;
         }
+        // Commands already reported for this agent: one finding per command (the `rm`
+        // tables are one command, `rm -rf`, of different operands).
+        let mut said: Vec<&str> = Vec::new();
         for command in SPELLINGS {
             // The agent's own rules written for this command that deny or ask.
             let guards: Vec<usize> = agent
@@ -328,6 +379,10 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 Some((k, o, j))
             });
             let Some((k, o, j)) = found else { continue };
+            if said.contains(&command.program) {
+                continue;
+            }
+            said.push(command.program);
             let original = &command.spellings[o];
             let spelling = &command.spellings[j];
             let effect = decided[o].effect;
