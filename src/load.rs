@@ -143,11 +143,9 @@ pub struct Audit {
     pub plugins: bool,
     /// Every frontmatter `permissions:` block (ignored by OpenCode), in load order.
     pub ignored_blocks: Vec<IgnoredBlock>,
-    /// The MCP servers the JSON configs name (`mcp.NAME`), in load order: their tools
-    /// are `NAME_TOOL`.
-    pub mcp_servers: Vec<String>,
-    /// Each MCP server as the merged config has it (a later file's `mcp.NAME` merged over
-    /// an earlier one's, as OpenCode merges configs), in first-named order.
+    /// Each MCP server the JSON configs name (`mcp.NAME`; its tools are `NAME_TOOL`), as
+    /// the merged config has it (a later file's `mcp.NAME` merged over an earlier one's, as
+    /// OpenCode merges configs), in first-named order.
     pub mcp: Vec<McpServer>,
 }
 
@@ -168,26 +166,7 @@ pub struct McpServer {
 /// `mcp.NAME` of one config file merged into the servers seen so far: a later file's
 /// `command` and `enabled` win, as OpenCode's deep merge has them.
 fn record_mcp(servers: &mut Vec<McpServer>, name: &str, node: &Node) {
-    let Some(o) = node.value.as_object() else {
-        return;
-    };
     let loc = node.key.unwrap_or(node.loc);
-    let command: Option<Vec<String>> = o.get("command").and_then(|c| match &c.value {
-        Value::Array(items) => Some(
-            items
-                .iter()
-                .filter_map(|i| i.value.as_str().map(str::to_string))
-                .collect(),
-        ),
-        _ => None,
-    });
-    let url = o
-        .get("url")
-        .and_then(|u| u.value.as_str().map(str::to_string));
-    let enabled = o.get("enabled").and_then(|e| match e.value {
-        Value::Bool(b) => Some(b),
-        _ => None,
-    });
     let i = match servers.iter().position(|s| s.name == name) {
         Some(i) => i,
         None => {
@@ -201,17 +180,23 @@ fn record_mcp(servers: &mut Vec<McpServer>, name: &str, node: &Node) {
             servers.len() - 1
         }
     };
+    let Some(o) = node.value.as_object() else {
+        return;
+    };
     let s = &mut servers[i];
-    if let Some(c) = command {
-        s.command = c;
+    if let Some(Value::Array(items)) = o.get("command").map(|c| &c.value) {
+        s.command = items
+            .iter()
+            .filter_map(|i| i.value.as_str().map(str::to_string))
+            .collect();
         s.loc = loc;
     }
-    if let Some(u) = url {
-        s.url = Some(u);
+    if let Some(u) = o.get("url").and_then(|u| u.value.as_str()) {
+        s.url = Some(u.to_string());
         s.loc = loc;
     }
-    if let Some(e) = enabled {
-        s.enabled = e;
+    if let Some(Value::Bool(e)) = o.get("enabled").map(|e| &e.value) {
+        s.enabled = *e;
     }
 }
 
@@ -511,9 +496,6 @@ impl Loader<'_> {
             .and_then(|o| o.get("mcp"))
             .and_then(|m| m.value.as_object())
         {
-            self.audit
-                .mcp_servers
-                .extend(servers.iter().map(|(name, _)| name.to_string()));
             for (name, server) in servers.iter() {
                 record_mcp(&mut self.audit.mcp, name, server);
             }

@@ -50,8 +50,9 @@ pub const CHECK: Check = Check {
 
 /// A server whose tools are known, by a word of its command.
 struct Server {
-    /// A word of its command (`npx -y @modelcontextprotocol/server-filesystem ~`) ends with it.
-    package: &'static str,
+    /// A word of its command (`npx -y @modelcontextprotocol/server-filesystem ~`), or its
+    /// `url`, ends with one of these.
+    packages: &'static [&'static str],
     /// What its tools do, after "its tools".
     does: &'static str,
     /// Its tools that act, each with OpenCode's own permission and input for the same act.
@@ -66,7 +67,7 @@ struct Server {
 
 const SERVERS: &[Server] = &[
     Server {
-        package: "server-filesystem",
+        packages: &["server-filesystem"],
         does: "write and read files",
         tools: &[
             ("write_file", "edit", "src/main.ts"),
@@ -80,7 +81,7 @@ const SERVERS: &[Server] = &[
         written_only: false,
     },
     Server {
-        package: "mcp-server-git",
+        packages: &["mcp-server-git"],
         does: "commit, stage, reset and check out",
         tools: &[
             ("git_commit", "bash", "git commit -m x"),
@@ -96,32 +97,20 @@ const SERVERS: &[Server] = &[
     // or remote (`https://api.githubcopilot.com/mcp/`): it writes to the repository on
     // GitHub, pushes and merges (blind fresh-12 B: StuartStephens's read-only agents).
     Server {
-        package: "server-github",
+        packages: &[
+            "server-github",
+            "github-mcp-server",
+            "api.githubcopilot.com/mcp",
+        ],
         does: "write files to the repository on GitHub, push and merge",
-        tools: GITHUB,
+        tools: &[
+            ("create_or_update_file", "edit", "src/main.ts"),
+            ("push_files", "bash", "git push origin main"),
+            ("merge_pull_request", "bash", "gh pr merge 1"),
+        ],
         rooted: false,
         written_only: true,
     },
-    Server {
-        package: "github-mcp-server",
-        does: "write files to the repository on GitHub, push and merge",
-        tools: GITHUB,
-        rooted: false,
-        written_only: true,
-    },
-    Server {
-        package: "api.githubcopilot.com/mcp",
-        does: "write files to the repository on GitHub, push and merge",
-        tools: GITHUB,
-        rooted: false,
-        written_only: true,
-    },
-];
-
-const GITHUB: &[(&str, &str, &str)] = &[
-    ("create_or_update_file", "edit", "src/main.ts"),
-    ("push_files", "bash", "git push origin main"),
-    ("merge_pull_request", "bash", "gh pr merge 1"),
 ];
 
 /// OpenCode's tool key for `tool` of `server`: each part with every character outside
@@ -132,25 +121,25 @@ pub fn tool_key(server: &str, tool: &str) -> String {
 
 /// A name part as OpenCode writes it into a tool key.
 fn clean(s: &str) -> String {
-    {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect::<String>()
-    }
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn known(s: &McpServer) -> Option<(&'static Server, usize)> {
-    if let Some(url) = &s.url {
-        let bare = url.trim_end_matches('/');
-        if let Some(k) = SERVERS.iter().find(|k| bare.ends_with(k.package)) {
-            return Some((k, s.command.len()));
-        }
+    let of = |bare: &str| {
+        SERVERS
+            .iter()
+            .find(|k| k.packages.iter().any(|p| bare.ends_with(p)))
+    };
+    if let Some(k) = s.url.as_deref().and_then(|u| of(u.trim_end_matches('/'))) {
+        return Some((k, s.command.len()));
     }
     s.command.iter().enumerate().find_map(|(i, w)| {
         // `@modelcontextprotocol/server-filesystem@latest`, `mcp-server-git==1.0`.
@@ -159,10 +148,7 @@ fn known(s: &McpServer) -> Option<(&'static Server, usize)> {
             .split(['@', '='])
             .next()
             .unwrap_or(w);
-        SERVERS
-            .iter()
-            .find(|k| bare.ends_with(k.package))
-            .map(|k| (k, i))
+        of(bare).map(|k| (k, i))
     })
 }
 
@@ -201,16 +187,16 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 if own.effect == Effect::Allow {
                     continue;
                 }
-                let written = own
+                // The rule of yours that restricts the act, if one does (else built in).
+                let yours = own
                     .rule
                     .and_then(|k| agent.rules.get(k))
-                    .is_some_and(|g| g.loc.is_some());
-                if kind.written_only && !written {
+                    .and_then(|g| g.loc.map(|l| (g, l)));
+                if kind.written_only && yours.is_none() {
                     continue;
                 }
-                let by = match own.rule.and_then(|k| agent.rules.get(k)) {
-                    Some(g) if g.loc.is_some() => {
-                        let l = g.loc.unwrap_or(s.loc);
+                let by = match yours {
+                    Some((g, l)) => {
                         if !related.iter().any(|(x, _)| *x == l) {
                             related.push((
                                 l,
@@ -219,7 +205,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         }
                         ctx.rule_at(g)
                     }
-                    _ => "built in".to_string(),
+                    None => "built in".to_string(),
                 };
                 let i = match acts.iter().position(|a| a.0 == (permission, own.effect)) {
                     Some(i) => i,

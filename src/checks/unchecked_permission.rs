@@ -343,9 +343,9 @@ fn level(ctx: &Ctx<'_>, agent: &crate::agents::Agent, r: &crate::model::Rule) ->
             .project
             .loaded
             .audit
-            .mcp_servers
+            .mcp
             .iter()
-            .any(|m| m.eq_ignore_ascii_case(&r.permission));
+            .any(|m| m.name.eq_ignore_ascii_case(&r.permission));
         let plain = r
             .permission
             .chars()
