@@ -618,7 +618,13 @@ impl Loader<'_> {
         }
         match config::decode_agent(&data, "", entry_kind, &self.sw) {
             Ok(mut entry) => {
-                entry.prompt = Some(markdown_body(&text).to_string());
+                let body = markdown_body(&text);
+                entry.prompt = Some(body.to_string());
+                let start = text.len() - body.len();
+                entry.prompt_loc = Some(Loc {
+                    source: id,
+                    span: Span::new(start, text.len()),
+                });
                 record_ignored_agent_keys(&mut self.audit, &name, &data);
                 if let Some(t) = data.value.as_object().and_then(|o| o.get("tools")) {
                     record_tools(&mut self.audit, Some(&name), t);

@@ -2,11 +2,21 @@
 //!
 //! ## What it finds
 //! An agent you defined whose description says it changes nothing ("read-only", "does not
-//! modify", "report only", "does not auto-fix") while no rule of its own restricts editing:
+//! modify", "report only", "does not auto-fix"), or whose prompt forbids it changing the
+//! code as a whole ("You cannot modify code", "Never modify any files", "You are a
+//! read-only reviewer"), while no rule of its own restricts editing:
 //! its `edit` is decided by OpenCode's built-in `*` allow (or a shared allow), so it edits
 //! `src/main.ts` without asking, and runs any command too where bash is open as well. At
-//! the agent's `description`, the words quoted; the edit witness decided as `explain edit`
-//! decides it.
+//! the words (the `description` key, the sentence of a markdown body, a JSON `prompt`
+//! key), quoted; the edit witness decided as `explain edit` decides it.
+//!
+//! A prompt's words count only where they forbid all of it: not a part (`Do not modify
+//! files outside docs/`, `never modify test files`), not with a way left open in the same
+//! sentence (`unless`, `except`, `directly`, `yourself`: `never modify code directly in
+//! the orchestrator` hands the change to another agent), and not for an agent whose job is
+//! handing work on (`You delegate. You NEVER write code.`: an orchestrator, a team lead).
+//! Blind fresh-12 B: mtheunissen82's `code-reviewer` ("You cannot modify code") had no
+//! permission block at all.
 //!
 //! Not reported for an agent whose own rules allow editing (written on purpose), nor
 //! where editing asks or is denied (an agent that may not edit but may run `sed -i` is
@@ -34,6 +44,9 @@
 
 use super::{Check, Ctx, Finding, is_own};
 use crate::model::Effect;
+use crate::source::{Loc, Span};
+use regex::Regex;
+use std::sync::LazyLock;
 
 pub const CHECK: Check = Check {
     id: "described-read-only",
@@ -119,6 +132,133 @@ fn said(description: &str) -> Option<&str> {
     })
 }
 
+/// How a prompt says the agent changes nothing: a prohibition on changing the code as a
+/// whole (`You cannot modify code`, `NEVER create, edit, or modify any files`, `Do NOT
+/// write or modify code`), or the agent called read-only (`You are a read-only
+/// reviewer`). Stricter than [`READ_ONLY_WORDS`]: a prompt is long, and `read-only` there
+/// is as often about a command (`read-only git commands are fine`) as about the agent.
+static PROMPT_WORDS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    let neg = r"(?:you\s+(?:cannot|can\s*not|can't|must\s+not|must\s+never|never|do\s+not|don't|will\s+not|won't|should\s+never|may\s+not|are\s+not\s+allowed\s+to)|do\s+not|don't|never|must\s+not|must\s+never)";
+    let verb = r"(?:modify|edit|write|change|alter|touch)";
+    let verbs = format!(
+        r"(?:create|{verb})(?:\s*(?:,|/|\bor\b|\band\b)\s*(?:or\s+|and\s+)?(?:create|delete|{verb}))*"
+    );
+    let object = r"(?:(?:any|the|project|source|repository|repo)\s+)*(?:files?|code|codebase|anything|source)";
+    let role = r"(?:agent|subagent|reviewer|auditor|analyst|mode|role|assistant|advisor|explorer|researcher|investigator|scout|specialist|inspector|critic|consultant|observer|architect|planner)";
+    Regex::new(&format!(
+        r"(?im)\b(?:{neg}\s+(?:ever\s+)?{verbs}\s+{object}\b(?:\s*(\w+))?|(?:you\s+are|you're|agent\s+is|you\s+(?:must\s+)?(?:remain|stay))\s+(?:an?\s+)?(?:strictly\s+|purely\s+|completely\s+|entirely\s+)?read[- ]only\b|\b(?:an?|this)\s+(?:strictly\s+|purely\s+)?read[- ]only\s+(?:\w+\s+){{0,2}}?{role}\b|read[- ]only\s+is\s+a\s+hard)"
+    ))
+    .ok()
+});
+
+/// Words after a prohibition that narrow it to a part (`do not modify files outside
+/// src/`, `never write anything further`): not the whole code.
+const NARROWING: &[&str] = &[
+    "outside",
+    "in",
+    "under",
+    "within",
+    "except",
+    "other",
+    "unless",
+    "until",
+    "before",
+    "without",
+    "that",
+    "which",
+    "belonging",
+    "owned",
+    "of",
+    "for",
+    "from",
+    "not",
+    "at",
+    "on",
+    "into",
+    "to",
+    "when",
+    "if",
+    "while",
+    "during",
+    "further",
+    "else",
+    "more",
+    "beyond",
+    "besides",
+    "after",
+    "again",
+    "unrelated",
+    "related",
+    "yet",
+    "you",
+];
+
+/// Does the agent say its job is handing the work to others (`You delegate`, `Always
+/// delegate to implementor`, an `orchestrator`)? Narrower than a mention of subagents: a
+/// read-only explorer says an orchestrator dispatches it.
+fn hands_on(name: &str, description: Option<&str>, prompt: Option<&str>) -> bool {
+    let name = name.to_lowercase();
+    let by_name = [
+        "orchestrat",
+        "coordinat",
+        "dispatch",
+        "leader",
+        "lead",
+        "manager",
+    ];
+    if by_name.iter().any(|w| name.contains(w)) {
+        return true;
+    }
+    let said = [
+        "you delegate",
+        "delegate to",
+        "delegate all",
+        "delegate the",
+        "delegate every",
+        "delegate work",
+        "delegate tasks",
+        "through delegation",
+        "you orchestrate",
+        "you are the orchestrat",
+        "you are an orchestrat",
+        "you coordinate",
+    ];
+    [description, prompt].into_iter().flatten().any(|t| {
+        let t = t.to_lowercase();
+        said.iter().any(|w| t.contains(w))
+    })
+}
+
+/// Where the prompt says the agent changes nothing: the words as written and their byte
+/// range in `prompt`.
+fn said_in_prompt(prompt: &str) -> Option<(&str, usize, usize)> {
+    let words = PROMPT_WORDS.as_ref()?;
+    words.captures_iter(prompt).find_map(|c| {
+        let all = c.get(0)?;
+        let mut end = all.end();
+        if let Some(next) = c.get(1) {
+            if NARROWING.contains(&next.as_str().to_lowercase().as_str()) {
+                return None;
+            }
+            end = prompt[..next.start()].trim_end().len();
+        }
+        // The rest of its sentence: `You do not write code yourself unless it is
+        // trivial`, `never modify code directly` (hand it to another agent) keep a way.
+        let sentence = prompt[all.start()..]
+            .split(['.', '\n', ';', '!', '?'])
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let way = [
+            "unless", "except", "directly", "yourself", "trivial", "without",
+        ];
+        if way.iter().any(|w| sentence.contains(w)) {
+            return None;
+        }
+        Some((&prompt[all.start()..end], all.start(), end))
+    })
+}
+
 /// Run after the checks that report a restriction written but lost (an ignored
 /// `permissions:` list, an unknown `readonly: true`, a `tools` map read as an allow-list):
 /// an agent another warning already names in the same file is reported there, at the
@@ -132,10 +272,38 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some(entry) = ctx.project.loaded.merged.agent.get(&agent.name) else {
             continue;
         };
-        let (Some(description), Some(loc)) = (&entry.description, entry.description_loc) else {
-            continue;
+        let described = entry
+            .description
+            .as_deref()
+            .zip(entry.description_loc)
+            .and_then(|(d, loc)| Some((said(d)?.to_string(), loc, "is described as")));
+        // An agent whose job is handing work on says it writes no code of its own: the
+        // others write it (`You delegate. You NEVER write code.`).
+        let prompted = || {
+            if hands_on(
+                &agent.name,
+                entry.description.as_deref(),
+                entry.prompt.as_deref(),
+            ) {
+                return None;
+            }
+            let (prompt, at) = entry.prompt.as_deref().zip(entry.prompt_loc)?;
+            let (words, start, end) = said_in_prompt(prompt)?;
+            // A markdown body is the file's text from `at` on: the words' own place.
+            let text = &ctx.project.loaded.sources.get(at.source).text;
+            let verbatim = text.get(at.span.start..at.span.end) == Some(prompt);
+            let loc = if verbatim {
+                Loc {
+                    source: at.source,
+                    span: Span::new(at.span.start + start, at.span.start + end),
+                }
+            } else {
+                at
+            };
+            let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+            Some((words, loc, "has a prompt that says"))
         };
-        let Some(words) = said(description) else {
+        let Some((words, loc, how)) = described.or_else(prompted) else {
             continue;
         };
         // In an agent file, any warning there (an ignored `permissions:` block names no
@@ -172,7 +340,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         };
         witnesses.extend(bash);
         let message = format!(
-            "`{}` is described as \"{words}\", but no rule of its own keeps it from editing: it edits `src/main.ts`{runs} without asking (decided by {by})",
+            "`{}` {how} \"{words}\", but no rule of its own keeps it from editing: it edits `src/main.ts`{runs} without asking (decided by {by})",
             agent.name
         );
         let place = if super::in_frontmatter(ctx.project, loc) {
@@ -181,7 +349,12 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
         };
         let help = format!(
-            "to make the description true, give `{}` rules of its own: {place}; or `bash: deny` if it needs no command",
+            "to make {} true, give `{}` rules of its own: {place}; or `bash: deny` if it needs no command",
+            if how.starts_with("is described") {
+                "the description"
+            } else {
+                "its prompt"
+            },
             agent.name
         );
         found.push(
@@ -192,4 +365,36 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         );
     }
     out.extend(found);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::said_in_prompt;
+
+    #[test]
+    fn a_prompt_forbidding_all_changes_is_read_as_read_only_and_a_part_is_not() {
+        let says = |p: &str| said_in_prompt(p).map(|(w, _, _)| w.to_string());
+        assert_eq!(
+            says("- Never modify any files. Report."),
+            Some("Never modify any files".into())
+        );
+        assert_eq!(
+            says("You cannot modify code."),
+            Some("You cannot modify code".into())
+        );
+        assert_eq!(
+            says("NEVER create, edit, or modify any files"),
+            Some("NEVER create, edit, or modify any files".into())
+        );
+        assert_eq!(
+            says("You are a read-only reviewer."),
+            Some("You are a read-only".into())
+        );
+        assert_eq!(says("Do not modify files outside docs/."), None);
+        assert_eq!(says("Never modify test files."), None);
+        assert_eq!(says("Do not write anything further."), None);
+        assert_eq!(says("You do not write code unless asked."), None);
+        assert_eq!(says("Never modify code directly."), None);
+        assert_eq!(says("Use read-only git commands."), None);
+    }
 }

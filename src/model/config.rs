@@ -84,6 +84,9 @@ pub struct AgentEntry {
     pub prompt: Option<String>,
     /// Where `description` was (last) written: its key.
     pub description_loc: Option<Loc>,
+    /// Where `prompt` was (last) written: a markdown agent's whole body (so an offset into
+    /// `prompt` is one into the file), or a JSON entry's `prompt` key.
+    pub prompt_loc: Option<Loc>,
     /// Where the entry was (last) written.
     pub loc: Option<Loc>,
 }
@@ -110,6 +113,11 @@ impl AgentEntry {
                 self.description_loc
             },
             prompt: later.prompt.clone().or_else(|| self.prompt.clone()),
+            prompt_loc: if later.prompt.is_some() {
+                later.prompt_loc
+            } else {
+                self.prompt_loc
+            },
             loc: later.loc.or(self.loc),
         }
     }
@@ -885,7 +893,10 @@ pub fn decode_agent(
                 expect_string(v, &p)?;
                 let text = v.value.as_str().map(str::to_string);
                 match k {
-                    "prompt" => entry.prompt = text,
+                    "prompt" => {
+                        entry.prompt = text;
+                        entry.prompt_loc = Some(key_loc(v));
+                    }
                     "description" => {
                         entry.description = text;
                         entry.description_loc = Some(key_loc(v));

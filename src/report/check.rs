@@ -35,7 +35,7 @@ fn label(id: &str) -> &'static str {
         "broken-frontmatter" => "here",
         "ignored-key" => "ignored",
         "unknown-agent-key" => "this key",
-        "described-read-only" => "this description",
+        "described-read-only" => "these words",
         "mcp-bypass" => "this server",
         "unused-ignore" | "ignore-without-reason" => "this comment",
         "stale-baseline" => "this entry",
