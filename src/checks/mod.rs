@@ -35,6 +35,7 @@ pub mod never_matches;
 pub mod open_allow_list;
 pub mod overlap;
 pub mod overridden_by_later_layer;
+pub mod prompt_limit;
 mod quick;
 mod reach;
 pub mod read_only_agent_writes;
@@ -221,6 +222,7 @@ pub const CHECKS: &[Check] = &[
     deny_too_narrow::CHECK,
     open_allow_list::CHECK,
     described_read_only::CHECK,
+    prompt_limit::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
     // Before `legacy-tools`: a `tools: {read: true}` entry voids the built-in `.env` read
@@ -515,6 +517,7 @@ fn run_places(
     subagent_cannot_delegate::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
     described_read_only::run(&ctx, &mut out);
+    prompt_limit::run(&ctx, &mut out);
     open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);
     unasked::drop_unchecked(project, &mut out);

@@ -108,6 +108,7 @@ pub fn proposals(project: &Project, findings: &[Finding]) -> Vec<Proposal> {
                 let ctx = ctx.get_or_insert_with(|| crate::checks::Ctx::new(project));
                 delegated(project, ctx, &mut files, n, f)
             }
+            "prompt-limit" => own_limit(project, &mut files, n, f),
             "agent-overrides-shared" => {
                 let ctx = ctx.get_or_insert_with(|| crate::checks::Ctx::new(project));
                 repeat_shared(project, ctx, &mut files, n, f)
@@ -117,6 +118,142 @@ pub fn proposals(project: &Project, findings: &[Finding]) -> Vec<Proposal> {
         out.extend(p);
     }
     out
+}
+
+/// `prompt-limit`: the prompt's limit as the agent's own bash rules, written last in its
+/// own block (a markdown agent's frontmatter, a JSON entry's object).
+fn own_limit(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) -> Option<Proposal> {
+    use crate::checks::prompt_limit;
+    let name = f.agents.first()?;
+    let entry = project.loaded.merged.agent.get(name)?;
+    let limit = prompt_limit::limit(entry.prompt.as_deref()?)?;
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut writes = Vec::new();
+    for (act, effect) in &limit.acts {
+        if !f.witnesses.iter().any(|w| w.input == act.input()) {
+            continue;
+        }
+        for p in act.patterns() {
+            entries.push((p.to_string(), effect.to_string()));
+            writes.push(("bash".to_string(), p.to_string(), *effect));
+        }
+    }
+    // Under a catch-all the author wrote (`"*": "allow"`), the same commands reached
+    // another way (`git -C . push`) would walk around the new denies: asked, as
+    // `deny-walkaround` tells.
+    let agent = project.agent(name)?;
+    // The catch-all that lets the acts run is what the finding is about.
+    let about: Vec<Loc> = f
+        .witnesses
+        .iter()
+        .filter_map(|w| w.rule.and_then(|k| agent.rules.get(k)))
+        .filter(|r| r.pattern == "*")
+        .filter_map(written)
+        .collect();
+    let written_all = !about.is_empty();
+    if written_all && entries.iter().any(|(_, e)| e == "deny") {
+        for p in ["git -C *", "git -c *"] {
+            entries.push((p.to_string(), "ask".to_string()));
+            writes.push(("bash".to_string(), p.to_string(), Effect::Ask));
+        }
+    }
+    let (source, edits) = own_block(project, files, entry, "bash", &entries)?;
+    let said: Vec<String> = entries.iter().map(|(p, e)| format!("{e} `{p}`")).collect();
+    Some(Proposal {
+        finding: n,
+        title: format!(
+            "{} for `{name}`, as its prompt says; its other commands keep their rules",
+            said.join(", ")
+        ),
+        source,
+        edits,
+        writes,
+        about,
+        narrows: true,
+        agents: vec![name.clone()],
+    })
+}
+
+/// `entries` for `permission` written last in an agent's own block: its `permission`
+/// map's block for `permission` extended (a scalar there turned into a block that keeps
+/// it first), else that block added, else a `permission` map added to the agent.
+fn own_block(
+    project: &Project,
+    files: &mut Files<'_>,
+    entry: &crate::model::config::AgentEntry,
+    permission: &str,
+    entries: &[(String, String)],
+) -> Option<(SourceId, Vec<Edit>)> {
+    // A markdown agent: its frontmatter, the file its body is in.
+    let markdown = entry
+        .prompt_loc
+        .filter(|l| crate::checks::in_frontmatter(project, *l));
+    let source = match markdown {
+        Some(l) => l.source,
+        None => entry.loc?.source,
+    };
+    let (syntax, cs) = files.get(source)?;
+    let text = &project.loaded.sources.get(source).text;
+    let obj = match markdown {
+        Some(_) => cs.iter().find(|c| text::parent(cs, c).is_none())?,
+        None => {
+            let (c, i) = text::entry_at(cs, entry.loc?.span.start)?;
+            text::child(cs, c.entries.get(i)?)?
+        }
+    };
+    let last = |c: &Container, key: &str| {
+        c.entries
+            .iter()
+            .rev()
+            .find(|e| key_of(text, e.key) == key)
+            .copied()
+    };
+    let edits = match last(obj, "permission") {
+        Some(pe) => {
+            let pm = text::child(cs, &pe)?;
+            match last(pm, permission) {
+                Some(be) => match text::child(cs, &be) {
+                    Some(block) => text::append(text, block, &rules_text(*syntax, entries))?,
+                    None => {
+                        let current = text.get(be.value.start..be.value.end)?;
+                        let current = current.trim_matches(['"', '\'']);
+                        vec![scalar_to_block(*syntax, &be, current, entries)]
+                    }
+                },
+                None => text::append(
+                    text,
+                    pm,
+                    &[(permission.to_string(), text::object_text(*syntax, entries))],
+                )?,
+            }
+        }
+        None => {
+            let block = (
+                "permission".to_string(),
+                format!(
+                    "{{{}: {}}}",
+                    text::quoted(permission),
+                    text::object_text(*syntax, entries)
+                ),
+            );
+            match text::append(text, obj, std::slice::from_ref(&block)) {
+                Some(e) => e,
+                // A frontmatter whose last value spans lines (`tools:` and its map): a
+                // top-level line before the closing `---` ends it.
+                None if markdown.is_some() => {
+                    let last = obj.entries.last()?;
+                    let fence = text.get(last.value.end..)?.find("\n---")? + last.value.end + 1;
+                    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+                    vec![Edit::insert(
+                        fence,
+                        format!("{}: {}{nl}", text::quoted(&block.0), block.1),
+                    )]
+                }
+                None => return None,
+            }
+        }
+    };
+    Some((source, edits))
 }
 
 /// The text of a key without its quotes.

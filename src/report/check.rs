@@ -36,6 +36,7 @@ fn label(id: &str) -> &'static str {
         "ignored-key" => "ignored",
         "unknown-agent-key" => "this key",
         "described-read-only" => "these words",
+        "prompt-limit" => "this limit",
         "mcp-bypass" => "this server",
         "unused-ignore" | "ignore-without-reason" => "this comment",
         "stale-baseline" => "this entry",
