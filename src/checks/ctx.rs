@@ -254,6 +254,29 @@ impl<'a> Ctx<'a> {
     pub fn rule_at(&self, r: &Rule) -> String {
         format!("{} at {}", super::describe(r), self.place(r))
     }
+
+    /// What decided a witness, for a message's "(decided by …)": the rule and its place,
+    /// OpenCode's built-in rule, or the default ask.
+    pub fn decided_by(&self, r: Option<&Rule>) -> String {
+        match r {
+            Some(r) if r.loc.is_some() => self.rule_at(r),
+            Some(r) => format!("OpenCode's built-in {}", super::describe(r)),
+            None => "OpenCode's default".to_string(),
+        }
+    }
+
+    /// The agents the user defined (not OpenCode's own, not its internal ones), each with
+    /// its merged config entry.
+    pub fn defined_agents(
+        &self,
+    ) -> impl Iterator<Item = (&'a Agent, &'a crate::model::config::AgentEntry)> + '_ {
+        let project = self.project;
+        project
+            .agents
+            .iter()
+            .filter(|a| !a.is_internal() && !a.native)
+            .filter_map(move |a| Some((a, project.loaded.merged.agent.get(&a.name)?)))
+    }
 }
 
 /// Findings of a check whose answer for rule `i` depends only on rules `i..` of the agent

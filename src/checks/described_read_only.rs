@@ -265,13 +265,7 @@ fn said_in_prompt(prompt: &str) -> Option<(&str, usize, usize)> {
 /// cause.
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut found = Vec::new();
-    for agent in ctx.project.agents.iter() {
-        if agent.is_internal() || agent.native {
-            continue;
-        }
-        let Some(entry) = ctx.project.loaded.merged.agent.get(&agent.name) else {
-            continue;
-        };
+    for (agent, entry) in ctx.defined_agents() {
         let described = entry
             .description
             .as_deref()
@@ -324,11 +318,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if edit.action != Effect::Allow || decider.is_some_and(|r| is_own(r.layer)) {
             continue;
         }
-        let by = match decider {
-            Some(r) if r.loc.is_some() => ctx.rule_at(r),
-            Some(r) => format!("OpenCode's built-in {}", super::describe(r)),
-            None => "OpenCode's default".to_string(),
-        };
+        let by = ctx.decided_by(decider);
         let mut witnesses = vec![edit];
         let bash = ctx
             .witness_of(agent, "bash", "rm -rf src")

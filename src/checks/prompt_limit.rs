@@ -282,13 +282,7 @@ pub fn limit(prompt: &str) -> Option<Limit> {
 
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut found = Vec::new();
-    for agent in ctx.project.agents.iter() {
-        if agent.is_internal() || agent.native {
-            continue;
-        }
-        let Some(entry) = ctx.project.loaded.merged.agent.get(&agent.name) else {
-            continue;
-        };
+    for (agent, entry) in ctx.defined_agents() {
         let Some((prompt, at)) = entry.prompt.as_deref().zip(entry.prompt_loc) else {
             continue;
         };
@@ -324,11 +318,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         };
         let decider = first.rule.and_then(|k| agent.rules.get(k));
-        let by = match decider {
-            Some(r) if r.loc.is_some() => ctx.rule_at(r),
-            Some(r) => format!("OpenCode's built-in {}", super::describe(r)),
-            None => "OpenCode's default".to_string(),
-        };
+        let by = ctx.decided_by(decider);
         let text = &ctx.project.loaded.sources.get(at.source).text;
         let loc = if text.get(at.span.start..at.span.end) == Some(prompt) {
             Loc {
