@@ -675,6 +675,42 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::Writes,
         patterns: &["rg * >*", "rg * 2>*"],
     },
+    // `rg *` allowed to search also runs any program on every file it searches
+    // (`--pre`, rg's preprocessor; blind fresh-12 B: maximk777's explorer, and felixAnhalt's
+    // architect, fresh-12 A). Checked on 1.18.34: `rg --pre sh x .` runs under
+    // `{"*": "deny", "rg *": "allow"}`; the patterns written after the allow stop it.
+    WriteMode {
+        program: "rg",
+        command: "rg --pre sh x .",
+        does: "runs `sh` on every file it searches (`--pre` takes any program)",
+        harm: Harm::Writes,
+        patterns: &["rg --pre*", "rg * --pre*"],
+    },
+    // `git log*`, `git show*`, `git diff*` allowed to read history also write it to a file
+    // of your choice (`--output`; blind fresh-12 B: maximk777's explorer). Checked on
+    // 1.18.34: `git diff --output=src/main.ts` runs under `{"*": "deny", "git diff*":
+    // "allow"}` and overwrites the file with the diff; the pattern after the allow stops it.
+    WriteMode {
+        program: "git log",
+        command: "git log --output=FILE",
+        does: "overwrites `FILE` with the log",
+        harm: Harm::Writes,
+        patterns: &["git log *--output*"],
+    },
+    WriteMode {
+        program: "git show",
+        command: "git show --output=FILE",
+        does: "overwrites `FILE` with the commit",
+        harm: Harm::Writes,
+        patterns: &["git show *--output*"],
+    },
+    WriteMode {
+        program: "git diff",
+        command: "git diff --output=FILE",
+        does: "overwrites `FILE` with the diff",
+        harm: Harm::Writes,
+        patterns: &["git diff *--output*"],
+    },
     // The destructive modes of git itself, for a `git *` allow (and `git push *`, `git reset
     // *`, `git clean*`): blind fresh-8 (davidkristiansen's `git *` beside `rm *` asks;
     // timosur's `git push *` under `"*": "ask"` and its git agent's `git *` under `edit:
@@ -1209,7 +1245,11 @@ fn write_modes(
                     let g = guard(ctx, agent, splitter, places, m, &command, file, own, i)?;
                     // A search's redirect is a way to write only for an agent that may not
                     // (a reviewer's `edit: deny`); beside an edit ask nobody edits by `grep >`.
-                    if matches!(m.program, "grep" | "rg") && !g.denied {
+                    if matches!(
+                        m.program,
+                        "grep" | "rg" | "git log" | "git show" | "git diff"
+                    ) && !g.denied
+                    {
                         return None;
                     }
                     if before.effect == Effect::Allow
@@ -1258,6 +1298,8 @@ fn write_modes(
             // block was reported at before.
             found.sort_by_key(|o| match o.mode.harm {
                 Harm::ReadsSecret => 5,
+                // A history's `--output` and rg's `--pre` (added later still) last.
+                _ if o.mode.command.contains("--output") || o.mode.command.contains("--pre") => 6,
                 _ if matches!(o.mode.program, "cat" | "grep" | "rg") => 4,
                 _ if matches!(o.mode.program, "git" | "gh") => 3,
                 Harm::Writes => 0,
