@@ -309,13 +309,32 @@ pub(super) fn slip(
         .collect();
     let help = match wanted {
         Effect::Allow => {
-            let each: Vec<String> = pieces.iter().map(|p| format!("\"{p}*\"")).collect();
+            // Exactly the commands OpenCode asks: a literal rule's as written (an
+            // exact-command gate stays exact: `bun run lint`, not `bun run lint*`, which
+            // also allows `--fix`; blind fresh-13 A: harpia's verifier), a pattern's pieces
+            // with their wildcard. `cd` is asked about by no rule.
+            let cd = |p: &str| p == "cd" || p.starts_with("cd ");
+            let each: Vec<String> = if literal && !parts.is_empty() {
+                parts.clone()
+            } else {
+                pieces
+                    .iter()
+                    .filter(|p| !cd(p))
+                    .map(|p| format!("\"{p}*\""))
+                    .collect()
+            };
+            let dropped = pieces.iter().any(|p| cd(p));
             format!(
-                "a chain cannot be matched as one: replace this rule by allowing each command on its own ({}): OpenCode allows a chain when it allows every command in it",
+                "a chain cannot be matched as one: replace this rule by allowing each command on its own ({}): OpenCode allows a chain when it allows every command in it{}",
                 if each.is_empty() {
                     "such as \"git status*\"".to_string()
                 } else {
                     each.join(", ")
+                },
+                if dropped {
+                    ", and asks nothing about `cd`"
+                } else {
+                    ""
                 }
             )
         }
