@@ -686,7 +686,10 @@ impl Loader<'_> {
 /// ([`config::v2_rules`]); `None` for a shape it cannot carry over.
 fn v2_translation(p: &Node) -> Option<String> {
     let out = config::v2_rules(p)?;
-    Some(format!("permission: {}", config::v2_rules_text(&out, true)))
+    Some(format!(
+        "permission: {}",
+        config::v2_rules_text(&out, true)?
+    ))
 }
 
 /// Record the entries of a `tools` object (nothing for a malformed one: decoding refuses it).

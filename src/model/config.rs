@@ -1066,7 +1066,7 @@ pub fn decode_file(root: &Node, layer: Layer, sw: &Switches) -> Result<FileConfi
                 .strip_prefix("agents.")
                 .and_then(|r| r.strip_suffix(".permissions"))
             {
-                let rules = v2_rules(v).map(|out| v2_rules_text(&out, false));
+                let rules = v2_rules(v).and_then(|out| v2_rules_text(&out, false));
                 message.push_str(&format!(
                     ", and not under `agents` (OpenCode 2's key): this release keeps only an `agents` entry's mode, hidden and disabled, so a `permission` (or `system` prompt) written there is dropped too; move the agent to `agent.{name}`, its `system` to `prompt`, and write {}",
                     match rules {
@@ -1276,30 +1276,41 @@ pub fn v2_rules(p: &Node) -> Option<indexmap::IndexMap<String, Vec<(String, &'st
 pub fn v2_rules_text(
     out: &indexmap::IndexMap<String, Vec<(String, &'static str)>>,
     yaml: bool,
-) -> String {
+) -> Option<String> {
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let tools: Vec<String> = out
-        .iter()
-        .map(|(t, rules)| {
-            let rules: Vec<String> = rules
-                .iter()
-                .map(|(pat, e)| {
-                    if yaml {
-                        format!("{}: {e}", quote(pat))
-                    } else {
-                        format!("{}: {}", quote(pat), quote(e))
-                    }
-                })
-                .collect();
-            let plain = yaml
-                && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && t.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            let key = if plain { t.clone() } else { quote(t) };
-            format!("{key}: {{{}}}", rules.join(", "))
-        })
-        .collect();
-    format!("{{{}}}", tools.join(", "))
+    let mut tools: Vec<String> = Vec::new();
+    for (t, rules) in out {
+        // A pattern written twice (`edit` and `write` both `"*"`): the last one decides
+        // (findLast), so only it is kept, at its own place; an object key written twice
+        // would be refused (blind fresh-13 B: Saka-CS).
+        let kept: Vec<&(String, &str)> = rules
+            .iter()
+            .enumerate()
+            .filter(|(k, (pat, _))| !rules[k + 1..].iter().any(|(p, _)| p == pat))
+            .map(|(_, r)| r)
+            .collect();
+        let action = |e: &str| if yaml { e.to_string() } else { quote(e) };
+        let plain = yaml
+            && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        let key = if plain { t.clone() } else { quote(t) };
+        let value = match kept.as_slice() {
+            // One rule for everything: the action alone, the only form `webfetch` and the
+            // other action-only keys take.
+            [(pat, e)] if pat == "*" => action(e),
+            _ if ACTION_ONLY_KEYS.contains(&t.as_str()) => return None,
+            _ => {
+                let rules: Vec<String> = kept
+                    .iter()
+                    .map(|(pat, e)| format!("{}: {}", quote(pat), action(e)))
+                    .collect();
+                format!("{{{}}}", rules.join(", "))
+            }
+        };
+        tools.push(format!("{key}: {value}"));
+    }
+    Some(format!("{{{}}}", tools.join(", ")))
 }
 
 /// A V2 `agents.NAME` entry as OpenCode lowers it: mode, hidden and `disabled` survive.
