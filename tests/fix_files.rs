@@ -438,8 +438,8 @@ fn the_described_read_only_help_makes_the_description_true_and_holds() {
         assert!(help.contains("\"*\"") && help.contains("ask"), "{help}");
         assert!(help.contains("git diff*"), "{help}");
     }
-    let md = "---\ndescription: Reviews the diff; read-only.\nmode: subagent\npermission:\n  edit: deny\n  bash:\n    \"*\": ask\n    \"git diff*\": allow\n---\nReport only.\n";
-    let json = r#"{"agent": {"auditor": {"description": "Audits the code base and reports only.", "mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "ask", "git diff*": "allow"}}}}}"#;
+    let md = "---\ndescription: Reviews the diff; read-only.\nmode: subagent\npermission:\n  edit: deny\n  bash:\n    \"*\": ask\n    \"git diff*\": allow\n    \"git *--output*\": deny\n---\nReport only.\n";
+    let json = r#"{"agent": {"auditor": {"description": "Audits the code base and reports only.", "mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "ask", "git diff*": "allow", "git *--output*": "deny"}}}}}"#;
     let t = Tree::new()
         .file("project/.opencode/agents/reviewer.md", md)
         .file("project/opencode.json", json);

@@ -356,9 +356,9 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                                 "`\"*\": \"ask\"`"
                             },
                             if markdown {
-                                "`\"git diff*\": allow`"
+                                "`\"git diff*\": allow` (and `\"git *--output*\": deny`, since `--output` writes a file)"
                             } else {
-                                "`\"git diff*\": \"allow\"`"
+                                "`\"git diff*\": \"allow\"` (and `\"git *--output*\": \"deny\"`, since `--output` writes a file)"
                             },
                             if repeat.is_empty() {
                                 String::new()
@@ -377,19 +377,19 @@ pub fn run(ctx: &Ctx<'_>, reach: &[Vec<Option<Reach>>], out: &mut Vec<Finding>) 
                     ),
                     (true, true) => (
                         format!(
-                            "in its frontmatter, `permission: {{bash: {{\"*\": ask, \"git diff*\": allow{inline}}}}}`{words} (a `permission` bash block replaces the `tools` switch)"
+                            "in its frontmatter, `permission: {{bash: {{\"*\": ask, \"git diff*\": allow, \"git *--output*\": deny{inline}}}}}`{words} (a `permission` bash block replaces the `tools` switch)"
                         ),
                         "`bash: false` under `tools`",
                     ),
                     (true, false) => (
                         format!(
-                            "in its frontmatter's `permission`, `bash: {{\"*\": ask, \"git diff*\": allow{inline}}}`{words}"
+                            "in its frontmatter's `permission`, `bash: {{\"*\": ask, \"git diff*\": allow, \"git *--output*\": deny{inline}}}`{words}"
                         ),
                         "`bash: deny`",
                     ),
                     (false, _) => (
                         format!(
-                            "in its own block, `\"bash\": {{\"*\": \"ask\", \"git diff*\": \"allow\"{inline}}}`{words}"
+                            "in its own block, `\"bash\": {{\"*\": \"ask\", \"git diff*\": \"allow\", \"git *--output*\": \"deny\"{inline}}}`{words}"
                         ),
                         "`\"bash\": \"deny\"`",
                     ),
@@ -575,6 +575,36 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::ReadsSecret,
         patterns: &["tail *.env*"],
     },
+    // The other readers a reviewer allows by name (blind fresh-13 B: ada-x64, where asking
+    // `cat`/`head`/`tail` left `less .env` and `awk 1 .env` printing it).
+    WriteMode {
+        program: "less",
+        command: "less FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["less *.env*"],
+    },
+    WriteMode {
+        program: "more",
+        command: "more FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["more *.env*"],
+    },
+    WriteMode {
+        program: "awk",
+        command: "awk 1 FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["awk *.env*"],
+    },
+    WriteMode {
+        program: "bat",
+        command: "bat FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["bat *.env*"],
+    },
     WriteMode {
         program: "printf",
         command: "printf x > FILE",
@@ -620,10 +650,18 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::DeletesGitWork,
         // Its spellings too (`deny_too_narrow::SPELLINGS`): `-D*` alone leaves
         // `git branch --delete --force` running.
+        // Every flag that changes a branch (blind fresh-13 B: ada-x64's reviewer and
+        // AlexeyShirshov's scout, where `-D` alone left `git branch -f main HEAD~3`, `-d`
+        // and `-m` running).
         patterns: &[
             "git branch -D*",
-            "git branch --delete --force*",
-            "git branch -d -f*",
+            "git branch -d*",
+            "git branch --delete*",
+            "git branch -f*",
+            "git branch --force*",
+            "git branch -m*",
+            "git branch -M*",
+            "git branch --move*",
         ],
     },
     // `git checkout*` allowed to switch branches also restores files (blind fresh-4:
@@ -1297,6 +1335,8 @@ fn write_modes(
             // The search redirects and git's own modes (added later) after the modes the
             // block was reported at before.
             found.sort_by_key(|o| match o.mode.harm {
+                // The readers added after `cat`, `head` and `tail`: after them.
+                Harm::ReadsSecret if matches!(o.mode.program, "less" | "more" | "awk" | "bat") => 7,
                 Harm::ReadsSecret => 5,
                 // A history's `--output` and rg's `--pre` (added later still) last.
                 _ if o.mode.command.contains("--output") || o.mode.command.contains("--pre") => 6,

@@ -334,9 +334,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             agent.name
         );
         let place = if super::in_frontmatter(ctx.project, loc) {
-            "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`)"
+            "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
         } else {
-            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
+            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\", \"git *--output*\": \"deny\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
         };
         let help = format!(
             "to make {} true, give `{}` rules of its own: {place}; or `bash: deny` if it needs no command",

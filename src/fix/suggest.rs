@@ -577,7 +577,7 @@ fn write_modes(
     Some(Proposal {
         finding: n,
         title: format!(
-            "{} exactly the {}modes ({}) at the end of the block; the rest of each command stays allowed",
+            "{} the {}modes known for these commands ({}) at the end of the block; the rest of each command stays allowed, a mode not named here too (for an agent that must change nothing, a catch-all that asks, first, is the sure fix)",
             if effect == Effect::Deny {
                 "deny"
             } else {
