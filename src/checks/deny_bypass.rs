@@ -1557,7 +1557,7 @@ fn block_finding(
         )
     };
     let help = format!(
-        "{} exactly {} {place}: {}; the rest of {} stays allowed",
+        "{} {} {place}: {}; the rest of {} stays allowed, and with it any mode not named here",
         if action == Effect::Deny {
             "deny"
         } else {
