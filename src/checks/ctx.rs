@@ -265,6 +265,27 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The place of `prompt[start..end]`, the prompt written at `at`: in the file itself
+    /// where the prompt is the file's own text (a markdown body), else the prompt's key (a
+    /// JSON string, whose escapes shift offsets; a `{file:…}` prompt).
+    pub fn prompt_place(
+        &self,
+        at: crate::source::Loc,
+        prompt: &str,
+        start: usize,
+        end: usize,
+    ) -> crate::source::Loc {
+        let text = &self.project.loaded.sources.get(at.source).text;
+        if text.get(at.span.start..at.span.end) == Some(prompt) {
+            crate::source::Loc {
+                source: at.source,
+                span: crate::source::Span::new(at.span.start + start, at.span.start + end),
+            }
+        } else {
+            at
+        }
+    }
+
     /// The agents the user defined (not OpenCode's own, not its internal ones), each with
     /// its merged config entry.
     pub fn defined_agents(

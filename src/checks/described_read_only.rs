@@ -44,7 +44,6 @@
 
 use super::{Check, Ctx, Finding, is_own};
 use crate::model::Effect;
-use crate::source::{Loc, Span};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -283,17 +282,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
             let (prompt, at) = entry.prompt.as_deref().zip(entry.prompt_loc)?;
             let (words, start, end) = said_in_prompt(prompt)?;
-            // A markdown body is the file's text from `at` on: the words' own place.
-            let text = &ctx.project.loaded.sources.get(at.source).text;
-            let verbatim = text.get(at.span.start..at.span.end) == Some(prompt);
-            let loc = if verbatim {
-                Loc {
-                    source: at.source,
-                    span: Span::new(at.span.start + start, at.span.start + end),
-                }
-            } else {
-                at
-            };
+            let loc = ctx.prompt_place(at, prompt, start, end);
             let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
             Some((words, loc, "has a prompt that says"))
         };

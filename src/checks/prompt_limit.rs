@@ -38,8 +38,7 @@
 //! The suggestion is proven on the config before it is shown.
 
 use super::{Check, Ctx, Finding, is_own};
-use crate::model::Effect;
-use crate::source::{Loc, Span};
+use crate::model::{Effect, Layer, Rule};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -202,6 +201,33 @@ fn heading(text: &str, at: usize) -> &str {
         .unwrap_or("")
 }
 
+/// A catch-all the author wrote in a permission block (`"*": "allow"`; not a legacy
+/// `tools` switch, not a built-in rule): a deny by how a command starts is walked around
+/// under it (`git -C . push`, `deny-walkaround`).
+pub fn written_catch_all(r: &Rule) -> bool {
+    r.pattern == "*"
+        && r.loc.is_some()
+        && !matches!(
+            r.layer,
+            Layer::LegacyTools | Layer::AgentLegacyTools | Layer::Defaults | Layer::AgentBuiltin
+        )
+}
+
+/// The bash rules that make `acts` limits of the agent's own, in the order written: each
+/// act's patterns with its effect, then, under a written catch-all where one is a deny,
+/// `git -C *` and `git -c *` asked (the same commands reached that way). What the help
+/// says and the suggestion writes.
+pub fn rules(acts: &[(Act, Effect)], under_catch_all: bool) -> Vec<(&'static str, Effect)> {
+    let mut out: Vec<(&'static str, Effect)> = acts
+        .iter()
+        .flat_map(|(a, e)| a.patterns().iter().map(move |p| (*p, *e)))
+        .collect();
+    if under_catch_all && acts.iter().any(|(_, e)| *e == Effect::Deny) {
+        out.extend([("git -C *", Effect::Ask), ("git -c *", Effect::Ask)]);
+    }
+    out
+}
+
 /// The first limit a prompt states as a hard one, if any.
 pub fn limit(prompt: &str) -> Option<Limit> {
     let re = LIMIT.as_ref()?;
@@ -319,15 +345,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         };
         let decider = first.rule.and_then(|k| agent.rules.get(k));
         let by = ctx.decided_by(decider);
-        let text = &ctx.project.loaded.sources.get(at.source).text;
-        let loc = if text.get(at.span.start..at.span.end) == Some(prompt) {
-            Loc {
-                source: at.source,
-                span: Span::new(at.span.start + limit.start, at.span.start + limit.end),
-            }
-        } else {
-            at
-        };
+        let loc = ctx.prompt_place(at, prompt, limit.start, limit.end);
         let runs: Vec<String> = open
             .iter()
             .map(|(_, _, w)| format!("`{}`", w.input))
@@ -341,23 +359,16 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             runs.join(" and "),
             if runs.len() == 1 { "runs" } else { "run" },
         );
-        let mut rules_unique: Vec<String> = open
+        let acts: Vec<(Act, Effect)> = open.iter().map(|(a, e, _)| (*a, *e)).collect();
+        let walked = open.iter().any(|(_, _, w)| {
+            w.rule
+                .and_then(|k| agent.rules.get(k))
+                .is_some_and(written_catch_all)
+        });
+        let rules_unique: Vec<String> = rules(&acts, walked)
             .iter()
-            .flat_map(|(a, e, _)| {
-                a.patterns()
-                    .iter()
-                    .map(move |p| format!("\"{p}\": \"{e}\""))
-            })
+            .map(|(p, e)| format!("\"{p}\": \"{e}\""))
             .collect();
-        // Under a catch-all the author wrote, a deny by how a command starts is walked
-        // around (`git -C . push`): those forms asked too (`deny-walkaround`).
-        let written_all = decider.is_some_and(|r| r.pattern == "*" && r.loc.is_some());
-        if written_all && open.iter().any(|(_, e, _)| *e == Effect::Deny) {
-            rules_unique.extend([
-                "\"git -C *\": \"ask\"".into(),
-                "\"git -c *\": \"ask\"".into(),
-            ]);
-        }
         let place = if super::in_frontmatter(ctx.project, at) {
             format!(
                 "in its frontmatter's `permission`, `bash: {{{}}}`",

@@ -127,36 +127,30 @@ fn own_limit(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) ->
     let name = f.agents.first()?;
     let entry = project.loaded.merged.agent.get(name)?;
     let limit = prompt_limit::limit(entry.prompt.as_deref()?)?;
-    let mut entries: Vec<(String, String)> = Vec::new();
-    let mut writes = Vec::new();
-    for (act, effect) in &limit.acts {
-        if !f.witnesses.iter().any(|w| w.input == act.input()) {
-            continue;
-        }
-        for p in act.patterns() {
-            entries.push((p.to_string(), effect.to_string()));
-            writes.push(("bash".to_string(), p.to_string(), *effect));
-        }
-    }
-    // Under a catch-all the author wrote (`"*": "allow"`), the same commands reached
-    // another way (`git -C . push`) would walk around the new denies: asked, as
-    // `deny-walkaround` tells.
+    let acts: Vec<_> = limit
+        .acts
+        .iter()
+        .filter(|(act, _)| f.witnesses.iter().any(|w| w.input == act.input()))
+        .copied()
+        .collect();
     let agent = project.agent(name)?;
     // The catch-all that lets the acts run is what the finding is about.
-    let about: Vec<Loc> = f
+    let catch_alls: Vec<&Rule> = f
         .witnesses
         .iter()
         .filter_map(|w| w.rule.and_then(|k| agent.rules.get(k)))
-        .filter(|r| r.pattern == "*")
-        .filter_map(written)
+        .filter(|r| prompt_limit::written_catch_all(r))
         .collect();
-    let written_all = !about.is_empty();
-    if written_all && entries.iter().any(|(_, e)| e == "deny") {
-        for p in ["git -C *", "git -c *"] {
-            entries.push((p.to_string(), "ask".to_string()));
-            writes.push(("bash".to_string(), p.to_string(), Effect::Ask));
-        }
-    }
+    let about: Vec<Loc> = catch_alls.iter().filter_map(|r| written(r)).collect();
+    let rules = prompt_limit::rules(&acts, !catch_alls.is_empty());
+    let entries: Vec<(String, String)> = rules
+        .iter()
+        .map(|(p, e)| (p.to_string(), e.to_string()))
+        .collect();
+    let writes = rules
+        .iter()
+        .map(|(p, e)| ("bash".to_string(), p.to_string(), *e))
+        .collect();
     let (source, edits) = own_block(project, files, entry, "bash", &entries)?;
     let said: Vec<String> = entries.iter().map(|(p, e)| format!("{e} `{p}`")).collect();
     Some(Proposal {
