@@ -237,7 +237,7 @@ fn own_block(
                 None if markdown.is_some() => {
                     let last = obj.entries.last()?;
                     let fence = text.get(last.value.end..)?.find("\n---")? + last.value.end + 1;
-                    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+                    let nl = text::newline(text);
                     vec![Edit::insert(
                         fence,
                         format!("{}: {}{nl}", text::quoted(&block.0), block.1),

@@ -185,7 +185,7 @@ fn yaml_containers(text: &str) -> Option<Vec<Container>> {
 }
 
 /// The file's line ending (`\r\n` when it uses any).
-fn newline(text: &str) -> &'static str {
+pub fn newline(text: &str) -> &'static str {
     if text.contains("\r\n") { "\r\n" } else { "\n" }
 }
 
