@@ -203,24 +203,14 @@ fn own_block(
             .copied()
     };
     let edits = match last(obj, "permission") {
-        Some(pe) => {
-            let pm = text::child(cs, &pe)?;
-            match last(pm, permission) {
-                Some(be) => match text::child(cs, &be) {
-                    Some(block) => text::append(text, block, &rules_text(*syntax, entries))?,
-                    None => {
-                        let current = text.get(be.value.start..be.value.end)?;
-                        let current = current.trim_matches(['"', '\'']);
-                        vec![scalar_to_block(*syntax, &be, current, entries)]
-                    }
-                },
-                None => text::append(
-                    text,
-                    pm,
-                    &[(permission.to_string(), text::object_text(*syntax, entries))],
-                )?,
-            }
-        }
+        Some(pe) => in_permission_map(
+            text,
+            cs,
+            *syntax,
+            text::child(cs, &pe)?,
+            permission,
+            entries,
+        )?,
         None => {
             let block = (
                 "permission".to_string(),
@@ -339,7 +329,20 @@ pub(crate) fn beside_rule(
     } else {
         text::parent(cs, c)?.0
     };
-    let written = rules_text(syntax, entries);
+    in_permission_map(text, cs, syntax, block, permission, entries)
+}
+
+/// `entries` for `permission` written last in a permission map `block`: its last block
+/// for `permission` extended, a scalar there (`"bash": "allow"`) turned into a block that
+/// keeps it first, or a block for `permission` added.
+fn in_permission_map(
+    text: &str,
+    cs: &[Container],
+    syntax: Syntax,
+    block: &Container,
+    permission: &str,
+    entries: &[(String, String)],
+) -> Option<Vec<Edit>> {
     match block
         .entries
         .iter()
@@ -347,7 +350,7 @@ pub(crate) fn beside_rule(
         .find(|e| key_of(text, e.key) == permission)
     {
         Some(e) => match text::child(cs, e) {
-            Some(own) => text::append(text, own, &written),
+            Some(own) => text::append(text, own, &rules_text(syntax, entries)),
             None => {
                 let current = text.get(e.value.start..e.value.end)?;
                 let current = current.trim_matches(['"', '\'']);
