@@ -550,7 +550,13 @@ impl Loader<'_> {
                 // gray-matter reads a frontmatter only from a `---` at offset 0: a blank line
                 // or spaces before the fence leave the whole file as the prompt.
                 // Nor does a file whose settings have no opening `---` at all.
-                let why = if let Some(span) = missing_fence(&text) {
+                let why = if let Some(span) = long_fence(&text) {
+                    Some((
+                        span,
+                        "the frontmatter opens with more than three dashes, which OpenCode (gray-matter) does not read as its fence",
+                        "make the first line exactly `---`",
+                    ))
+                } else if let Some(span) = missing_fence(&text) {
                     Some((
                         span,
                         "the frontmatter has no opening `---` (the file starts with its settings and only a closing `---` follows them)",
@@ -569,19 +575,13 @@ impl Loader<'_> {
                         lost_protection: false,
                     });
                 }
-                return Ok(Some((
-                    derived.to_string(),
-                    with_mode(AgentEntry::default(), kind),
-                )));
+                return Ok(Some((derived.to_string(), whole_prompt(kind, &text, id))));
             }
             Frontmatter::Data(node) => node,
             Frontmatter::BrokenKept(e) => {
                 let fate = "loads it with the whole file as its prompt and NO permission rules from this file";
                 self.broken_frontmatter(e.loc, &format!("{what} `{derived}`"), &e.message, fate);
-                return Ok(Some((
-                    derived.to_string(),
-                    with_mode(AgentEntry::default(), kind),
-                )));
+                return Ok(Some((derived.to_string(), whole_prompt(kind, &text, id))));
             }
             Frontmatter::BrokenDropped(e) => {
                 let fate = format!("silently drops this {what}");
@@ -735,6 +735,20 @@ fn markdown_body(text: &str) -> &str {
         }
         None => "",
     }
+}
+
+/// An agent file OpenCode reads no frontmatter from: the whole file is its prompt (what it
+/// says there still binds the agent, `Do not modify files`), and it has no settings.
+fn whole_prompt(kind: MarkdownKind, text: &str, source: SourceId) -> AgentEntry {
+    let entry = AgentEntry {
+        prompt: Some(text.to_string()),
+        prompt_loc: Some(Loc {
+            source,
+            span: Span::new(0, text.len()),
+        }),
+        ..AgentEntry::default()
+    };
+    with_mode(entry, kind)
 }
 
 fn with_mode(mut e: AgentEntry, kind: MarkdownKind) -> AgentEntry {
@@ -1230,6 +1244,23 @@ fn check_rule_limits(m: &Merged) -> Result<(), LoadError> {
 /// lines naming agent settings (`description`, `mode`, `permission`, `tools` …) and a lone
 /// `---` closes them (blind fresh-6 B: marlenamakosza's review agent, checked on 1.18.34:
 /// it loads as mode `all` with no rules). The span is the first line.
+/// A file that opens with `----` (or more dashes) and then settings closed by `---`:
+/// gray-matter takes a fence only where the character after `---` is not another `-`
+/// (fresh-help midoumister's reviewer, whose `edit: deny` is lost; checked on 1.18.34:
+/// mode `all`, no rule of its own).
+fn long_fence(text: &str) -> Option<Span> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first = body.lines().next()?.trim_end();
+    if first.len() < 4 || !first.bytes().all(|b| b == b'-') {
+        return None;
+    }
+    let start = text.len() - body.len();
+    // Settings follow, closed by a fence: not a markdown rule line above prose.
+    let rest = &body[first.len()..];
+    missing_fence(rest.trim_start_matches(['\r', '\n']))
+        .map(|_| Span::new(start, start + first.len()))
+}
+
 fn missing_fence(text: &str) -> Option<Span> {
     const SETTINGS: &[&str] = &[
         "description",

@@ -90,7 +90,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
 const UNREAD: &str = "so OpenCode reads no frontmatter";
 
 /// Does the text before the file's second `---` line set `permission` or `tools`?
-fn restricts(text: &str) -> bool {
+pub(super) fn restricts(text: &str) -> bool {
     text.lines()
         .skip_while(|l| l.trim_end() != "---")
         .skip(1)

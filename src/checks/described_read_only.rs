@@ -134,7 +134,7 @@ fn said(description: &str) -> Option<&str> {
 /// How a prompt says the agent changes nothing: a prohibition on changing the code as a
 /// whole (`You cannot modify code`, `NEVER create, edit, or modify any files`, `Do NOT
 /// write or modify code`), or the agent called read-only (`You are a read-only
-/// reviewer`). Stricter than [`READ_ONLY_WORDS`]: a prompt is long, and `read-only` there
+/// reviewer`, a line `Role: Review diffs (read-only).`). Stricter than [`READ_ONLY_WORDS`]: a prompt is long, and `read-only` there
 /// is as often about a command (`read-only git commands are fine`) as about the agent.
 static PROMPT_WORDS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     let neg = r"(?:you\s+(?:cannot|can\s*not|can't|must\s+not|must\s+never|never|do\s+not|don't|will\s+not|won't|should\s+never|may\s+not|are\s+not\s+allowed\s+to)|do\s+not|don't|never|must\s+not|must\s+never)";
@@ -145,7 +145,7 @@ static PROMPT_WORDS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     let object = r"(?:(?:any|the|project|source|repository|repo)\s+)*(?:files?|code|codebase|anything|source)";
     let role = r"(?:agent|subagent|reviewer|auditor|analyst|mode|role|assistant|advisor|explorer|researcher|investigator|scout|specialist|inspector|critic|consultant|observer|architect|planner)";
     Regex::new(&format!(
-        r"(?im)\b(?:{neg}\s+(?:ever\s+)?{verbs}\s+{object}\b(?:\s*(\w+))?|(?:you\s+are|you're|agent\s+is|you\s+(?:must\s+)?(?:remain|stay))\s+(?:an?\s+)?(?:strictly\s+|purely\s+|completely\s+|entirely\s+)?read[- ]only\b|\b(?:an?|this)\s+(?:strictly\s+|purely\s+)?read[- ]only\s+(?:\w+\s+){{0,2}}?{role}\b|read[- ]only\s+is\s+a\s+hard)"
+        r"(?im)\b(?:{neg}\s+(?:ever\s+)?{verbs}\s+{object}\b(?:\s*(\w+))?|(?:you\s+are|you're|agent\s+is|you\s+(?:must\s+)?(?:remain|stay))\s+(?:an?\s+)?(?:strictly\s+|purely\s+|completely\s+|entirely\s+)?read[- ]only\b|\b(?:an?|this)\s+(?:strictly\s+|purely\s+)?read[- ]only\s+(?:\w+\s+){{0,2}}?{role}\b|read[- ]only\s+is\s+a\s+hard|^[\s>*_#-]*(?:role|mode)\s*:[^\n]*?\bread[- ]only\b)"
     ))
     .ok()
 });
@@ -254,6 +254,12 @@ fn said_in_prompt(prompt: &str) -> Option<(&str, usize, usize)> {
         if way.iter().any(|w| sentence.contains(w)) {
             return None;
         }
+        // `Role: plan only (read-only)`: its parenthesis closed.
+        let words = &prompt[all.start()..end];
+        if words.matches('(').count() > words.matches(')').count() && prompt[end..].starts_with(')')
+        {
+            end += 1;
+        }
         Some((&prompt[all.start()..end], all.start(), end))
     })
 }
@@ -297,7 +303,14 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 && (own_file || f.agents.contains(&agent.name))
                 && f.loc.is_some_and(|l| l.source == loc.source)
         });
-        if spoken {
+        // A file OpenCode reads no frontmatter from, whose settings restrict: the unread
+        // fence is the cause (`broken-frontmatter`, which names the files written the
+        // same way at the first of them), and its `edit: deny` is there already.
+        let file = &ctx.project.loaded.sources.get(loc.source).text;
+        let unread = own_file
+            && entry.prompt_loc.is_some_and(|p| p.span.start == 0)
+            && super::broken_frontmatter::restricts(file);
+        if spoken || unread {
             continue;
         }
         let Some(edit) = ctx.witness_of(agent, "edit", "src/main.ts") else {
@@ -322,7 +335,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             "`{}` {how} \"{words}\", but no rule of its own keeps it from editing: it edits `src/main.ts`{runs} without asking (decided by {by})",
             agent.name
         );
-        let place = if super::in_frontmatter(ctx.project, loc) {
+        let place = if super::in_frontmatter(ctx.project, loc) && !file.starts_with("---") {
+            "a frontmatter at the top of its file (which has none: a line `---`, the settings, a line `---`) with `permission:`, `edit: deny` under it (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
+        } else if super::in_frontmatter(ctx.project, loc) {
             "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
         } else {
             "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\", \"git *--output*\": \"deny\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
@@ -375,5 +390,10 @@ mod tests {
         assert_eq!(says("You do not write code unless asked."), None);
         assert_eq!(says("Never modify code directly."), None);
         assert_eq!(says("Use read-only git commands."), None);
+        assert_eq!(
+            says("# Planner\n\nRole: Analyze and plan only (read-only).\n"),
+            Some("Role: Analyze and plan only (read-only)".into())
+        );
+        assert_eq!(says("Run `git status` (read-only) first."), None);
     }
 }
