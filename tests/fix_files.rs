@@ -436,10 +436,11 @@ fn the_described_read_only_help_makes_the_description_true_and_holds() {
         let help = f["help"].as_str().unwrap_or_default();
         assert!(help.contains("edit") && help.contains("deny"), "{help}");
         assert!(help.contains("\"*\"") && help.contains("ask"), "{help}");
-        assert!(help.contains("git diff*"), "{help}");
+        // `git diff *`, not `git diff*`: that one matches `git difftool -x CMD` too.
+        assert!(help.contains("git diff *"), "{help}");
     }
-    let md = "---\ndescription: Reviews the diff; read-only.\nmode: subagent\npermission:\n  edit: deny\n  bash:\n    \"*\": ask\n    \"git diff*\": allow\n    \"git *--output*\": deny\n---\nReport only.\n";
-    let json = r#"{"agent": {"auditor": {"description": "Audits the code base and reports only.", "mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "ask", "git diff*": "allow", "git *--output*": "deny"}}}}}"#;
+    let md = "---\ndescription: Reviews the diff; read-only.\nmode: subagent\npermission:\n  edit: deny\n  bash:\n    \"*\": ask\n    \"git diff *\": allow\n    \"git *--output*\": deny\n---\nReport only.\n";
+    let json = r#"{"agent": {"auditor": {"description": "Audits the code base and reports only.", "mode": "subagent", "permission": {"edit": "deny", "bash": {"*": "ask", "git diff *": "allow", "git *--output*": "deny"}}}}}"#;
     let t = Tree::new()
         .file("project/.opencode/agents/reviewer.md", md)
         .file("project/opencode.json", json);
@@ -457,6 +458,12 @@ fn the_described_read_only_help_makes_the_description_true_and_holds() {
         &[
             ("reviewer", "edit", "src/main.ts", "deny"),
             ("reviewer", "bash", "git diff HEAD", "allow"),
+            (
+                "reviewer",
+                "bash",
+                "git difftool -y -x \"rm -rf src\" HEAD",
+                "ask",
+            ),
             ("reviewer", "bash", "rm -rf src", "ask"),
             ("auditor", "edit", "src/main.ts", "deny"),
             ("auditor", "bash", "rm -rf src", "ask"),
@@ -1806,6 +1813,45 @@ fn the_bare_allow_help_keeps_the_programs_write_modes_as_they_are() {
             ("review", "bash", "cat README.md", "allow"),
             ("review", "bash", "cat x > src/main.ts", "deny"),
             ("review", "bash", "cat .env", "deny"),
+        ],
+    );
+}
+
+#[test]
+fn the_edit_scope_help_asks_for_code_and_keeps_the_documents() {
+    // A docs writer that "never touches code" with `edit: allow` (frontmatter) and an
+    // architect with the same in a JSON block: the help's map, written as it says, leaves
+    // no finding and nothing new, asks for `src/main.ts` and still allows the documents.
+    let md = "---\ndescription: Writes the documentation.\nmode: subagent\npermission:\n  edit: allow\n---\nYou write the docs. Never touch code.\n";
+    let json = r#"{"agent": {"architect": {"mode": "subagent", "prompt": "You plan. You do not implement production code.", "permission": {"edit": "allow"}}}}"#;
+    let t = Tree::new()
+        .file("project/.opencode/agents/docs-writer.md", md)
+        .file("project/opencode.json", json);
+    let run = t.run(&["check", "--format", "json", "--fail-on", "never"]);
+    let found = check_support::findings_of(&run.json(), "edit-scope");
+    assert_eq!(found.len(), 2, "{}", run.stdout);
+    for f in &found {
+        let help = f["help"].as_str().unwrap_or_default();
+        assert!(help.contains("\"*\"") && help.contains("ask"), "{help}");
+        assert!(help.contains("*.md") && help.contains("allow"), "{help}");
+    }
+    let md = "---\ndescription: Writes the documentation.\nmode: subagent\npermission:\n  edit:\n    \"*\": ask\n    \"*.md\": allow\n---\nYou write the docs. Never touch code.\n";
+    let json = r#"{"agent": {"architect": {"mode": "subagent", "prompt": "You plan. You do not implement production code.", "permission": {"edit": {"*": "ask", "*.md": "allow"}}}}}"#;
+    let t = Tree::new()
+        .file("project/.opencode/agents/docs-writer.md", md)
+        .file("project/opencode.json", json);
+    let after = t
+        .run(&["check", "--format", "json", "--fail-on", "never"])
+        .json();
+    assert!(serious(&after).is_empty(), "{after:#}");
+    decided_as(
+        &t,
+        "edit-scope",
+        &[
+            ("docs-writer", "edit", "src/main.ts", "ask"),
+            ("docs-writer", "edit", "docs/guide.md", "allow"),
+            ("architect", "edit", "src/main.ts", "ask"),
+            ("architect", "edit", "README.md", "allow"),
         ],
     );
 }

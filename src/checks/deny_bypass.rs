@@ -496,6 +496,20 @@ struct WriteMode {
     patterns: &'static [&'static str],
 }
 
+/// The spellings by which `gh api` writes: a method named (`-X PUT`), or a field or body
+/// given, which makes gh send a POST (`-f title=x`; blind fresh-14 D: danielmichaels,
+/// where asking `-X` alone left `gh api repos/o/r/issues -f title=x` running). Checked on
+/// 1.18.34: each pattern written after `"gh api *": "allow"` stops its spelling.
+const GH_API_WRITES: &[&str] = &[
+    "gh api *-X *",
+    "gh api *--method *",
+    "gh api *-f *",
+    "gh api *-F *",
+    "gh api *--field*",
+    "gh api *--raw-field*",
+    "gh api *--input*",
+];
+
 /// Checked on the binary (1.18.34, `debug agent build --tool bash` under
 /// `{"*": "deny", "<entry>": "allow"}`): each runs, and each pattern written after the allow
 /// stops it. A redirection is part of the text the bash tool checks (`docs/research/D-bash.md`
@@ -604,6 +618,25 @@ const WRITE_MODES: &[WriteMode] = &[
         does: "prints `FILE`",
         harm: Harm::ReadsSecret,
         patterns: &["bat *.env*"],
+    },
+    // A search of the file itself (blind fresh-14 C: yq3's tester, where asking `cat`,
+    // `head` and `tail` left `grep -r . .env` printing it). A space or `/` before `.env`:
+    // `grep -rn process.env src` is a search for the word, which reviewers run. Checked on
+    // 1.18.34: `grep -r . .env` runs under `{"*": "deny", "grep*": "allow"}`, and
+    // `"grep * .env*": "deny"` after the allow stops it but not `grep -rn process.env src`.
+    WriteMode {
+        program: "grep",
+        command: "grep -r . FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["grep * .env*", "grep */.env*"],
+    },
+    WriteMode {
+        program: "rg",
+        command: "rg . FILE",
+        does: "prints `FILE`",
+        harm: Harm::ReadsSecret,
+        patterns: &["rg * .env*", "rg */.env*"],
     },
     WriteMode {
         program: "printf",
@@ -749,6 +782,48 @@ const WRITE_MODES: &[WriteMode] = &[
         harm: Harm::Writes,
         patterns: &["git diff *--output*"],
     },
+    // Modes that run a program of the model's choosing, or write a file, behind an
+    // allow written for reading (blind fresh-13: AlexeyShirshov's scout, mortacious'
+    // reviewer, ada-x64's reviewer). Checked on 1.18.34 in a scratch repository with a
+    // changed file: each runs under `{"*": "deny", "<program>*": "allow"}` (difftool's
+    // `-x`, grep's `-O` and awk's `system()` ran `touch`; `sort -o` wrote its file), and
+    // the first pattern written after the allow stops it.
+    // `git diff*` (no space) also matches `git difftool`, whose `-x` runs any command.
+    WriteMode {
+        program: "git diff",
+        command: "git difftool -y -x \"sed -i s/x/y/ FILE\" HEAD",
+        does: "runs the command after `-x` (`git diff*` matches `git difftool` too), here `sed -i` on `FILE`",
+        harm: Harm::Writes,
+        patterns: &["git difftool*"],
+    },
+    WriteMode {
+        program: "git grep",
+        command: "git grep -O\"sed -i s/x/y/\" x",
+        does: "runs the program after `-O` on every file that matches, here `sed -i`",
+        harm: Harm::Writes,
+        patterns: &["git grep *-O*", "git grep *--open-files-in-pager*"],
+    },
+    WriteMode {
+        program: "sort",
+        command: "sort -o FILE FILE",
+        does: "overwrites `FILE` with its lines sorted",
+        harm: Harm::Writes,
+        patterns: &["sort -o*", "sort * -o*", "sort *--output*"],
+    },
+    WriteMode {
+        program: "awk",
+        command: "awk 'BEGIN{system(\"sed -i s/x/y/ FILE\")}'",
+        does: "runs any command through `system()`, here `sed -i` on `FILE`",
+        harm: Harm::Writes,
+        patterns: &["awk *system*"],
+    },
+    WriteMode {
+        program: "git tag",
+        command: "git tag -d v1",
+        does: "deletes tag `v1`",
+        harm: Harm::DeletesGitWork,
+        patterns: &["git tag -d*", "git tag --delete*", "git tag * -d*"],
+    },
     // The destructive modes of git itself, for a `git *` allow (and `git push *`, `git reset
     // *`, `git clean*`): blind fresh-8 (davidkristiansen's `git *` beside `rm *` asks;
     // timosur's `git push *` under `"*": "ask"` and its git agent's `git *` under `edit:
@@ -805,21 +880,21 @@ const WRITE_MODES: &[WriteMode] = &[
         command: "gh api -X PUT repos/OWNER/REPO/pulls/1/merge",
         does: "merges pull request 1 through GitHub's API",
         harm: Harm::ActsOnGitHub(&["gh pr merge 1"]),
-        patterns: &["gh api *-X *", "gh api *--method *"],
+        patterns: GH_API_WRITES,
     },
     WriteMode {
         program: "gh",
         command: "gh api -X PATCH repos/OWNER/REPO/issues/1 -f state=closed",
         does: "closes issue (or pull request) 1 through GitHub's API",
         harm: Harm::ActsOnGitHub(&["gh issue close 1", "gh pr close 1"]),
-        patterns: &["gh api *-X *", "gh api *--method *"],
+        patterns: GH_API_WRITES,
     },
     WriteMode {
         program: "gh",
         command: "gh api -X POST repos/OWNER/REPO/releases -f tag_name=v1",
         does: "publishes release v1 through GitHub's API",
         harm: Harm::ActsOnGitHub(&["gh release create v1"]),
-        patterns: &["gh api *-X *", "gh api *--method *"],
+        patterns: GH_API_WRITES,
     },
 ];
 
@@ -1283,10 +1358,19 @@ fn write_modes(
                     let g = guard(ctx, agent, splitter, places, m, &command, file, own, i)?;
                     // A search's redirect is a way to write only for an agent that may not
                     // (a reviewer's `edit: deny`); beside an edit ask nobody edits by `grep >`.
-                    if matches!(
-                        m.program,
-                        "grep" | "rg" | "git log" | "git show" | "git diff"
-                    ) && !g.denied
+                    if m.harm == Harm::Writes
+                        && matches!(
+                            m.program,
+                            "grep"
+                                | "rg"
+                                | "git log"
+                                | "git show"
+                                | "git diff"
+                                | "git grep"
+                                | "sort"
+                                | "awk"
+                        )
+                        && !g.denied
                     {
                         return None;
                     }
@@ -1335,8 +1419,23 @@ fn write_modes(
             // The search redirects and git's own modes (added later) after the modes the
             // block was reported at before.
             found.sort_by_key(|o| match o.mode.harm {
+                // The modes added in session 21 (difftool, git grep -O, sort -o, awk's
+                // system(), git tag -d): after every earlier one, so findings keep places.
+                _ if matches!(o.mode.program, "git grep" | "sort" | "git tag")
+                    || o.mode.command.starts_with("git difftool")
+                    || o.mode.command.contains("system(") =>
+                {
+                    8
+                }
                 // The readers added after `cat`, `head` and `tail`: after them.
-                Harm::ReadsSecret if matches!(o.mode.program, "less" | "more" | "awk" | "bat") => 7,
+                Harm::ReadsSecret
+                    if matches!(
+                        o.mode.program,
+                        "less" | "more" | "awk" | "bat" | "grep" | "rg"
+                    ) =>
+                {
+                    7
+                }
                 Harm::ReadsSecret => 5,
                 // A history's `--output` and rg's `--pre` (added later still) last.
                 _ if o.mode.command.contains("--output") || o.mode.command.contains("--pre") => 6,
@@ -1350,6 +1449,15 @@ fn write_modes(
                 | Harm::ActsOnGitHub(_) => 2,
             });
         }
+        // A search (`grep`, `rg`) prints `.env` only when told to (`grep -r . .env`): named
+        // beside a reader the block reports (`cat *`), so its help covers both, never a
+        // finding of its own (the judged reader findings are all about `cat`, `head`, `tail`).
+        blocks.retain(|((_, _, _, secret), found)| {
+            !*secret
+                || found
+                    .iter()
+                    .any(|o| !matches!(o.mode.program, "grep" | "rg"))
+        });
         found_blocks.extend(blocks.into_iter().map(|(_, found)| (a, found)));
     }
     // One finding per shared block and what it shows: the agents for which the same modes

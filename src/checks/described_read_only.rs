@@ -39,7 +39,7 @@
 //!
 //! ## How to fix
 //! Give the agent its own block: `edit: deny`, and bash asked first with the read-only
-//! commands it needs allowed after it (`bash: {"*": ask, "git diff*": allow}`), or
+//! commands it needs allowed after it (`bash: {"*": ask, "git diff *": allow}`), or
 //! `bash: deny` if it needs none.
 
 use super::{Check, Ctx, Finding, is_own};
@@ -96,7 +96,7 @@ const EVERYTHING: &[&str] = &[
 
 /// The first of [`READ_ONLY_WORDS`] in `description`, as written there (with what it
 /// leaves alone: `never writes code`).
-fn said(description: &str) -> Option<&str> {
+pub(super) fn said(description: &str) -> Option<&str> {
     let lower = description.to_lowercase();
     // Lower-casing that changed a length (`İ`) would shift every offset: the words alone.
     let exact = lower.len() == description.len();
@@ -122,6 +122,22 @@ fn said(description: &str) -> Option<&str> {
                 None if ends => end += word,
                 None => return None,
             }
+            // `never edits files outside its route`: a part, not the whole.
+            let next = lower[end..]
+                .split(|c: char| !c.is_alphanumeric())
+                .find(|w| !w.is_empty())
+                .unwrap_or("");
+            if lower[end..].starts_with(' ') && NARROWING.contains(&next) {
+                return None;
+            }
+        }
+        // `without modifying files unless explicitly asked`: a way left open.
+        let sentence = lower[end..].split(['.', ';', '\n']).next().unwrap_or("");
+        if ["unless", "except", "when asked", "if asked"]
+            .iter()
+            .any(|w| sentence.contains(w))
+        {
+            return None;
         }
         // Offsets of the lower-cased text, the same as the original's here.
         if !exact {
@@ -190,12 +206,15 @@ const NARROWING: &[&str] = &[
     "related",
     "yet",
     "you",
+    "another",
+    "someone",
+    "others",
 ];
 
 /// Does the agent say its job is handing the work to others (`You delegate`, `Always
 /// delegate to implementor`, an `orchestrator`)? Narrower than a mention of subagents: a
 /// read-only explorer says an orchestrator dispatches it.
-fn hands_on(name: &str, description: Option<&str>, prompt: Option<&str>) -> bool {
+pub(super) fn hands_on(name: &str, description: Option<&str>, prompt: Option<&str>) -> bool {
     let name = name.to_lowercase();
     let by_name = [
         "orchestrat",
@@ -230,7 +249,7 @@ fn hands_on(name: &str, description: Option<&str>, prompt: Option<&str>) -> bool
 
 /// Where the prompt says the agent changes nothing: the words as written and their byte
 /// range in `prompt`.
-fn said_in_prompt(prompt: &str) -> Option<(&str, usize, usize)> {
+pub(super) fn said_in_prompt(prompt: &str) -> Option<(&str, usize, usize)> {
     let words = PROMPT_WORDS.as_ref()?;
     words.captures_iter(prompt).find_map(|c| {
         let all = c.get(0)?;
@@ -240,6 +259,15 @@ fn said_in_prompt(prompt: &str) -> Option<(&str, usize, usize)> {
                 return None;
             }
             end = prompt[..next.start()].trim_end().len();
+        }
+        // A condition before it on its line: `If none apply: do not modify code`.
+        let line = prompt[..all.start()].rfind('\n').map_or(0, |k| k + 1);
+        let before = prompt[line..all.start()].to_lowercase();
+        if ["if ", "when ", "unless ", "until ", "before ", "after "]
+            .iter()
+            .any(|w| before.starts_with(w) || before.contains(&format!(" {w}")))
+        {
+            return None;
         }
         // The rest of its sentence: `You do not write code yourself unless it is
         // trivial`, `never modify code directly` (hand it to another agent) keep a way.
@@ -336,11 +364,11 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             agent.name
         );
         let place = if super::in_frontmatter(ctx.project, loc) && !file.starts_with("---") {
-            "a frontmatter at the top of its file (which has none: a line `---`, the settings, a line `---`) with `permission:`, `edit: deny` under it (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
+            "a frontmatter at the top of its file (which has none: a line `---`, the settings, a line `---`) with `permission:`, `edit: deny` under it (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff *\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
         } else if super::in_frontmatter(ctx.project, loc) {
-            "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff*\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
+            "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff *\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
         } else {
-            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff*\": \"allow\", \"git *--output*\": \"deny\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
+            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff *\": \"allow\", \"git *--output*\": \"deny\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
         };
         let help = format!(
             "to make {} true, give `{}` rules of its own: {place}; or `bash: deny` if it needs no command",

@@ -19,6 +19,7 @@ pub mod deny_bypass;
 pub mod deny_too_narrow;
 pub mod deny_walkaround;
 pub mod described_read_only;
+pub mod edit_scope;
 mod engines;
 pub mod env_injection;
 pub mod examples;
@@ -222,6 +223,7 @@ pub const CHECKS: &[Check] = &[
     deny_too_narrow::CHECK,
     open_allow_list::CHECK,
     described_read_only::CHECK,
+    edit_scope::CHECK,
     prompt_limit::CHECK,
     broken_frontmatter::CHECK,
     ignored_key::CHECK,
@@ -517,6 +519,7 @@ fn run_places(
     subagent_cannot_delegate::run(&ctx, &mut out);
     always_overrides_deny::run(&ctx, &reach, &mut out);
     described_read_only::run(&ctx, &mut out);
+    edit_scope::run(&ctx, &mut out);
     prompt_limit::run(&ctx, &mut out);
     open_allow_list::absorb(&ctx, &open, &mut out);
     unasked::drop_unasked(&ctx, &mut out);

@@ -187,7 +187,7 @@ pub(super) fn destructive_mode(
         .into_iter()
         .find(|(m, _)| wild.is_match(m, platform))?;
     let instead = if program == "git" {
-        " (`\"git status*\"`, `\"git log*\"`, `\"git diff*\"`, `\"git show*\"`)"
+        " (`\"git status*\"`, `\"git log*\"`, `\"git diff *\"` (not `git difftool`), `\"git show*\"`)"
     } else {
         ""
     };
