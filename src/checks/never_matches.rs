@@ -720,7 +720,7 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else if let Some((meant, _)) = star.filter(|_| {
                 diagnosed.is_none()
                     && FILE_PERMISSIONS.contains(&r.permission.as_str())
-                    && !r.pattern.starts_with("**/")
+                    && (!r.pattern.starts_with("**/") || top_directory(&r.pattern))
                     // `research/**/PLAN.md`: one file per study, the top-level one rarely
                     // meant (judged FP, blind fresh-4 A): a note.
                     && !named_under_directory(&r.pattern)
@@ -731,7 +731,9 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 // Not harmless: the input right under the directory it names (`src/a.cs`
                 // for `src/**/*.cs`) is decided by an earlier rule or the default, and not
                 // allowed. A leading `**/` misses the top-level files alone, the rarer place
-                // for what such an allow names (`**/*Test*`): a note.
+                // for what such an allow names (`**/*Test*`): a note; not a directory named
+                // after it (`**/tests/**`: a workspace's top-level `tests/` is the common
+                // place, blind fresh-14 C yq3's tester, whose edits there are denied).
                 message.push_str(&format!(
                     "; the agent needs it: {} {} is {} today",
                     r.permission,
@@ -764,4 +766,20 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         k += 1;
         k <= start || !(f.level == Level::Info && f.loc.is_some_and(|l| needed.contains(&l)))
     });
+}
+
+/// `**/NAME/…`: a leading `**/` before a directory named literally (`**/tests/**`), which
+/// people keep at a project's top level too. Not a system directory (`**/tmp/opencode/**`
+/// is written for `/tmp/opencode/…`, which it matches).
+fn top_directory(pattern: &str) -> bool {
+    const SYSTEM: &[&str] = &[
+        "tmp", "T", "var", "private", "home", "Users", "opt", "etc", "usr", "mnt", "Volumes",
+        "root", "proc", "dev", "run", "nix",
+    ];
+    pattern
+        .strip_prefix("**/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(dir, _)| {
+            !dir.is_empty() && !dir.contains(['*', '?', '[', '{']) && !SYSTEM.contains(&dir)
+        })
 }
