@@ -8,6 +8,17 @@
 //! "allow"`, or the agent's own `"*": "allow"`). At the sentence of the prompt (a markdown
 //! body's, or a JSON entry's `prompt` key), with the command as OpenCode asks it.
 //!
+//! And a prompt that forbids running commands at all (`NEVER use bash tool`, `don't run
+//! any bash commands`; blind fresh-14 B: smzm's describer, no permission block) while
+//! `rm -rf src` runs without asking; not a use of bash (`for code changes`, `directly`,
+//! `unless asked`), not for an agent given commands of its own (`"git diff*": "allow"`),
+//! not where a warning in its file speaks for a lost restriction.
+//!
+//! A limit counts where its line or heading frames it as a hard one (`Hard limits`,
+//! `non-negotiable`, `under no circumstances`), or where it names its control itself
+//! (`never commit without user consent`: the ask is the rule it asks for; blind fresh-14
+//! A, befrvnk's committer).
+//!
 //! Not reported where the command asks or is denied, nor where a rule written for that
 //! command allows it (`"git push*": "allow"` says the author means it), nor for OpenCode's
 //! own agents.
@@ -67,6 +78,8 @@ pub enum Act {
     Push,
     ForcePush,
     Commit,
+    /// Any command: `NEVER use bash tool`, `Cannot run shell commands`.
+    Bash,
 }
 
 impl Act {
@@ -76,6 +89,7 @@ impl Act {
             Act::Push => "git push origin main",
             Act::ForcePush => "git push --force origin main",
             Act::Commit => "git commit -am wip",
+            Act::Bash => "rm -rf src",
         }
     }
 
@@ -91,6 +105,7 @@ impl Act {
                 "git push * -f*",
             ],
             Act::Commit => &["git commit*"],
+            Act::Bash => &["*"],
         }
     }
 
@@ -99,6 +114,7 @@ impl Act {
         match self {
             Act::Push | Act::ForcePush => "git push",
             Act::Commit => "git commit",
+            Act::Bash => "",
         }
     }
 
@@ -107,6 +123,7 @@ impl Act {
             Act::Push => "pushing",
             Act::ForcePush => "force pushing",
             Act::Commit => "committing",
+            Act::Bash => "running commands",
         }
     }
 }
@@ -143,6 +160,7 @@ fn way(rest: &str) -> Option<bool> {
         "user",
         "permission",
         "approval",
+        "consent",
         "asking",
         "confirmation",
         "being asked",
@@ -162,6 +180,40 @@ fn way(rest: &str) -> Option<bool> {
     }
     (rest.is_empty() || rest.starts_with([',', ':', '-', '\u{2014}', '\u{2013}', '(']))
         .then_some(false)
+}
+
+/// Does the rest of a limit's sentence make the act wait for a person (`without user
+/// consent`, `without explicit approval`, `without asking`)?
+fn consent(rest: &str) -> bool {
+    let rest = rest.to_lowercase();
+    let sentence = rest.split(['.', ';', '!', '?', '\n']).next().unwrap_or("");
+    sentence.split("without ").skip(1).any(|after| {
+        let after = after.trim_start_matches(['`', '*', '_']).trim_start();
+        let after = [
+            "explicit ",
+            "the user's ",
+            "the user ",
+            "user ",
+            "your ",
+            "developer ",
+            "prior ",
+        ]
+        .iter()
+        .fold(after, |a, w| a.strip_prefix(w).unwrap_or(a));
+        let after = ["explicit ", "user ", "developer "]
+            .iter()
+            .fold(after, |a, w| a.strip_prefix(w).unwrap_or(a));
+        [
+            "consent",
+            "approval",
+            "permission",
+            "confirmation",
+            "confirming",
+            "asking",
+        ]
+        .iter()
+        .any(|w| after.starts_with(w))
+    })
 }
 
 /// Words that make a prompt's line a hard limit, in the line itself or the heading it sits
@@ -222,7 +274,11 @@ pub fn rules(acts: &[(Act, Effect)], under_catch_all: bool) -> Vec<(&'static str
         .iter()
         .flat_map(|(a, e)| a.patterns().iter().map(move |p| (*p, *e)))
         .collect();
-    if under_catch_all && acts.iter().any(|(_, e)| *e == Effect::Deny) {
+    if under_catch_all
+        && acts
+            .iter()
+            .any(|(a, e)| *e == Effect::Deny && *a != Act::Bash)
+    {
         out.extend([("git -C *", Effect::Ask), ("git -c *", Effect::Ask)]);
     }
     out
@@ -239,7 +295,11 @@ pub fn limit(prompt: &str) -> Option<Limit> {
             .map_or(prompt.len(), |k| m.end() + k);
         let line = prompt[line_start..line_end].to_lowercase();
         let framing = format!("{line} {}", heading(prompt, m.start()).to_lowercase());
-        if !HARD.iter().any(|w| framing.contains(w)) {
+        // A limit that names its control (`never commit without user consent`) is one
+        // however it is framed: the ask it asks for is a rule (blind fresh-14 A: befrvnk's
+        // committer, with no permission block).
+        let consent = consent(&prompt[m.end()..line_end]);
+        if !consent && !HARD.iter().any(|w| framing.contains(w)) {
             return None;
         }
         // `If currently on main: DO NOT commit` holds in a state no rule sees.
@@ -306,15 +366,97 @@ pub fn limit(prompt: &str) -> Option<Limit> {
     })
 }
 
+/// A prompt that forbids the bash tool as a whole (`NEVER use bash tool`, `Cannot run
+/// shell commands`, `don't run any bash commands`; blind fresh-14 B: smzm's describer),
+/// not a use of it (`for code changes`, `directly`, `unless asked`, `bash/write/edit`).
+static NO_BASH: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:you\s+)?(?:never|do\s+not|don't|cannot|can't|can\s+not|must\s+not|must\s+never|may\s+not))\s+(?:ever\s+)?(?:run|execute|use)\s+(?:any\s+)?(?:the\s+)?(?:bash|shell)(?:\s+tool)?(?:\s+commands?)?",
+    )
+    .ok()
+});
+
+/// The limit a prompt states: on a git act, or else on running commands at all.
+pub fn stated(prompt: &str) -> Option<Limit> {
+    limit(prompt).or_else(|| no_bash(prompt))
+}
+
+/// The first sentence of `prompt` that forbids running commands at all.
+fn no_bash(prompt: &str) -> Option<Limit> {
+    NO_BASH.as_ref()?.find_iter(prompt).find_map(|m| {
+        let line_start = prompt[..m.start()].rfind('\n').map_or(0, |k| k + 1);
+        let before = prompt[line_start..m.start()].to_lowercase();
+        if [
+            "if ", "when ", "while ", "once ", "after ", "before ", "until ",
+        ]
+        .iter()
+        .any(|w| before.contains(w))
+        {
+            return None;
+        }
+        let rest = &prompt[m.end()..];
+        let ends = rest.is_empty()
+            || rest.starts_with(['.', ',', ';', ':', ')', '!', '\n', '\r'])
+            || rest.starts_with([' ', '\t'])
+                && rest
+                    .trim_start_matches([' ', '\t'])
+                    .starts_with(['-', '\u{2014}', '\u{2013}', '(', '\n', '*']);
+        if !ends {
+            return None;
+        }
+        let sentence = rest
+            .split(['.', ';', '!', '?', '\n'])
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        if [
+            "unless", "except", "without", "directly", "instead", "outside",
+        ]
+        .iter()
+        .any(|w| sentence.contains(w))
+        {
+            return None;
+        }
+        Some(Limit {
+            words: m.as_str().split_whitespace().collect::<Vec<_>>().join(" "),
+            start: m.start(),
+            end: m.end(),
+            acts: vec![(Act::Bash, Effect::Deny)],
+        })
+    })
+}
+
 pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut found = Vec::new();
     for (agent, entry) in ctx.defined_agents() {
         let Some((prompt, at)) = entry.prompt.as_deref().zip(entry.prompt_loc) else {
             continue;
         };
-        let Some(limit) = limit(prompt) else {
+        let Some(limit) = stated(prompt) else {
             continue;
         };
+        // A restriction written but lost in the agent's file (an ignored `permissions:`
+        // list) is reported at its cause, there.
+        let own_file = super::in_frontmatter(ctx.project, at);
+        let spoken = out.iter().any(|f| {
+            f.level >= super::Level::Warning
+                && (own_file || f.agents.contains(&agent.name))
+                && f.loc.is_some_and(|l| l.source == at.source)
+        });
+        if spoken && limit.acts.iter().any(|(a, _)| *a == Act::Bash) {
+            continue;
+        }
+        // An agent that is given commands of its own (`"git diff*": "allow"`) runs them:
+        // its prompt's `never use bash` is about something else.
+        let gives = agent.rules.iter().any(|r| {
+            is_own(r.layer)
+                && r.permission == "bash"
+                && r.pattern != "*"
+                && r.action.effective() == Effect::Allow
+        });
+        if gives && limit.acts.iter().any(|(a, _)| *a == Act::Bash) {
+            continue;
+        }
         // The acts that run unasked, decided by a catch-all (a rule written for the
         // command itself is the author's word).
         let mut open = Vec::new();
@@ -325,12 +467,13 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // A deny or ask the author wrote for the command, which does not hold: the
             // rule-order kinds report it at its cause (`"git push": "deny"` before
             // `"*": "allow"`).
-            let written = agent.rules.iter().any(|r| {
-                r.loc.is_some()
-                    && r.permission == "bash"
-                    && r.action.effective() != Effect::Allow
-                    && r.pattern.starts_with(act.command())
-            });
+            let written = *act != Act::Bash
+                && agent.rules.iter().any(|r| {
+                    r.loc.is_some()
+                        && r.permission == "bash"
+                        && r.action.effective() != Effect::Allow
+                        && r.pattern.starts_with(act.command())
+                });
             let decider = w.rule.and_then(|k| agent.rules.get(k));
             if written
                 || w.action != Effect::Allow
@@ -381,13 +524,26 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             )
         };
         let asks = open.iter().any(|(_, e, _)| *e == Effect::Ask);
+        let every = open.iter().all(|(a, _, _)| *a == Act::Bash);
+        let place = if every && super::in_frontmatter(ctx.project, at) {
+            "in its frontmatter's `permission`, `bash: deny` (or, if it needs a command after all, `bash:` with `\"*\": deny` first and that command allowed after it)".to_string()
+        } else if every {
+            "in its block's `permission`, `\"bash\": \"deny\"` (or, if it needs a command after all, `\"bash\": {\"*\": \"deny\", \"<command>*\": \"allow\"}`)".to_string()
+        } else {
+            place
+        };
         let help = format!(
-            "make the limit a rule of `{}`'s own: {place}{}; the other commands keep their rules",
+            "make the limit a rule of `{}`'s own: {place}{}{}",
             agent.name,
             if asks {
                 " (an ask where the prompt leaves a way, `unless asked` or a branch no rule sees: each such command waits for a yes, and you see what it would do)"
             } else {
                 ""
+            },
+            if every {
+                ""
+            } else {
+                "; the other commands keep their rules"
             }
         );
         found.push(
@@ -461,5 +617,54 @@ mod tests {
             acts("Never push to `main` under any circumstances."),
             vec![(Act::Push, Effect::Ask)]
         );
+        // A limit that names its control is one however it is framed.
+        assert_eq!(
+            acts(
+                "## Steps
+
+3. **Present for approval** - never commit without user consent
+"
+            ),
+            vec![(Act::Commit, Effect::Ask)]
+        );
+        assert_eq!(
+            acts(
+                "- Never force push without explicit permission.
+"
+            ),
+            vec![(Act::ForcePush, Effect::Ask)]
+        );
+        assert_eq!(
+            acts(
+                "- Never commit without running the tests.
+"
+            ),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_prompt_forbidding_every_command_is_read_and_a_use_of_bash_is_not() {
+        let bash = |p: &str| super::no_bash(p).map(|l| l.words);
+        assert_eq!(
+            bash("Explain the code. Don't write any code and don't run any bash commands."),
+            Some("don't run any bash commands".into())
+        );
+        assert_eq!(
+            bash("- NEVER use bash tool\n"),
+            Some("NEVER use bash tool".into())
+        );
+        assert_eq!(
+            bash("- This profile cannot run bash, tests, or builds."),
+            Some("cannot run bash".into())
+        );
+        assert_eq!(bash("- **NEVER use bash for code changes**"), None);
+        assert_eq!(bash("- Never run bash commands directly."), None);
+        assert_eq!(bash("- Do not run shell commands unless asked."), None);
+        assert_eq!(
+            bash("- NEVER execute bash/write/edit without loading it"),
+            None
+        );
+        assert_eq!(bash("If the build fails, do not run shell commands."), None);
     }
 }

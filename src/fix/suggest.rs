@@ -126,7 +126,7 @@ fn own_limit(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) ->
     use crate::checks::prompt_limit;
     let name = f.agents.first()?;
     let entry = project.loaded.merged.agent.get(name)?;
-    let limit = prompt_limit::limit(entry.prompt.as_deref()?)?;
+    let limit = prompt_limit::stated(entry.prompt.as_deref()?)?;
     let acts: Vec<_> = limit
         .acts
         .iter()
@@ -155,10 +155,14 @@ fn own_limit(project: &Project, files: &mut Files<'_>, n: usize, f: &Finding) ->
     let said: Vec<String> = entries.iter().map(|(p, e)| format!("{e} `{p}`")).collect();
     Some(Proposal {
         finding: n,
-        title: format!(
-            "{} for `{name}`, as its prompt says; its other commands keep their rules",
-            said.join(", ")
-        ),
+        title: if acts.iter().all(|(a, _)| *a == prompt_limit::Act::Bash) {
+            format!("deny every command (`\"*\": deny`) for `{name}`, as its prompt says")
+        } else {
+            format!(
+                "{} for `{name}`, as its prompt says; its other commands keep their rules",
+                said.join(", ")
+            )
+        },
         source,
         edits,
         writes,
@@ -1018,7 +1022,18 @@ fn prove_one(
     // OpenCode's internal agents (compaction, summary, title) call no tool: a tool shown
     // to them changes nothing.
     let internal = |name: &str| project.agent(name).is_some_and(|a| a.is_internal());
-    if !d.inconclusive.is_empty() || d.events.iter().any(|e| !internal(&e.agent)) {
+    // A whole-tool deny it writes (`bash: {"*": deny}` for a prompt that forbids every
+    // command) hides that tool from the agents it is for: the change it says it makes.
+    let hides = |e: &diff::Event| {
+        e.class == Class::ToolHidden
+            && p.agents.contains(&e.agent)
+            && e.tool.as_deref().is_some_and(|t| {
+                p.writes
+                    .iter()
+                    .any(|(perm, pat, eff)| perm == t && pat == "*" && *eff == Effect::Deny)
+            })
+    };
+    if !d.inconclusive.is_empty() || d.events.iter().any(|e| !internal(&e.agent) && !hides(e)) {
         return Err("inconclusive or tool events");
     }
     // (c), (d): each change is the proposal's own rule deciding, over no explicit decision
