@@ -21,7 +21,7 @@ def places(f,dst):
     for m in re.finditer(re.escape(dst)+r"/([^\s():,`'\"]+):(\d+)(?::\d+)?", f.get('message') or ''): out.add((m.group(1),int(m.group(2))))
     return out
 tot=collections.Counter(); serious=collections.Counter(); shapes=collections.defaultdict(collections.Counter); levels=collections.Counter()
-for X in ('A','B'):
+for X in sorted(d for d in os.listdir(os.path.join(ROOT, sys.argv[2] if len(sys.argv) > 2 else 'tests/real/fresh-2')) if len(d) == 1 and d.isupper()):
     base=os.path.join(ROOT, sys.argv[2] if len(sys.argv) > 2 else 'tests/real/fresh-2', X)
     rows=list(csv.DictReader(open(f'{base}/expert.tsv'),delimiter='\t',quoting=csv.QUOTE_NONE))
     cache={}
