@@ -363,12 +363,16 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             "`{}` {how} \"{words}\", but no rule of its own keeps it from editing: it edits `src/main.ts`{runs} without asking (decided by {by})",
             agent.name
         );
+        // In a frontmatter (one to write first where the file has none), or a JSON block.
+        let yaml_rest = "(or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff *\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)";
         let place = if super::in_frontmatter(ctx.project, loc) && !file.starts_with("---") {
-            "a frontmatter at the top of its file (which has none: a line `---`, the settings, a line `---`) with `permission:`, `edit: deny` under it (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff *\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
+            format!(
+                "a frontmatter at the top of its file (which has none: a line `---`, the settings, a line `---`) with `permission:`, `edit: deny` under it {yaml_rest}"
+            )
         } else if super::in_frontmatter(ctx.project, loc) {
-            "in its frontmatter, `permission:` with `edit: deny` (or, if it writes a report, `edit:` with `\"*\": deny` first and `\"review.md\": allow` for that file) and `bash:` with `\"*\": ask` first, then the read-only commands it needs allowed (`\"git diff *\": allow`, with `\"git *--output*\": deny` after it: `--output` writes a file)"
+            format!("in its frontmatter, `permission:` with `edit: deny` {yaml_rest}")
         } else {
-            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff *\": \"allow\", \"git *--output*\": \"deny\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)"
+            "in its block, `\"permission\": {\"edit\": \"deny\", \"bash\": {\"*\": \"ask\", \"git diff *\": \"allow\", \"git *--output*\": \"deny\"}}` (if it writes a report, `\"edit\": {\"*\": \"deny\", \"review.md\": \"allow\"}` for that file; the read-only commands it needs allowed after the bash catch-all)".to_string()
         };
         let help = format!(
             "to make {} true, give `{}` rules of its own: {place}; or `bash: deny` if it needs no command",

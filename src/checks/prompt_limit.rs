@@ -303,11 +303,7 @@ pub fn limit(prompt: &str) -> Option<Limit> {
             return None;
         }
         // `If currently on main: DO NOT commit` holds in a state no rule sees.
-        let before = prompt[line_start..m.start()].to_lowercase();
-        if ["if ", "when ", "while ", "once ", "after ", "before "]
-            .iter()
-            .any(|w| before.contains(w))
-        {
+        if conditioned(prompt, m.start(), CONDITIONS) {
             return None;
         }
         // The rest of the sentence: up to a stop that ends it (`.env` is no stop).
@@ -376,6 +372,17 @@ static NO_BASH: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// Words that, before a limit on its line, put it under a condition no rule sees (`If
+/// currently on main: DO NOT commit`).
+const CONDITIONS: &[&str] = &["if ", "when ", "while ", "once ", "after ", "before "];
+
+/// Is there one of `words` on the line of `prompt` before byte `at`?
+fn conditioned(prompt: &str, at: usize, words: &[&str]) -> bool {
+    let line_start = prompt[..at].rfind('\n').map_or(0, |k| k + 1);
+    let before = prompt[line_start..at].to_lowercase();
+    words.iter().any(|w| before.contains(w))
+}
+
 /// The limit a prompt states: on a git act, or else on running commands at all.
 pub fn stated(prompt: &str) -> Option<Limit> {
     limit(prompt).or_else(|| no_bash(prompt))
@@ -384,13 +391,7 @@ pub fn stated(prompt: &str) -> Option<Limit> {
 /// The first sentence of `prompt` that forbids running commands at all.
 fn no_bash(prompt: &str) -> Option<Limit> {
     NO_BASH.as_ref()?.find_iter(prompt).find_map(|m| {
-        let line_start = prompt[..m.start()].rfind('\n').map_or(0, |k| k + 1);
-        let before = prompt[line_start..m.start()].to_lowercase();
-        if [
-            "if ", "when ", "while ", "once ", "after ", "before ", "until ",
-        ]
-        .iter()
-        .any(|w| before.contains(w))
+        if conditioned(prompt, m.start(), CONDITIONS) || conditioned(prompt, m.start(), &["until "])
         {
             return None;
         }
@@ -512,25 +513,20 @@ pub fn run(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .iter()
             .map(|(p, e)| format!("\"{p}\": \"{e}\""))
             .collect();
-        let place = if super::in_frontmatter(ctx.project, at) {
-            format!(
-                "in its frontmatter's `permission`, `bash: {{{}}}`",
-                rules_unique.join(", ")
-            )
-        } else {
-            format!(
-                "in its block's `permission`, `\"bash\": {{{}}}`",
-                rules_unique.join(", ")
-            )
-        };
         let asks = open.iter().any(|(_, e, _)| *e == Effect::Ask);
         let every = open.iter().all(|(a, _, _)| *a == Act::Bash);
-        let place = if every && super::in_frontmatter(ctx.project, at) {
-            "in its frontmatter's `permission`, `bash: deny` (or, if it needs a command after all, `bash:` with `\"*\": deny` first and that command allowed after it)".to_string()
-        } else if every {
-            "in its block's `permission`, `\"bash\": \"deny\"` (or, if it needs a command after all, `\"bash\": {\"*\": \"deny\", \"<command>*\": \"allow\"}`)".to_string()
-        } else {
-            place
+        let frontmatter = super::in_frontmatter(ctx.project, at);
+        let place = match (every, frontmatter) {
+            (true, true) => "in its frontmatter's `permission`, `bash: deny` (or, if it needs a command after all, `bash:` with `\"*\": deny` first and that command allowed after it)".to_string(),
+            (true, false) => "in its block's `permission`, `\"bash\": \"deny\"` (or, if it needs a command after all, `\"bash\": {\"*\": \"deny\", \"<command>*\": \"allow\"}`)".to_string(),
+            (false, true) => format!(
+                "in its frontmatter's `permission`, `bash: {{{}}}`",
+                rules_unique.join(", ")
+            ),
+            (false, false) => format!(
+                "in its block's `permission`, `\"bash\": {{{}}}`",
+                rules_unique.join(", ")
+            ),
         };
         let help = format!(
             "make the limit a rule of `{}`'s own: {place}{}{}",
